@@ -1,0 +1,1 @@
+"""Membership-inference attacks and canary audits that produce attack counts."""

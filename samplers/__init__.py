@@ -1,0 +1,1 @@
+"""Numba kernels of the MHAAR sampler (numpy and numba only)."""
