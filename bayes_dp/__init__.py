@@ -1,7 +1,40 @@
-"""bayes_dp: Bayesian estimation of differential privacy from attack error counts."""
+"""bayes_dp: Bayesian estimation of differential privacy from attack error counts.
 
+The main entry point is :func:`estimate_epsilon`, which turns :class:`AttackCounts` (or several
+:class:`Evidence` groups) into a :class:`Posterior` of eps and the attack strength s.
+"""
+
+from . import region
+from .estimate import estimate_epsilon
 from .evidence import Evidence
+from .exceptions import ConvergenceWarning
 from .observations import AttackCounts
+from .posterior import Posterior, load_posterior
+from .priors import Beta, HalfNormal, LogNormal, Prior
+from .region import (
+    classical_epsilon,
+    in_region,
+    in_strength_region,
+    region_area,
+    strength_region_area,
+)
 
-__all__ = ["AttackCounts", "Evidence"]
+__all__ = [
+    "AttackCounts",
+    "Beta",
+    "ConvergenceWarning",
+    "Evidence",
+    "HalfNormal",
+    "LogNormal",
+    "Posterior",
+    "Prior",
+    "classical_epsilon",
+    "estimate_epsilon",
+    "in_region",
+    "in_strength_region",
+    "load_posterior",
+    "region",
+    "region_area",
+    "strength_region_area",
+]
 __version__ = "0.1.0"

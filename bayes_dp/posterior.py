@@ -1,0 +1,210 @@
+"""The posterior object returned by :func:`bayes_dp.estimate_epsilon`."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import _arviz
+from ._validation import check_real
+from .exceptions import ConvergenceWarning
+
+__all__ = ["Posterior", "load_posterior"]
+
+#: r_hat above this value triggers a ConvergenceWarning.
+RHAT_MAX = 1.01
+#: ESS (bulk or tail) below this many per chain triggers a ConvergenceWarning.
+ESS_PER_CHAIN_MIN = 100
+
+
+class Posterior:
+    """Draws of eps and the attack strengths from MCMC-DP-Est, with diagnostics.
+
+    Parameters
+    ----------
+    draws : dict of str -> ndarray (chains, draws)
+        Posterior draws per variable ("eps", "s", "s_<group>", ...).
+    sample_stats : dict of str -> ndarray (chains, draws)
+        Per-draw sampler statistics (acceptance of each move).
+    settings : dict
+        JSON-serialisable record of the inputs and sampler settings (seed included).
+
+    Examples
+    --------
+    >>> import bayes_dp as bdp
+    >>> counts = bdp.AttackCounts(fp=[40, 50], n_neg=1000, fn=[250, 200], n_pos=1000)
+    >>> post = bdp.estimate_epsilon(counts, delta=1e-5, draws=2000, seed=1)
+    >>> lo, hi = post.interval(0.9, "eps")
+    >>> bool(0 < lo < post.quantile(0.5, "eps") < hi)
+    True
+    """
+
+    def __init__(self, draws: dict, sample_stats: dict, settings: dict):
+        self._draws = {k: np.asarray(v, dtype=np.float64) for k, v in draws.items()}
+        self._stats = {k: np.asarray(v) for k, v in sample_stats.items()}
+        self.settings = dict(settings)
+
+    # -- access ---------------------------------------------------------------------------
+    @property
+    def var_names(self) -> list[str]:
+        """Names of the sampled variables."""
+        return list(self._draws)
+
+    @property
+    def n_chains(self) -> int:
+        """Number of chains."""
+        return int(self._draws["eps"].shape[0])
+
+    @property
+    def n_draws(self) -> int:
+        """Number of stored draws per chain."""
+        return int(self._draws["eps"].shape[1])
+
+    def draws(self, var: str = "eps") -> np.ndarray:
+        """Draws of ``var`` as a (chains, draws) array (a copy)."""
+        return self._get(var).copy()
+
+    def _get(self, var: str) -> np.ndarray:
+        if not isinstance(var, str):
+            raise TypeError(f"`var` must be a variable name; found {var!r}")
+        if var not in self._draws:
+            fixed = self.settings.get("fixed", {})
+            if var in fixed:
+                raise ValueError(
+                    f"`var` {var!r} was fixed at {fixed[var]} and not sampled; "
+                    f"sampled variables: {self.var_names}"
+                )
+            raise ValueError(f"`var` must be one of {self.var_names}; found {var!r}")
+        return self._draws[var]
+
+    @property
+    def acceptance(self) -> dict[str, float]:
+        """Mean acceptance rate of each MHAAR move after warm-up."""
+        return {k: float(np.mean(v)) for k, v in self._stats.items() if k.startswith("accept")}
+
+    # -- statistics ------------------------------------------------------------------------
+    def mean(self, var: str = "eps") -> float:
+        """Posterior mean of ``var``."""
+        return float(np.mean(self._get(var)))
+
+    def quantile(self, q, var: str = "eps"):
+        """Posterior quantile(s) of ``var`` (``q`` a float or array in [0, 1])."""
+        qa = np.asarray(q, dtype=np.float64)
+        if not np.all(np.isfinite(qa)) or np.any((qa < 0) | (qa > 1)):
+            raise ValueError(f"`q` must lie in [0, 1]; found {q!r}")
+        out = np.quantile(self._get(var), qa)
+        return float(out) if out.ndim == 0 else out
+
+    def interval(self, prob: float = 0.9, var: str = "eps") -> tuple[float, float]:
+        """Equal-tailed credible interval holding ``prob`` of the posterior mass."""
+        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        lo, hi = np.quantile(self._get(var), [(1 - prob) / 2, (1 + prob) / 2])
+        return float(lo), float(hi)
+
+    def hdi(self, prob: float = 0.9, var: str = "eps") -> tuple[float, float]:
+        """Highest-density interval holding ``prob`` of the posterior mass (via ArviZ)."""
+        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        return _arviz.hdi(self._get(var), prob)
+
+    def diagnostics(self) -> dict[str, dict[str, float]]:
+        """r_hat, ess_bulk and ess_tail of each variable (ArviZ's rank-normalised versions)."""
+        out = {}
+        for v, x in self._draws.items():
+            out[v] = {
+                "r_hat": _arviz.rhat(x),
+                "ess_bulk": _arviz.ess(x, "bulk"),
+                "ess_tail": _arviz.ess(x, "tail"),
+            }
+        return out
+
+    def check(self, *, stacklevel: int = 2) -> list[str]:
+        """Warn (:class:`ConvergenceWarning`) where r_hat > 1.01 or ESS < 100 per chain.
+
+        Returns the messages, empty when all is well.
+        """
+        msgs = []
+        min_ess = ESS_PER_CHAIN_MIN * self.n_chains
+        for v, d in self.diagnostics().items():
+            problems = []
+            if not d["r_hat"] <= RHAT_MAX:
+                problems.append(f"r_hat {d['r_hat']:.3f} > {RHAT_MAX}")
+            if not d["ess_bulk"] >= min_ess:
+                problems.append(f"ess_bulk {d['ess_bulk']:.0f} < {min_ess}")
+            if not d["ess_tail"] >= min_ess:
+                problems.append(f"ess_tail {d['ess_tail']:.0f} < {min_ess}")
+            if problems:
+                msg = f"{v}: {', '.join(problems)}; run longer (more draws or tune)"
+                msgs.append(msg)
+                warnings.warn(
+                    ConvergenceWarning(msg, var=v, **d), stacklevel=stacklevel + 1
+                )
+        return msgs
+
+    def summary(self, prob: float = 0.9) -> pd.DataFrame:
+        """ArviZ's summary table plus equal-tailed quantiles and the HDI at ``prob``.
+
+        Columns: mean, sd, q5%, q50%, q95% (for prob = 0.9), hdi_5%, hdi_95%, mcse_mean,
+        mcse_sd, ess_bulk, ess_tail, r_hat.
+        """
+        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        base = _arviz.summary(self.to_arviz(), self.var_names)
+        lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
+        pct = [f"{100 * lo_q:g}%", "50%", f"{100 * hi_q:g}%"]
+        rows = {}
+        for v in self.var_names:
+            x = self._draws[v]
+            qs = np.quantile(x, [lo_q, 0.5, hi_q])
+            h = self.hdi(prob, v)
+            rows[v] = {
+                "mean": float(base.loc[v, "mean"]),
+                "sd": float(base.loc[v, "sd"]),
+                f"q{pct[0]}": qs[0],
+                f"q{pct[1]}": qs[1],
+                f"q{pct[2]}": qs[2],
+                f"hdi_{pct[0]}": h[0],
+                f"hdi_{pct[2]}": h[1],
+                "mcse_mean": float(base.loc[v, "mcse_mean"]),
+                "mcse_sd": float(base.loc[v, "mcse_sd"]),
+                "ess_bulk": float(base.loc[v, "ess_bulk"]),
+                "ess_tail": float(base.loc[v, "ess_tail"]),
+                "r_hat": float(base.loc[v, "r_hat"]),
+            }
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    def __repr__(self) -> str:
+        lo, hi = self.interval(0.9, "eps")
+        return (f"Posterior({self.n_chains} chains x {self.n_draws} draws; vars {self.var_names}; "
+                f"eps median {self.quantile(0.5):.3g}, 90% interval [{lo:.3g}, {hi:.3g}])")
+
+    # -- ArviZ and files --------------------------------------------------------------------
+    def to_arviz(self):
+        """The ArviZ data object: ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x),
+        groups ``posterior`` and ``sample_stats`` with dims (chain, draw)."""
+        attrs = {"bayes_dp_settings": json.dumps(self.settings), "bayes_dp_format": 1}
+        return _arviz.from_dict(dict(self._draws), dict(self._stats), attrs)
+
+    def to_netcdf(self, path) -> Path:
+        """Write the posterior (draws, sampler statistics, settings) to a netCDF file."""
+        path = Path(path)
+        _arviz.to_netcdf(self.to_arviz(), path)
+        return path
+
+
+def load_posterior(path) -> Posterior:
+    """Read a posterior written by :meth:`Posterior.to_netcdf`."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"`path` does not exist: {str(path)!r}")
+    data = _arviz.from_netcdf(path)
+    post = _arviz.group(data, "posterior")
+    stats = _arviz.group(data, "sample_stats")
+    raw = _arviz.attrs(data).get("bayes_dp_settings")
+    if raw is None:
+        raise ValueError(f"{str(path)!r} was not written by bayes_dp (no settings recorded)")
+    draws = {v: post[v].transpose("chain", "draw").values for v in post.data_vars}
+    sstats = {v: stats[v].transpose("chain", "draw").values for v in stats.data_vars}
+    return Posterior(draws, sstats, json.loads(raw))

@@ -1,0 +1,168 @@
+r"""The privacy region R(eps, delta) and the attack-strength region R_s.
+
+By Kairouz et al. (Thm. 2.1 of the paper's ref. [16]), an algorithm is (eps, delta)-DP iff every
+membership test's error pair (alpha, beta) = (type I, type II) lies in
+
+.. math::
+
+    R(\epsilon, \delta) = \{(x, y) \in [0,1]^2 : x + e^\epsilon y \ge 1 - \delta,\;
+    y + e^\epsilon x \ge 1 - \delta,\; y + e^\epsilon x \le e^\epsilon + \delta,\;
+    x + e^\epsilon y \le e^\epsilon + \delta\}.
+
+The paper's prior for a test of strength s puts (alpha, beta) uniformly on
+``R_s = R(eps, delta) \ R(s eps, s delta)``, the band between the eps-curve and the
+(s eps)-curve.
+
+Implementation note: R is symmetric under (x, y) -> (1 - x, 1 - y), which swaps its two upper
+constraints with its two lower ones, and for x + y <= 1 the upper constraints hold automatically.
+After folding a point into the lower-left half, membership reduces to
+``hi + e^eps * lo >= 1 - delta`` with ``lo = min(x, y)``, ``hi = max(x, y)``. The sampler uses
+the same reduction (``samplers._kernels``); this module is the plain-numpy public version.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_delta, check_real
+
+__all__ = ["in_region", "in_strength_region", "region_area", "strength_region_area",
+           "classical_epsilon"]
+
+
+def _fold(alpha, beta):
+    a = np.asarray(alpha, dtype=np.float64)
+    b = np.asarray(beta, dtype=np.float64)
+    if np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)) or np.any(np.isnan(a) | np.isnan(b)):
+        raise ValueError("`alpha` and `beta` must lie in [0, 1]")
+    upper = a + b > 1.0
+    a = np.where(upper, 1.0 - a, a)
+    b = np.where(upper, 1.0 - b, b)
+    return np.minimum(a, b), np.maximum(a, b)
+
+
+def _check_eps(eps) -> float:
+    return check_real("eps", eps, low=0.0)
+
+
+def in_region(alpha, beta, eps: float, delta: float):
+    """Whether the error pair (alpha, beta) lies in R(eps, delta).
+
+    Parameters
+    ----------
+    alpha, beta : float or array_like
+        Type I (false-positive) and type II (false-negative) error probabilities in [0, 1].
+    eps : float
+        Privacy parameter, >= 0.
+    delta : float
+        Privacy parameter in [0, 1).
+
+    Returns
+    -------
+    bool or ndarray of bool
+
+    Examples
+    --------
+    >>> bool(in_region(0.05, 0.05, eps=1.0, delta=0.0))   # far too good a test for eps = 1
+    False
+    >>> bool(in_region(0.3, 0.3, eps=1.0, delta=0.0))
+    True
+    """
+    eps = _check_eps(eps)
+    delta = check_delta(delta)
+    lo, hi = _fold(alpha, beta)
+    return hi + np.exp(eps) * lo >= 1.0 - delta
+
+
+def in_strength_region(alpha, beta, eps: float, s: float, delta: float):
+    """Whether (alpha, beta) lies in R_s(eps, delta) = R(eps, delta) minus R(s eps, s delta)."""
+    eps = _check_eps(eps)
+    s = check_real("s", s, low=0.0, high=1.0, high_open=True)
+    delta = check_delta(delta)
+    lo, hi = _fold(alpha, beta)
+    inner = hi + np.exp(s * eps) * lo >= 1.0 - s * delta
+    return (hi + np.exp(eps) * lo >= 1.0 - delta) & ~inner
+
+
+def _corner_area(eps, delta):
+    # Area of the lower-left part of the unit square cut away by R(eps, delta):
+    # (1 - delta)^2 e^-eps / (1 + e^-eps), the union of two triangles minus their overlap.
+    return (1.0 - delta) ** 2 / (1.0 + np.exp(eps))
+
+
+def region_area(eps: float, delta: float) -> float:
+    """Area of R(eps, delta): ``1 - 2 (1 - delta)^2 e^-eps / (1 + e^-eps)``.
+
+    Examples
+    --------
+    >>> round(region_area(0.0, 0.0), 12)
+    0.0
+    >>> round(region_area(50.0, 0.0), 12)
+    1.0
+    """
+    eps = _check_eps(eps)
+    delta = check_delta(delta)
+    return float(1.0 - 2.0 * _corner_area(eps, delta))
+
+
+def strength_region_area(eps: float, s: float, delta: float) -> float:
+    """Area of R_s(eps, delta) (the paper's closed form below eq. 3).
+
+    ``|R_s| = 2[(1 - s delta)^2 e^{-s eps}/(1 + e^{-s eps}) - (1 - delta)^2 e^{-eps}/(1 + e^{-eps})]``
+
+    Examples
+    --------
+    >>> abs(strength_region_area(2.0, 0.0, 1e-5) - region_area(2.0, 1e-5)) < 1e-15
+    True
+    """
+    eps = _check_eps(eps)
+    s = check_real("s", s, low=0.0, high=1.0, high_open=True)
+    delta = check_delta(delta)
+    return float(2.0 * (_corner_area(s * eps, s * delta) - _corner_area(eps, delta)))
+
+
+def classical_epsilon(fpr, fnr, delta: float):
+    r"""The classical point estimate of eps from observed error rates.
+
+    ``eps_hat = max{log((1 - delta - FPR) / FNR), log((1 - delta - FNR) / FPR)}``, clipped at 0;
+    ``inf`` when a rate is 0 (and the matching numerator is positive).
+
+    Parameters
+    ----------
+    fpr, fnr : float or array_like
+        Observed false-positive and false-negative rates in [0, 1].
+    delta : float
+        In [0, 1).
+
+    Examples
+    --------
+    >>> round(float(classical_epsilon(0.1, 0.1, 0.0)), 6)   # log(9)
+    2.197225
+    >>> float(classical_epsilon(0.0, 0.2, 0.0))
+    inf
+    """
+    delta = check_delta(delta)
+    a = np.asarray(fpr, dtype=np.float64)
+    b = np.asarray(fnr, dtype=np.float64)
+    if np.any(~np.isfinite(a)) or np.any((a < 0) | (a > 1)):
+        raise ValueError(f"`fpr` must lie in [0, 1]; found {fpr!r}")
+    if np.any(~np.isfinite(b)) or np.any((b < 0) | (b > 1)):
+        raise ValueError(f"`fnr` must lie in [0, 1]; found {fnr!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e1 = _safe_log_ratio(1.0 - delta - a, b)
+        e2 = _safe_log_ratio(1.0 - delta - b, a)
+    out = np.maximum(np.maximum(e1, e2), 0.0)
+    return out if out.ndim else float(out)
+
+
+def _safe_log_ratio(num, den):
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.full(np.broadcast(num, den).shape, -np.inf)
+    num, den = np.broadcast_arrays(num, den)
+    pos = num > 0
+    zero_den = pos & (den == 0)
+    out[zero_den] = np.inf
+    ok = pos & (den > 0)
+    out[ok] = np.log(num[ok]) - np.log(den[ok])
+    return out
