@@ -19,8 +19,21 @@ with warnings.catch_warnings():
 ARVIZ_VERSION = az.__version__
 ARVIZ_1 = int(ARVIZ_VERSION.split(".")[0]) >= 1
 
-__all__ = ["ARVIZ_VERSION", "ARVIZ_1", "from_dict", "attrs", "group", "to_netcdf", "from_netcdf",
-           "ess", "rhat", "mcse", "hdi", "summary", "az"]
+__all__ = [
+    "ARVIZ_VERSION",
+    "ARVIZ_1",
+    "from_dict",
+    "attrs",
+    "group",
+    "to_netcdf",
+    "from_netcdf",
+    "ess",
+    "rhat",
+    "mcse",
+    "hdi",
+    "summary",
+    "az",
+]
 
 
 def from_dict(posterior: dict, sample_stats: dict, attrs: dict):
@@ -93,5 +106,5 @@ def hdi(x: np.ndarray, prob: float) -> tuple[float, float]:
 
 
 def summary(data, var_names: list[str]):
-    """ArviZ's summary table (mean, sd, interval, ess_bulk, ess_tail, r_hat, mcse) as a DataFrame."""
+    """ArviZ's summary table (mean, sd, interval, ESS, r_hat, mcse) as a DataFrame."""
     return az.summary(data, var_names=var_names, round_to="none")

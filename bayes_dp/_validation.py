@@ -35,12 +35,16 @@ def check_int_array(name: str, value, *, min_value: int | None = None) -> np.nda
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
-            raise ValueError(f"`{name}` must be finite; found {arr[bad][0]!r} at index "
-                             f"{int(np.flatnonzero(bad)[0])}")
+            raise ValueError(
+                f"`{name}` must be finite; found {arr[bad][0]!r} at index "
+                f"{int(np.flatnonzero(bad)[0])}"
+            )
         frac = arr != np.round(arr)
         if frac.any():
-            raise ValueError(f"`{name}` must hold integers; found {arr[frac][0]!r} at index "
-                             f"{int(np.flatnonzero(frac)[0])}")
+            raise ValueError(
+                f"`{name}` must hold integers; found {arr[frac][0]!r} at index "
+                f"{int(np.flatnonzero(frac)[0])}"
+            )
         if np.abs(arr).max(initial=0) > 2**62:
             raise ValueError(f"`{name}` is too large for an integer count; found {arr.max()!r}")
     out = arr.astype(np.int64)

@@ -126,8 +126,9 @@ def estimate_epsilon(
             f"`aux_proposal` must be one of {sorted(AUX_PROPOSALS)}; found {aux_proposal!r}"
         )
     aux_uniform_weight = check_real("aux_uniform_weight", aux_uniform_weight, low=0.0, high=1.0)
-    target_accept = check_real("target_accept", target_accept, low=0.0, high=1.0,
-                               low_open=True, high_open=True)
+    target_accept = check_real(
+        "target_accept", target_accept, low=0.0, high=1.0, low_open=True, high_open=True
+    )
     if cores is not None:
         cores = check_positive_int("cores", cores)
     for g in groups:
@@ -174,12 +175,30 @@ def estimate_epsilon(
     else:
         s0 = init_rng.uniform(0.2, 0.8, size=(chains, G))
 
-    config = SamplerConfig(draws=draws, tune=tune, chains=chains, n_aux=n_aux,
-                           aux_proposal=aux_proposal, aux_uniform_weight=aux_uniform_weight,
-                           target_accept=target_accept, cores=cores)
-    out = run_mhaar(allc.fp, allc.n_neg, allc.fn, allc.n_pos, sidx, delta=delta,
-                    eps_prior=prior.eps._code(), s_priors=s_priors, config=config,
-                    rngs=chain_rngs, eps0=eps0, s0=s0)
+    config = SamplerConfig(
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        n_aux=n_aux,
+        aux_proposal=aux_proposal,
+        aux_uniform_weight=aux_uniform_weight,
+        target_accept=target_accept,
+        cores=cores,
+    )
+    out = run_mhaar(
+        allc.fp,
+        allc.n_neg,
+        allc.fn,
+        allc.n_pos,
+        sidx,
+        delta=delta,
+        eps_prior=prior.eps._code(),
+        s_priors=s_priors,
+        config=config,
+        rngs=chain_rngs,
+        eps0=eps0,
+        s0=s0,
+    )
 
     draws_dict = {"eps": out["eps"]}
     fixed = {}
@@ -195,14 +214,22 @@ def estimate_epsilon(
         "delta": delta,
         "prior": repr(prior),
         "groups": [
-            {"name": g.name, "likelihood": g.likelihood, "strength": g.strength,
-             "counts": g.counts.to_dict()}
+            {
+                "name": g.name,
+                "likelihood": g.likelihood,
+                "strength": g.strength,
+                "counts": g.counts.to_dict(),
+            }
             for g in groups
         ],
         "fixed": fixed,
         "seed": seed_record,
-        "chains": chains, "draws": draws, "tune": tune, "n_aux": n_aux,
-        "aux_proposal": aux_proposal, "aux_uniform_weight": aux_uniform_weight,
+        "chains": chains,
+        "draws": draws,
+        "tune": tune,
+        "n_aux": n_aux,
+        "aux_proposal": aux_proposal,
+        "aux_uniform_weight": aux_uniform_weight,
         "target_accept": target_accept,
         "tuned_scales": out["scales"].tolist(),
         "versions": _versions(),

@@ -56,9 +56,7 @@ class Evidence:
 
     def __post_init__(self) -> None:
         if not isinstance(self.counts, AttackCounts):
-            raise TypeError(
-                f"`counts` must be an AttackCounts; found {type(self.counts).__name__}"
-            )
+            raise TypeError(f"`counts` must be an AttackCounts; found {type(self.counts).__name__}")
         if self.likelihood not in LIKELIHOODS:
             raise ValueError(
                 f"`likelihood` must be one of {LIKELIHOODS}; found {self.likelihood!r}"

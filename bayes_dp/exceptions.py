@@ -16,8 +16,7 @@ class ConvergenceWarning(UserWarning):
         The diagnostics found.
     """
 
-    def __init__(self, message: str, *, var: str, r_hat: float, ess_bulk: float,
-                 ess_tail: float):
+    def __init__(self, message: str, *, var: str, r_hat: float, ess_bulk: float, ess_tail: float):
         super().__init__(message)
         self.var = var
         self.r_hat = r_hat

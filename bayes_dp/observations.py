@@ -172,8 +172,7 @@ class AttackCounts:
             b = check_int_array("bases", bases)
             if b.size != d.size:
                 raise ValueError(
-                    f"`bases` must have the same length as `decisions`; found {b.size} and "
-                    f"{d.size}"
+                    f"`bases` must have the same length as `decisions`; found {b.size} and {d.size}"
                 )
         keys, inv = np.unique(b, return_inverse=True)
         m = keys.size
@@ -184,9 +183,7 @@ class AttackCounts:
         for name, arr in (("H0 (label False)", n_neg), ("H1 (label True)", n_pos)):
             if (arr == 0).any():
                 i = int(np.flatnonzero(arr == 0)[0])
-                raise ValueError(
-                    f"challenge base {keys[i]} has no {name} challenge in `labels`"
-                )
+                raise ValueError(f"challenge base {keys[i]} has no {name} challenge in `labels`")
         return cls(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos)
 
     @classmethod
@@ -206,7 +203,10 @@ class AttackCounts:
             if not isinstance(c, AttackCounts):
                 raise TypeError(f"`counts[{i}]` must be an AttackCounts; found {type(c).__name__}")
         return cls(
-            *(np.concatenate([getattr(c, k) for c in items]) for k in ("fp", "n_neg", "fn", "n_pos"))
+            *(
+                np.concatenate([getattr(c, k) for c in items])
+                for k in ("fp", "n_neg", "fn", "n_pos")
+            )
         )
 
 

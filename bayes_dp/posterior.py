@@ -139,9 +139,7 @@ class Posterior:
             if problems:
                 msg = f"{v}: {', '.join(problems)}; run longer (more draws or tune)"
                 msgs.append(msg)
-                warnings.warn(
-                    ConvergenceWarning(msg, var=v, **d), stacklevel=stacklevel + 1
-                )
+                warnings.warn(ConvergenceWarning(msg, var=v, **d), stacklevel=stacklevel + 1)
         return msgs
 
     def summary(self, prob: float = 0.9) -> pd.DataFrame:
@@ -177,8 +175,10 @@ class Posterior:
 
     def __repr__(self) -> str:
         lo, hi = self.interval(0.9, "eps")
-        return (f"Posterior({self.n_chains} chains x {self.n_draws} draws; vars {self.var_names}; "
-                f"eps median {self.quantile(0.5):.3g}, 90% interval [{lo:.3g}, {hi:.3g}])")
+        return (
+            f"Posterior({self.n_chains} chains x {self.n_draws} draws; vars {self.var_names}; "
+            f"eps median {self.quantile(0.5):.3g}, 90% interval [{lo:.3g}, {hi:.3g}])"
+        )
 
     # -- ArviZ and files --------------------------------------------------------------------
     def to_arviz(self):

@@ -153,9 +153,7 @@ class Prior:
 
     def __post_init__(self) -> None:
         if not isinstance(self.eps, (HalfNormal, LogNormal)):
-            raise TypeError(
-                f"`eps` must be a HalfNormal or LogNormal prior; found {self.eps!r}"
-            )
+            raise TypeError(f"`eps` must be a HalfNormal or LogNormal prior; found {self.eps!r}")
         object.__setattr__(self, "s", _check_s_prior("s", self.s))
 
     @property

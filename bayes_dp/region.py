@@ -26,8 +26,13 @@ import numpy as np
 
 from ._validation import check_delta, check_real
 
-__all__ = ["in_region", "in_strength_region", "region_area", "strength_region_area",
-           "classical_epsilon"]
+__all__ = [
+    "in_region",
+    "in_strength_region",
+    "region_area",
+    "strength_region_area",
+    "classical_epsilon",
+]
 
 
 def _fold(alpha, beta):
@@ -108,7 +113,8 @@ def region_area(eps: float, delta: float) -> float:
 def strength_region_area(eps: float, s: float, delta: float) -> float:
     """Area of R_s(eps, delta) (the paper's closed form below eq. 3).
 
-    ``|R_s| = 2[(1 - s delta)^2 e^{-s eps}/(1 + e^{-s eps}) - (1 - delta)^2 e^{-eps}/(1 + e^{-eps})]``
+    ``|R_s| = 2[(1 - s delta)^2 e^{-s eps} / (1 + e^{-s eps})
+    - (1 - delta)^2 e^{-eps} / (1 + e^{-eps})]``
 
     Examples
     --------

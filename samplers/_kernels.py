@@ -56,8 +56,10 @@ def log_prior_s(s, a, b):
 @njit(**_JIT)
 def log_area(eps, s, delta):
     """log |R_s(eps, delta)| (paper, below eq. 3)."""
-    v = 2.0 * ((1.0 - s * delta) ** 2 / (1.0 + math.exp(s * eps))
-               - (1.0 - delta) ** 2 / (1.0 + math.exp(eps)))
+    v = 2.0 * (
+        (1.0 - s * delta) ** 2 / (1.0 + math.exp(s * eps))
+        - (1.0 - delta) ** 2 / (1.0 + math.exp(eps))
+    )
     if v > 0.0:
         return math.log(v)
     return -np.inf
@@ -74,8 +76,14 @@ def _xlogy(c, v):
 @njit(**_JIT)
 def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
     """log of Beta(a; a0, b0) * Beta(b; a1, b1), the normalised binomial likelihood."""
-    return (_xlogy(a0 - 1.0, a) + _xlogy(b0 - 1.0, 1.0 - a) - lb0
-            + _xlogy(a1 - 1.0, b) + _xlogy(b1 - 1.0, 1.0 - b) - lb1)
+    return (
+        _xlogy(a0 - 1.0, a)
+        + _xlogy(b0 - 1.0, 1.0 - a)
+        - lb0
+        + _xlogy(a1 - 1.0, b)
+        + _xlogy(b1 - 1.0, 1.0 - b)
+        - lb1
+    )
 
 
 @njit(**_JIT)
@@ -119,9 +127,32 @@ def in_rs(lo, hi, e_eps, e_seps, delta, s):
 
 
 @njit(**_JIT)
-def mhaar_update(rng, eps, s, eps_p, s_p, log_extra, sidx, delta, K,
-                 pa0, pb0, pa1, pb1, lb0, lb1, kind, lam,
-                 lat_a, lat_b, AA, AB, LO, HI, W):
+def mhaar_update(
+    rng,
+    eps,
+    s,
+    eps_p,
+    s_p,
+    log_extra,
+    sidx,
+    delta,
+    K,
+    pa0,
+    pb0,
+    pa1,
+    pb1,
+    lb0,
+    lb1,
+    kind,
+    lam,
+    lat_a,
+    lat_b,
+    AA,
+    AB,
+    LO,
+    HI,
+    W,
+):
     """One MHAAR move from (eps, s) towards (eps_p, s_p); updates latents in place.
 
     ``log_extra`` holds the log prior ratio and the proposal's Jacobian term. Returns True when
@@ -207,8 +238,9 @@ def mhaar_update(rng, eps, s, eps_p, s_p, log_extra, sidx, delta, K,
 
 
 @njit(**_JIT)
-def init_latents(rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam,
-                 lat_a, lat_b):
+def init_latents(
+    rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam, lat_a, lat_b
+):
     """Start each latent pair inside R_s: importance resampling of K draws from q, or, when no
     draw falls inside, the point of the diagonal halfway between the two boundary curves."""
     n = lat_a.shape[0]
@@ -224,8 +256,9 @@ def init_latents(rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind
             a, b = draw_aux(rng, pa0[i], pb0[i], pa1[i], pb1[i], kind, lam)
             lo, hi = fold(a, b)
             if in_rs(lo, hi, e_c, es, delta, s[g]):
-                r = log_weight_ratio(a, b, pa0[i], pb0[i], pa1[i], pb1[i], lb0[i], lb1[i],
-                                     kind, lam)
+                r = log_weight_ratio(
+                    a, b, pa0[i], pb0[i], pa1[i], pb1[i], lb0[i], lb1[i], kind, lam
+                )
                 # streaming weighted reservoir of size one, in log space
                 if r > best_w:
                     tot = tot * math.exp(best_w - r) + 1.0
@@ -247,9 +280,32 @@ def init_latents(rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind
 
 
 @njit(**_JIT)
-def run_chain(rng, sidx, pa0, pb0, pa1, pb1, lb0, lb1, delta,
-              eps_kind, eps_p1, eps_p2, s_free, s_a, s_b, eps0, s0,
-              n_tune, n_draws, K, kind, lam, target_accept, adapt):
+def run_chain(
+    rng,
+    sidx,
+    pa0,
+    pb0,
+    pa1,
+    pb1,
+    lb0,
+    lb1,
+    delta,
+    eps_kind,
+    eps_p1,
+    eps_p2,
+    s_free,
+    s_a,
+    s_b,
+    eps0,
+    s0,
+    n_tune,
+    n_draws,
+    K,
+    kind,
+    lam,
+    target_accept,
+    adapt,
+):
     """Run one MHAAR chain: warm-up with tuning (then frozen), then ``n_draws`` stored draws.
 
     Each iteration makes two MHAAR moves: the paper's joint random walk (log eps, s) and a
@@ -272,8 +328,7 @@ def run_chain(rng, sidx, pa0, pb0, pa1, pb1, lb0, lb1, delta,
     s_p = s0.copy()
     lat_a = np.empty(n)
     lat_b = np.empty(n)
-    init_latents(rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam,
-                 lat_a, lat_b)
+    init_latents(rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam, lat_a, lat_b)
     AA = np.empty((n, K))
     AB = np.empty((n, K))
     LO = np.empty((n, K))
@@ -305,22 +360,45 @@ def run_chain(rng, sidx, pa0, pb0, pa1, pb1, lb0, lb1, delta,
         eps_p = eps * math.exp(fj * shape_e * rng.standard_normal())
         valid = eps_p > 0.0 and eps_p < 1e300
         lpr = log_prior_eps(eps_p, eps_kind, eps_p1, eps_p2) - log_prior_eps(
-            eps, eps_kind, eps_p1, eps_p2)
+            eps, eps_kind, eps_p1, eps_p2
+        )
         for g in range(G):
             if s_free[g]:
                 s_p[g] = s[g] + fj * shape_s[g] * rng.standard_normal()
                 if not (s_p[g] > 0.0 and s_p[g] < 1.0):
                     valid = False
                 else:
-                    lpr += log_prior_s(s_p[g], s_a[g], s_b[g]) - log_prior_s(s[g], s_a[g],
-                                                                               s_b[g])
+                    lpr += log_prior_s(s_p[g], s_a[g], s_b[g]) - log_prior_s(s[g], s_a[g], s_b[g])
             else:
                 s_p[g] = s[g]
         a1 = False
         if valid and lpr > -np.inf:
-            a1 = mhaar_update(rng, eps, s, eps_p, s_p, lpr + math.log(eps_p / eps), sidx,
-                              delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam,
-                              lat_a, lat_b, AA, AB, LO, HI, W)
+            a1 = mhaar_update(
+                rng,
+                eps,
+                s,
+                eps_p,
+                s_p,
+                lpr + math.log(eps_p / eps),
+                sidx,
+                delta,
+                K,
+                pa0,
+                pb0,
+                pa1,
+                pb1,
+                lb0,
+                lb1,
+                kind,
+                lam,
+                lat_a,
+                lat_b,
+                AA,
+                AB,
+                LO,
+                HI,
+                W,
+            )
             if a1:
                 eps = eps_p
                 for g in range(G):
@@ -332,7 +410,8 @@ def run_chain(rng, sidx, pa0, pb0, pa1, pb1, lb0, lb1, delta,
             eps_p = eps * c
             valid = eps_p > 0.0 and eps_p < 1e300
             lpr = log_prior_eps(eps_p, eps_kind, eps_p1, eps_p2) - log_prior_eps(
-                eps, eps_kind, eps_p1, eps_p2)
+                eps, eps_kind, eps_p1, eps_p2
+            )
             for g in range(G):
                 if s_free[g]:
                     s_p[g] = s[g] / c
@@ -340,14 +419,38 @@ def run_chain(rng, sidx, pa0, pb0, pa1, pb1, lb0, lb1, delta,
                         valid = False
                     else:
                         lpr += log_prior_s(s_p[g], s_a[g], s_b[g]) - log_prior_s(
-                            s[g], s_a[g], s_b[g])
+                            s[g], s_a[g], s_b[g]
+                        )
                 else:
                     s_p[g] = s[g]
             if valid and lpr > -np.inf:
                 # translation by (u, -u, ..., -u) in (log eps, log s_free): Jacobian c^(1 - m)
-                a2 = mhaar_update(rng, eps, s, eps_p, s_p, lpr + (1.0 - n_free) * math.log(c),
-                                  sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam,
-                                  lat_a, lat_b, AA, AB, LO, HI, W)
+                a2 = mhaar_update(
+                    rng,
+                    eps,
+                    s,
+                    eps_p,
+                    s_p,
+                    lpr + (1.0 - n_free) * math.log(c),
+                    sidx,
+                    delta,
+                    K,
+                    pa0,
+                    pb0,
+                    pa1,
+                    pb1,
+                    lb0,
+                    lb1,
+                    kind,
+                    lam,
+                    lat_a,
+                    lat_b,
+                    AA,
+                    AB,
+                    LO,
+                    HI,
+                    W,
+                )
                 if a2:
                     eps = eps_p
                     for g in range(G):

@@ -50,8 +50,7 @@ class SamplerConfig:
     cores: int | None = None
 
 
-def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config, rngs,
-              eps0, s0):
+def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config, rngs, eps0, s0):
     """Run ``config.chains`` chains; returns dict of arrays with leading (chain, draw) axes.
 
     Parameters
@@ -84,11 +83,30 @@ def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config,
 
     def one(c):
         return _kernels.run_chain(
-            rngs[c], sidx, pa0, pb0, pa1, pb1, lb0, lb1, float(delta),
-            int(eps_kind), float(eps_p1), float(eps_p2), s_free, s_a, s_b,
-            float(eps0[c]), np.ascontiguousarray(s0[c], dtype=np.float64),
-            int(config.tune), int(config.draws), int(config.n_aux), int(kind),
-            float(config.aux_uniform_weight), float(config.target_accept), True,
+            rngs[c],
+            sidx,
+            pa0,
+            pb0,
+            pa1,
+            pb1,
+            lb0,
+            lb1,
+            float(delta),
+            int(eps_kind),
+            float(eps_p1),
+            float(eps_p2),
+            s_free,
+            s_a,
+            s_b,
+            float(eps0[c]),
+            np.ascontiguousarray(s0[c], dtype=np.float64),
+            int(config.tune),
+            int(config.draws),
+            int(config.n_aux),
+            int(kind),
+            float(config.aux_uniform_weight),
+            float(config.target_accept),
+            True,
         )
 
     workers = config.cores or os.cpu_count() or 1
