@@ -1,0 +1,119 @@
+"""Numba kernels against plain numpy / scipy versions of the same quantities."""
+
+import numpy as np
+import pytest
+from numba import njit
+from scipy import stats
+from scipy.special import betaln
+
+import bayes_dp as bdp
+from samplers import _kernels as K
+
+
+@pytest.mark.parametrize("eps, s, delta", [(0.5, 0.0, 0.0), (2.0, 0.6, 1e-5), (8.0, 0.95, 0.1),
+                                           (40.0, 0.5, 1e-10), (1e-4, 0.5, 0.0)])
+def test_log_area_matches_region_module(eps, s, delta):
+    np.testing.assert_allclose(np.exp(K.log_area(eps, s, delta)),
+                               bdp.strength_region_area(eps, s, delta), rtol=1e-9, atol=0)
+
+
+def test_in_rs_matches_region_module():
+    rng = np.random.default_rng(2)
+    a, b = rng.random((2, 20_000))
+    for eps, s, delta in [(1.0, 0.4, 0.0), (3.0, 0.8, 1e-3), (0.3, 0.0, 0.05)]:
+        expect = bdp.in_strength_region(a, b, eps, s, delta)
+        got = np.empty(a.size, dtype=bool)
+        for i in range(a.size):
+            lo, hi = K.fold(a[i], b[i])
+            got[i] = K.in_rs(lo, hi, np.exp(eps), np.exp(s * eps), delta, s)
+        np.testing.assert_array_equal(got, expect)
+
+
+def test_log_priors_match_scipy_up_to_constant():
+    x = np.array([0.1, 0.7, 2.0, 9.0])
+    hn = np.array([K.log_prior_eps(v, 0, 3.0, 0.0) for v in x])
+    d = hn - stats.halfnorm(scale=3.0).logpdf(x)
+    np.testing.assert_allclose(d, d[0])
+    ln = np.array([K.log_prior_eps(v, 1, 0.5, 1.3) for v in x])
+    d = ln - stats.lognorm(s=1.3, scale=np.exp(0.5)).logpdf(x)
+    np.testing.assert_allclose(d, d[0])
+    s = np.array([0.05, 0.4, 0.93])
+    bb = np.array([K.log_prior_s(v, 2.5, 0.7) for v in s])
+    d = bb - stats.beta(2.5, 0.7).logpdf(s)
+    np.testing.assert_allclose(d, d[0])
+    assert K.log_prior_eps(0.0, 0, 1.0, 0.0) == -np.inf
+    assert K.log_prior_s(1.0, 1.0, 1.0) == -np.inf
+
+
+@pytest.mark.parametrize("x, n0, y, n1", [(40, 1000, 250, 1000), (0, 50, 50, 50), (3, 10, 0, 7)])
+def test_log_weight_ratio_is_binomial_over_q(x, n0, y, n1):
+    """r = log g - log q up to a constant, for both proposals, against scipy densities."""
+    rng = np.random.default_rng(5)
+    a = np.clip(rng.beta(x + 1, n0 - x + 1, 50), 1e-12, 1 - 1e-12)
+    b = np.clip(rng.beta(y + 1, n1 - y + 1, 50), 1e-12, 1 - 1e-12)
+    pa0, pb0, pa1, pb1 = x + 1.0, n0 - x + 1.0, y + 1.0, n1 - y + 1.0
+    lb0, lb1 = betaln(pa0, pb0), betaln(pa1, pb1)
+    logg = stats.binom(n0, a).logpmf(x) + stats.binom(n1, b).logpmf(y)
+    qb = stats.beta(pa0, pb0).pdf(a) * stats.beta(pa1, pb1).pdf(b)
+    for kind, lam in [(K.PROP_UNIFORM, 0.0), (K.PROP_BETA_MIX, 0.05), (K.PROP_BETA_MIX, 0.0)]:
+        r = np.array([K.log_weight_ratio(a[i], b[i], pa0, pb0, pa1, pb1, lb0, lb1, kind, lam)
+                      for i in range(a.size)])
+        logq = np.zeros_like(a) if kind == K.PROP_UNIFORM else np.log((1 - lam) * qb + lam)
+        d = r - (logg - logq)
+        np.testing.assert_allclose(d, d[0], atol=1e-8)
+
+
+@njit
+def _draw_many(rng, n, a0, b0, a1, b1, kind, lam):
+    out = np.empty((n, 2))
+    for i in range(n):
+        out[i, 0], out[i, 1] = K.draw_aux(rng, a0, b0, a1, b1, kind, lam)
+    return out
+
+
+def test_draw_aux_distribution():
+    rng = np.random.default_rng(7)
+    d = _draw_many(rng, 40_000, 41.0, 961.0, 251.0, 751.0, K.PROP_BETA_MIX, 0.1)
+    # mixture CDF of the first coordinate: 0.9 Beta + 0.1 Uniform
+    cdf = lambda t: 0.9 * stats.beta(41.0, 961.0).cdf(t) + 0.1 * np.clip(t, 0, 1)  # noqa: E731
+    assert stats.kstest(d[:, 0], cdf).pvalue > 1e-3
+    u = _draw_many(rng, 20_000, 41.0, 961.0, 251.0, 751.0, K.PROP_UNIFORM, 0.0)
+    assert stats.kstest(u[:, 1], "uniform").pvalue > 1e-3
+
+
+@njit
+def _is_ratio(rng, m, x, n0, y, n1, e1, s1, e2, s2, delta, kind, lam, lb0, lb1):
+    """Plain importance-sampling estimate of L(e2, s2) / L(e1, s1) with the kernel's pieces."""
+    pa0, pb0, pa1, pb1 = x + 1.0, n0 - x + 1.0, y + 1.0, n1 - y + 1.0
+    t1 = 0.0
+    t2 = 0.0
+    for _ in range(m):
+        a, b = K.draw_aux(rng, pa0, pb0, pa1, pb1, kind, lam)
+        w = np.exp(K.log_weight_ratio(a, b, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam))
+        lo, hi = K.fold(a, b)
+        if K.in_rs(lo, hi, np.exp(e1), np.exp(s1 * e1), delta, s1):
+            t1 += w
+        if K.in_rs(lo, hi, np.exp(e2), np.exp(s2 * e2), delta, s2):
+            t2 += w
+    return t2 / t1 * np.exp(K.log_area(e1, s1, delta) - K.log_area(e2, s2, delta))
+
+
+def test_importance_weights_estimate_the_likelihood_ratio():
+    """The kernel's weights average to the marginal likelihood ratio, computed here by a
+    plain 2-D grid integral of the binomial likelihood over R_s."""
+    x, n0, y, n1, delta = 12, 60, 20, 60, 1e-3
+    grid = (np.arange(2000) + 0.5) / 2000
+    A, B = np.meshgrid(grid, grid, indexing="ij")
+    like = stats.binom(n0, A).pmf(x) * stats.binom(n1, B).pmf(y)
+
+    def L(eps, s):
+        inside = bdp.in_strength_region(A, B, eps, s, delta)
+        return like[inside].sum() / grid.size**2 / bdp.strength_region_area(eps, s, delta)
+
+    e1, s1, e2, s2 = 1.5, 0.3, 2.2, 0.5
+    exact = L(e2, s2) / L(e1, s1)
+    rng = np.random.default_rng(11)
+    for kind, lam in [(K.PROP_BETA_MIX, 0.05), (K.PROP_UNIFORM, 0.0)]:
+        lb0, lb1 = betaln(x + 1, n0 - x + 1), betaln(y + 1, n1 - y + 1)
+        est = _is_ratio(rng, 400_000, x, n0, y, n1, e1, s1, e2, s2, delta, kind, lam, lb0, lb1)
+        assert est == pytest.approx(exact, rel=0.02)
