@@ -42,7 +42,9 @@ def from_dict(posterior: dict, sample_stats: dict, attrs: dict):
         data = az.from_dict({"posterior": posterior, "sample_stats": sample_stats})
         data.attrs.update(attrs)
         return data
-    return az.from_dict(posterior=posterior, sample_stats=sample_stats, attrs=attrs)
+    data = az.from_dict(posterior=posterior, sample_stats=sample_stats)
+    data.posterior.attrs.update(attrs)
+    return data
 
 
 def group(data, name: str):

@@ -25,8 +25,10 @@ def main() -> None:
     post = bdp.estimate_epsilon(counts, delta=1e-5, prior=prior, chains=4, draws=20_000, seed=0)
     seconds = time.perf_counter() - t0
 
-    print(f"MCMC-DP-Est on {len(counts)} challenge bases (4 chains x 20,000 draws, "
-          f"{seconds:.1f} s including compilation)\n")
+    print(
+        f"MCMC-DP-Est on {len(counts)} challenge bases (4 chains x 20,000 draws, "
+        f"{seconds:.1f} s including compilation)\n"
+    )
     print(post.summary().round(3).to_string())
     lo, hi = post.interval(0.9, "eps")
     eps_hat = np.max(bdp.classical_epsilon(counts.fpr, counts.fnr, 1e-5))

@@ -10,11 +10,17 @@ import bayes_dp as bdp
 from samplers import _kernels as K
 
 
-@pytest.mark.parametrize("eps, s, delta", [(0.5, 0.0, 0.0), (2.0, 0.6, 1e-5), (8.0, 0.95, 0.1),
-                                           (40.0, 0.5, 1e-10), (1e-4, 0.5, 0.0)])
+@pytest.mark.parametrize(
+    "eps, s, delta",
+    [(0.5, 0.0, 0.0), (2.0, 0.6, 1e-5), (8.0, 0.95, 0.1), (40.0, 0.5, 1e-10), (1e-4, 0.5, 0.0)],
+)
 def test_log_area_matches_region_module(eps, s, delta):
-    np.testing.assert_allclose(np.exp(K.log_area(eps, s, delta)),
-                               bdp.strength_region_area(eps, s, delta), rtol=1e-9, atol=0)
+    np.testing.assert_allclose(
+        np.exp(K.log_area(eps, s, delta)),
+        bdp.strength_region_area(eps, s, delta),
+        rtol=1e-9,
+        atol=0,
+    )
 
 
 def test_in_rs_matches_region_module():
@@ -56,8 +62,12 @@ def test_log_weight_ratio_is_binomial_over_q(x, n0, y, n1):
     logg = stats.binom(n0, a).logpmf(x) + stats.binom(n1, b).logpmf(y)
     qb = stats.beta(pa0, pb0).pdf(a) * stats.beta(pa1, pb1).pdf(b)
     for kind, lam in [(K.PROP_UNIFORM, 0.0), (K.PROP_BETA_MIX, 0.05), (K.PROP_BETA_MIX, 0.0)]:
-        r = np.array([K.log_weight_ratio(a[i], b[i], pa0, pb0, pa1, pb1, lb0, lb1, kind, lam)
-                      for i in range(a.size)])
+        r = np.array(
+            [
+                K.log_weight_ratio(a[i], b[i], pa0, pb0, pa1, pb1, lb0, lb1, kind, lam)
+                for i in range(a.size)
+            ]
+        )
         logq = np.zeros_like(a) if kind == K.PROP_UNIFORM else np.log((1 - lam) * qb + lam)
         d = r - (logg - logq)
         np.testing.assert_allclose(d, d[0], atol=1e-8)

@@ -19,14 +19,17 @@ def naive_in_region(x, y, eps, delta):
 def test_membership_matches_definition(eps, delta):
     rng = np.random.default_rng(0)
     x, y = rng.random((2, 200_000))
-    np.testing.assert_array_equal(bdp.in_region(x, y, eps, delta), naive_in_region(x, y, eps, delta))
+    np.testing.assert_array_equal(
+        bdp.in_region(x, y, eps, delta), naive_in_region(x, y, eps, delta)
+    )
     s = 0.6
     expect = naive_in_region(x, y, eps, delta) & ~naive_in_region(x, y, s * eps, s * delta)
     np.testing.assert_array_equal(bdp.in_strength_region(x, y, eps, s, delta), expect)
 
 
-@pytest.mark.parametrize("eps, s, delta", [(1.0, 0.0, 0.0), (2.0, 0.5, 1e-5), (4.0, 0.9, 0.1),
-                                           (0.2, 0.3, 0.01)])
+@pytest.mark.parametrize(
+    "eps, s, delta", [(1.0, 0.0, 0.0), (2.0, 0.5, 1e-5), (4.0, 0.9, 0.1), (0.2, 0.3, 0.01)]
+)
 def test_area_closed_form_vs_monte_carlo(eps, s, delta):
     rng = np.random.default_rng(1)
     n = 2_000_000
