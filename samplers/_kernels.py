@@ -15,6 +15,9 @@ Andrieu et al. 2020):
 * ``PROP_BETA_MIX`` (1): q = (1 - lam) Beta(X+1, N0-X+1) x Beta(Y+1, N1-Y+1) + lam Uniform, the
   normalised likelihood with a defensive uniform part. With lam = 0 the importance weight
   g/q is constant, so only the indicator of R_s varies.
+* ``PROP_NORMAL_MIX`` (2): as (1) with each Beta replaced by a normal of the same mean and an
+  inflated sd, truncated to [0, 1]: the same shape at a fraction of the cost of Beta draws,
+  with g/q evaluated exactly.
 
 The weight of a candidate (a, b) under (eps, s) is ``1{(a, b) in R_s} / |R_s| * g(X, Y|a, b) /
 q(a, b)``. We store ``r = log g - log q`` (up to a per-base constant) and evaluate the indicator
@@ -30,6 +33,12 @@ from numba import njit
 
 PROP_UNIFORM = 0
 PROP_BETA_MIX = 1
+PROP_NORMAL_MIX = 2
+
+#: Columns of the per-base parameter matrix P (n, 12): Beta shapes and log-normalisers of the
+#: normalised likelihood, then (mean, sd, log normaliser) of the truncated normal proposal of
+#: each coordinate.
+N_PARAMS = 12
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -87,26 +96,42 @@ def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
 
 
 @njit(**_JIT)
-def log_weight_ratio(a, b, a0, b0, a1, b1, lb0, lb1, kind, lam):
-    """r = log g(X, Y | a, b) - log q(a, b), up to a per-base constant."""
-    lbp = log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1)
+def log_weight_ratio(a, b, P, i, kind, lam):
+    """r = log g(X, Y | a, b) - log q(a, b), up to a per-base constant (row ``i`` of ``P``)."""
+    lbp = log_lik_shape(a, b, P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5])
     if kind == PROP_UNIFORM:
         return lbp
+    if kind == PROP_BETA_MIX:
+        lq = lbp
+    else:
+        za = (a - P[i, 6]) / P[i, 7]
+        zb = (b - P[i, 9]) / P[i, 10]
+        lq = -0.5 * (za * za + zb * zb) - P[i, 8] - P[i, 11]
     if lam <= 0.0:
-        return 0.0
-    # -log((1 - lam) e^lbp + lam) + lbp = -log((1 - lam) + lam e^-lbp)
-    u = math.log1p(-lam) if lam < 1.0 else -np.inf
-    v = math.log(lam) - lbp
+        return lbp - lq
+    # lbp - log((1 - lam) e^lq + lam)
+    u = math.log1p(-lam) + lq if lam < 1.0 else -np.inf
+    v = math.log(lam)
     m = max(u, v)
-    return -(m + math.log(math.exp(u - m) + math.exp(v - m)))
+    return lbp - (m + math.log(math.exp(u - m) + math.exp(v - m)))
 
 
 @njit(**_JIT)
-def draw_aux(rng, a0, b0, a1, b1, kind, lam):
-    """Draw one auxiliary pair (a, b) from q."""
+def _trunc_normal01(rng, m, sd):
+    while True:
+        x = m + sd * rng.standard_normal()
+        if x > 0.0 and x < 1.0:
+            return x
+
+
+@njit(**_JIT)
+def draw_aux(rng, P, i, kind, lam):
+    """Draw one auxiliary pair (a, b) from q for challenge base ``i``."""
     if kind == PROP_UNIFORM or (lam > 0.0 and rng.random() < lam):
         return rng.random(), rng.random()
-    return rng.beta(a0, b0), rng.beta(a1, b1)
+    if kind == PROP_BETA_MIX:
+        return rng.beta(P[i, 0], P[i, 1]), rng.beta(P[i, 2], P[i, 3])
+    return _trunc_normal01(rng, P[i, 6], P[i, 7]), _trunc_normal01(rng, P[i, 9], P[i, 10])
 
 
 @njit(**_JIT)
@@ -137,12 +162,7 @@ def mhaar_update(
     sidx,
     delta,
     K,
-    pa0,
-    pb0,
-    pa1,
-    pb1,
-    lb0,
-    lb1,
+    P,
     kind,
     lam,
     lat_a,
@@ -182,13 +202,13 @@ def mhaar_update(
                 a = lat_a[i]
                 b = lat_b[i]
             else:
-                a, b = draw_aux(rng, pa0[i], pb0[i], pa1[i], pb1[i], kind, lam)
+                a, b = draw_aux(rng, P, i, kind, lam)
             AA[i, k] = a
             AB[i, k] = b
             lo, hi = fold(a, b)
             LO[i, k] = lo
             HI[i, k] = hi
-            r = log_weight_ratio(a, b, pa0[i], pb0[i], pa1[i], pb1[i], lb0[i], lb1[i], kind, lam)
+            r = log_weight_ratio(a, b, P, i, kind, lam)
             W[i, k] = r
             if r > rmax:
                 rmax = r
@@ -239,7 +259,7 @@ def mhaar_update(
 
 @njit(**_JIT)
 def init_latents(
-    rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam, lat_a, lat_b
+    rng, eps, s, sidx, delta, K, P, kind, lam, lat_a, lat_b
 ):
     """Start each latent pair inside R_s: importance resampling of K draws from q, or, when no
     draw falls inside, the point of the diagonal halfway between the two boundary curves."""
@@ -253,12 +273,10 @@ def init_latents(
         cand_a = -1.0
         cand_b = -1.0
         for _ in range(K):
-            a, b = draw_aux(rng, pa0[i], pb0[i], pa1[i], pb1[i], kind, lam)
+            a, b = draw_aux(rng, P, i, kind, lam)
             lo, hi = fold(a, b)
             if in_rs(lo, hi, e_c, es, delta, s[g]):
-                r = log_weight_ratio(
-                    a, b, pa0[i], pb0[i], pa1[i], pb1[i], lb0[i], lb1[i], kind, lam
-                )
+                r = log_weight_ratio(a, b, P, i, kind, lam)
                 # streaming weighted reservoir of size one, in log space
                 if r > best_w:
                     tot = tot * math.exp(best_w - r) + 1.0
@@ -283,12 +301,7 @@ def init_latents(
 def run_chain(
     rng,
     sidx,
-    pa0,
-    pb0,
-    pa1,
-    pb1,
-    lb0,
-    lb1,
+    P,
     delta,
     eps_kind,
     eps_p1,
@@ -317,7 +330,7 @@ def run_chain(
     eps_out : (n_draws,) ; s_out : (n_draws, G) ; acc_out : (n_draws, 2) ; scales : (4 + G,)
         scales = [joint factor, ridge factor, shape of log eps, unused, shape of each s].
     """
-    n = pa0.shape[0]
+    n = P.shape[0]
     G = s0.shape[0]
     n_free = 0
     for g in range(G):
@@ -328,7 +341,7 @@ def run_chain(
     s_p = s0.copy()
     lat_a = np.empty(n)
     lat_b = np.empty(n)
-    init_latents(rng, eps, s, sidx, delta, K, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam, lat_a, lat_b)
+    init_latents(rng, eps, s, sidx, delta, K, P, kind, lam, lat_a, lat_b)
     AA = np.empty((n, K))
     AB = np.empty((n, K))
     LO = np.empty((n, K))
@@ -383,12 +396,7 @@ def run_chain(
                 sidx,
                 delta,
                 K,
-                pa0,
-                pb0,
-                pa1,
-                pb1,
-                lb0,
-                lb1,
+                P,
                 kind,
                 lam,
                 lat_a,
@@ -435,12 +443,7 @@ def run_chain(
                     sidx,
                     delta,
                     K,
-                    pa0,
-                    pb0,
-                    pa1,
-                    pb1,
-                    lb0,
-                    lb1,
+                    P,
                     kind,
                     lam,
                     lat_a,

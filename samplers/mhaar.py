@@ -8,13 +8,40 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import betaln
+from scipy.stats import norm
 
 from . import _kernels
 
 __all__ = ["SamplerConfig", "run_mhaar", "AUX_PROPOSALS"]
 
 #: Names of the auxiliary proposals q(alpha, beta) -> kernel codes.
-AUX_PROPOSALS = {"uniform": _kernels.PROP_UNIFORM, "likelihood": _kernels.PROP_BETA_MIX}
+AUX_PROPOSALS = {
+    "uniform": _kernels.PROP_UNIFORM,
+    "likelihood": _kernels.PROP_BETA_MIX,
+    "normal": _kernels.PROP_NORMAL_MIX,
+}
+
+#: sd inflation of the truncated-normal auxiliary proposal relative to the Beta it imitates.
+NORMAL_SD_INFLATION = 1.5
+
+
+def aux_params(fp, n_neg, fn, n_pos) -> np.ndarray:
+    """Per-base parameter matrix P (n, 12) read by the kernels (see ``_kernels.N_PARAMS``)."""
+    fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.float64) for v in (fp, n_neg, fn, n_pos))
+    P = np.empty((fp.size, _kernels.N_PARAMS))
+    for col, (x, n) in enumerate(((fp, n_neg), (fn, n_pos))):
+        a = x + 1.0
+        b = n - x + 1.0
+        P[:, 2 * col] = a
+        P[:, 2 * col + 1] = b
+        P[:, 4 + col] = betaln(a, b)
+        m = a / (a + b)
+        sd = NORMAL_SD_INFLATION * np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
+        z = norm.cdf((1.0 - m) / sd) - norm.cdf(-m / sd)
+        P[:, 6 + 3 * col] = m
+        P[:, 7 + 3 * col] = sd
+        P[:, 8 + 3 * col] = np.log(sd * np.sqrt(2.0 * np.pi)) + np.log(z)
+    return P
 
 
 @dataclass(frozen=True)
@@ -64,16 +91,7 @@ def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config,
     rngs : list of numpy Generators, one per chain.
     eps0 : float array (chains,) ; s0 : float array (chains, G)
     """
-    fp = np.asarray(fp, dtype=np.float64)
-    fn = np.asarray(fn, dtype=np.float64)
-    n_neg = np.asarray(n_neg, dtype=np.float64)
-    n_pos = np.asarray(n_pos, dtype=np.float64)
-    pa0 = fp + 1.0
-    pb0 = n_neg - fp + 1.0
-    pa1 = fn + 1.0
-    pb1 = n_pos - fn + 1.0
-    lb0 = betaln(pa0, pb0)
-    lb1 = betaln(pa1, pb1)
+    P = aux_params(fp, n_neg, fn, n_pos)
     sidx = np.asarray(sidx, dtype=np.int64)
     s_free = np.array([k == 0 for k, _, _ in s_priors], dtype=np.bool_)
     s_a = np.array([a for _, a, _ in s_priors], dtype=np.float64)
@@ -85,12 +103,7 @@ def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config,
         return _kernels.run_chain(
             rngs[c],
             sidx,
-            pa0,
-            pb0,
-            pa1,
-            pb1,
-            lb0,
-            lb1,
+            P,
             float(delta),
             int(eps_kind),
             float(eps_p1),

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from numba import njit
 from scipy import stats
-from scipy.special import betaln
 
 import bayes_dp as bdp
 from samplers import _kernels as K
+from samplers.mhaar import aux_params
 
 
 @pytest.mark.parametrize(
@@ -53,53 +53,55 @@ def test_log_priors_match_scipy_up_to_constant():
 
 @pytest.mark.parametrize("x, n0, y, n1", [(40, 1000, 250, 1000), (0, 50, 50, 50), (3, 10, 0, 7)])
 def test_log_weight_ratio_is_binomial_over_q(x, n0, y, n1):
-    """r = log g - log q up to a constant, for both proposals, against scipy densities."""
+    """r = log g - log q up to a constant, for every proposal, against scipy densities."""
     rng = np.random.default_rng(5)
     a = np.clip(rng.beta(x + 1, n0 - x + 1, 50), 1e-12, 1 - 1e-12)
     b = np.clip(rng.beta(y + 1, n1 - y + 1, 50), 1e-12, 1 - 1e-12)
+    P = aux_params([x], [n0], [y], [n1])
     pa0, pb0, pa1, pb1 = x + 1.0, n0 - x + 1.0, y + 1.0, n1 - y + 1.0
-    lb0, lb1 = betaln(pa0, pb0), betaln(pa1, pb1)
     logg = stats.binom(n0, a).logpmf(x) + stats.binom(n1, b).logpmf(y)
     qb = stats.beta(pa0, pb0).pdf(a) * stats.beta(pa1, pb1).pdf(b)
-    for kind, lam in [(K.PROP_UNIFORM, 0.0), (K.PROP_BETA_MIX, 0.05), (K.PROP_BETA_MIX, 0.0)]:
-        r = np.array(
-            [
-                K.log_weight_ratio(a[i], b[i], pa0, pb0, pa1, pb1, lb0, lb1, kind, lam)
-                for i in range(a.size)
-            ]
-        )
-        logq = np.zeros_like(a) if kind == K.PROP_UNIFORM else np.log((1 - lam) * qb + lam)
-        d = r - (logg - logq)
+    ta = stats.truncnorm(-P[0, 6] / P[0, 7], (1 - P[0, 6]) / P[0, 7], P[0, 6], P[0, 7])
+    tb = stats.truncnorm(-P[0, 9] / P[0, 10], (1 - P[0, 9]) / P[0, 10], P[0, 9], P[0, 10])
+    qn = ta.pdf(a) * tb.pdf(b)
+    cases = [(K.PROP_UNIFORM, 0.0, 1.0), (K.PROP_BETA_MIX, 0.05, qb), (K.PROP_BETA_MIX, 0.0, qb),
+             (K.PROP_NORMAL_MIX, 0.05, qn), (K.PROP_NORMAL_MIX, 0.0, qn)]
+    for kind, lam, q in cases:
+        r = np.array([K.log_weight_ratio(a[i], b[i], P, 0, kind, lam) for i in range(a.size)])
+        d = r - (logg - np.log((1 - lam) * q + lam))
         np.testing.assert_allclose(d, d[0], atol=1e-8)
 
 
 @njit
-def _draw_many(rng, n, a0, b0, a1, b1, kind, lam):
+def _draw_many(rng, n, P, kind, lam):
     out = np.empty((n, 2))
     for i in range(n):
-        out[i, 0], out[i, 1] = K.draw_aux(rng, a0, b0, a1, b1, kind, lam)
+        out[i, 0], out[i, 1] = K.draw_aux(rng, P, 0, kind, lam)
     return out
 
 
 def test_draw_aux_distribution():
     rng = np.random.default_rng(7)
-    d = _draw_many(rng, 40_000, 41.0, 961.0, 251.0, 751.0, K.PROP_BETA_MIX, 0.1)
+    P = aux_params([40], [1000], [250], [1000])
+    d = _draw_many(rng, 40_000, P, K.PROP_BETA_MIX, 0.1)
     # mixture CDF of the first coordinate: 0.9 Beta + 0.1 Uniform
     cdf = lambda t: 0.9 * stats.beta(41.0, 961.0).cdf(t) + 0.1 * np.clip(t, 0, 1)  # noqa: E731
     assert stats.kstest(d[:, 0], cdf).pvalue > 1e-3
-    u = _draw_many(rng, 20_000, 41.0, 961.0, 251.0, 751.0, K.PROP_UNIFORM, 0.0)
+    u = _draw_many(rng, 20_000, P, K.PROP_UNIFORM, 0.0)
     assert stats.kstest(u[:, 1], "uniform").pvalue > 1e-3
+    n = _draw_many(rng, 40_000, P, K.PROP_NORMAL_MIX, 0.0)
+    tb = stats.truncnorm(-P[0, 9] / P[0, 10], (1 - P[0, 9]) / P[0, 10], P[0, 9], P[0, 10])
+    assert stats.kstest(n[:, 1], tb.cdf).pvalue > 1e-3
 
 
 @njit
-def _is_ratio(rng, m, x, n0, y, n1, e1, s1, e2, s2, delta, kind, lam, lb0, lb1):
+def _is_ratio(rng, m, P, e1, s1, e2, s2, delta, kind, lam):
     """Plain importance-sampling estimate of L(e2, s2) / L(e1, s1) with the kernel's pieces."""
-    pa0, pb0, pa1, pb1 = x + 1.0, n0 - x + 1.0, y + 1.0, n1 - y + 1.0
     t1 = 0.0
     t2 = 0.0
     for _ in range(m):
-        a, b = K.draw_aux(rng, pa0, pb0, pa1, pb1, kind, lam)
-        w = np.exp(K.log_weight_ratio(a, b, pa0, pb0, pa1, pb1, lb0, lb1, kind, lam))
+        a, b = K.draw_aux(rng, P, 0, kind, lam)
+        w = np.exp(K.log_weight_ratio(a, b, P, 0, kind, lam))
         lo, hi = K.fold(a, b)
         if K.in_rs(lo, hi, np.exp(e1), np.exp(s1 * e1), delta, s1):
             t1 += w
@@ -123,7 +125,7 @@ def test_importance_weights_estimate_the_likelihood_ratio():
     e1, s1, e2, s2 = 1.5, 0.3, 2.2, 0.5
     exact = L(e2, s2) / L(e1, s1)
     rng = np.random.default_rng(11)
-    for kind, lam in [(K.PROP_BETA_MIX, 0.05), (K.PROP_UNIFORM, 0.0)]:
-        lb0, lb1 = betaln(x + 1, n0 - x + 1), betaln(y + 1, n1 - y + 1)
-        est = _is_ratio(rng, 400_000, x, n0, y, n1, e1, s1, e2, s2, delta, kind, lam, lb0, lb1)
+    P = aux_params([x], [n0], [y], [n1])
+    for kind, lam in [(K.PROP_BETA_MIX, 0.05), (K.PROP_UNIFORM, 0.0), (K.PROP_NORMAL_MIX, 0.05)]:
+        est = _is_ratio(rng, 400_000, P, e1, s1, e2, s2, delta, kind, lam)
         assert est == pytest.approx(exact, rel=0.02)
