@@ -18,8 +18,10 @@ import bayes_dp as bdp
 from bayes_dp import _arviz
 
 STRONG = bdp.AttackCounts(
-    fp=[40, 50, 60, 100, 100, 110, 120, 200, 200, 200], n_neg=1000,
-    fn=[250, 200, 150, 100, 120, 100, 100, 80, 70, 60], n_pos=1000,
+    fp=[40, 50, 60, 100, 100, 110, 120, 200, 200, 200],
+    n_neg=1000,
+    fn=[250, 200, 150, 100, 120, 100, 100, 80, 70, 60],
+    n_pos=1000,
 )
 
 
@@ -32,8 +34,9 @@ def twenty_bases(seed=12345):
 
 def run(counts, draws, tune, **kw):
     t0 = time.perf_counter()
-    post = bdp.estimate_epsilon(counts, delta=1e-5, chains=4, draws=draws, tune=tune, seed=1,
-                                check=False, **kw)
+    post = bdp.estimate_epsilon(
+        counts, delta=1e-5, chains=4, draws=draws, tune=tune, seed=1, check=False, **kw
+    )
     wall = time.perf_counter() - t0
     its = 4 * (draws + tune) / wall
     ess_e = _arviz.ess(post.draws("eps"), "bulk")
@@ -48,28 +51,37 @@ def main():
     draws = 5000 if args.quick else 20000
     # compile once
     bdp.estimate_epsilon(STRONG, delta=1e-5, chains=1, draws=10, tune=10, check=False)
-    print(f"{'data':<8} {'config':<26} {'wall s':>7} {'iter/s':>8} {'ESS/s eps':>10} "
-          f"{'ESS/s s':>9} {'eps 5%':>7} {'eps 95%':>8}")
-    configs = [("default (lik., K=32)", dict()),
-               ("lik., K=8", dict(n_aux=8)),
-               ("lik., K=16", dict(n_aux=16)),
-               ("lik., K=64", dict(n_aux=64)),
-               ("paper (unif., K=1000)", dict(aux_proposal="uniform", n_aux=1000))]
+    print(
+        f"{'data':<8} {'config':<26} {'wall s':>7} {'iter/s':>8} {'ESS/s eps':>10} "
+        f"{'ESS/s s':>9} {'eps 5%':>7} {'eps 95%':>8}"
+    )
+    configs = [
+        ("default (lik., K=32)", dict()),
+        ("lik., K=8", dict(n_aux=8)),
+        ("lik., K=16", dict(n_aux=16)),
+        ("lik., K=64", dict(n_aux=64)),
+        ("paper (unif., K=1000)", dict(aux_proposal="uniform", n_aux=1000)),
+    ]
     for label, counts in (("strong", STRONG), ("20-base", twenty_bases())):
         for name, kw in configs:
             d = draws // 4 if kw.get("n_aux", 32) >= 1000 else draws
             wall, its, ee, es, post = run(counts, d, 2000, **kw)
             lo, hi = post.interval(0.9)
-            print(f"{label:<8} {name:<26} {wall:7.2f} {its:8.0f} {ee:10.0f} {es:9.0f} "
-                  f"{lo:7.2f} {hi:8.2f}")
+            print(
+                f"{label:<8} {name:<26} {wall:7.2f} {its:8.0f} {ee:10.0f} {es:9.0f} "
+                f"{lo:7.2f} {hi:8.2f}"
+            )
     # memory: the draws and nothing per iteration
     tracemalloc.start()
-    bdp.estimate_epsilon(STRONG, delta=1e-5, chains=4, draws=draws, tune=2000, seed=1,
-                         check=False, cores=1)
+    bdp.estimate_epsilon(
+        STRONG, delta=1e-5, chains=4, draws=draws, tune=2000, seed=1, check=False, cores=1
+    )
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(f"\npeak Python-side memory for 4 x {draws} draws: {peak / 1e6:.1f} MB "
-          f"(draw arrays alone: {4 * draws * 8 * 2 / 1e6:.1f} MB)")
+    print(
+        f"\npeak Python-side memory for 4 x {draws} draws: {peak / 1e6:.1f} MB "
+        f"(draw arrays alone: {4 * draws * 8 * 2 / 1e6:.1f} MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -258,9 +258,7 @@ def mhaar_update(
 
 
 @njit(**_JIT)
-def init_latents(
-    rng, eps, s, sidx, delta, K, P, kind, lam, lat_a, lat_b
-):
+def init_latents(rng, eps, s, sidx, delta, K, P, kind, lam, lat_a, lat_b):
     """Start each latent pair inside R_s: importance resampling of K draws from q, or, when no
     draw falls inside, the point of the diagonal halfway between the two boundary curves."""
     n = lat_a.shape[0]

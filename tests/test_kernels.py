@@ -64,8 +64,13 @@ def test_log_weight_ratio_is_binomial_over_q(x, n0, y, n1):
     ta = stats.truncnorm(-P[0, 6] / P[0, 7], (1 - P[0, 6]) / P[0, 7], P[0, 6], P[0, 7])
     tb = stats.truncnorm(-P[0, 9] / P[0, 10], (1 - P[0, 9]) / P[0, 10], P[0, 9], P[0, 10])
     qn = ta.pdf(a) * tb.pdf(b)
-    cases = [(K.PROP_UNIFORM, 0.0, 1.0), (K.PROP_BETA_MIX, 0.05, qb), (K.PROP_BETA_MIX, 0.0, qb),
-             (K.PROP_NORMAL_MIX, 0.05, qn), (K.PROP_NORMAL_MIX, 0.0, qn)]
+    cases = [
+        (K.PROP_UNIFORM, 0.0, 1.0),
+        (K.PROP_BETA_MIX, 0.05, qb),
+        (K.PROP_BETA_MIX, 0.0, qb),
+        (K.PROP_NORMAL_MIX, 0.05, qn),
+        (K.PROP_NORMAL_MIX, 0.0, qn),
+    ]
     for kind, lam, q in cases:
         r = np.array([K.log_weight_ratio(a[i], b[i], P, 0, kind, lam) for i in range(a.size)])
         d = r - (logg - np.log((1 - lam) * q + lam))
