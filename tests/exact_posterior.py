@@ -36,6 +36,7 @@ from scipy import special
 
 __all__ = [
     "region_area",
+    "log_region_area",
     "in_region",
     "log_marginal_likelihood",
     "marginal_likelihood",
@@ -46,9 +47,7 @@ __all__ = [
 
 _GL_M = 10
 _GL_Z, _GL_W = np.polynomial.legendre.leggauss(_GL_M)
-_X_LEVELS = np.array(
-    [1e-300, 1e-100, 1e-40, 1e-20, 1e-12, 1e-8, 1e-5, 1e-3, 0.02, 0.1, 0.3, 0.5]
-)
+_X_LEVELS = np.array([1e-300, 1e-100, 1e-40, 1e-20, 1e-12, 1e-8, 1e-5, 1e-3, 0.02, 0.1, 0.3, 0.5])
 _Y_LEVELS = np.array([1e-30, 1e-15, 1e-8, 1e-4, 0.01, 0.1, 0.35, 0.5])
 _EXP_CAP = 700.0
 
@@ -58,12 +57,18 @@ _EXP_CAP = 700.0
 
 def region_area(eps, s, delta):
     """Area |R_s(eps, delta)| (paper formula, with a stable logistic)."""
+    return np.exp(log_region_area(eps, s, delta))
+
+
+def log_region_area(eps, s, delta):
+    """log |R_s(eps, delta)|, stable for large eps (no underflow of e^{-eps})."""
     eps = np.asarray(eps, dtype=float)
     s = np.asarray(s, dtype=float)
-    return 2.0 * (
-        (1.0 - s * delta) ** 2 * special.expit(-s * eps)
-        - (1.0 - delta) ** 2 * special.expit(-eps)
-    )
+    la = 2.0 * np.log1p(-s * delta) + special.log_expit(-s * eps)
+    lb = 2.0 * np.log1p(-delta) + special.log_expit(-eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(2.0) + la + np.log(-np.expm1(lb - la))
+    return np.where(np.isnan(out), -np.inf, out)
 
 
 def in_region(x, y, eps, delta):
@@ -103,13 +108,19 @@ class _Base:
         lv = _X_LEVELS
         self.qx = np.unique(
             np.concatenate(
-                [special.betaincinv(self.ax, self.bx, lv), special.betainccinv(self.ax, self.bx, lv)]
+                [
+                    special.betaincinv(self.ax, self.bx, lv),
+                    special.betainccinv(self.ax, self.bx, lv),
+                ]
             )
         )
         lv = _Y_LEVELS
         self.qy = np.unique(
             np.concatenate(
-                [special.betaincinv(self.ay, self.by, lv), special.betainccinv(self.ay, self.by, lv)]
+                [
+                    special.betaincinv(self.ay, self.by, lv),
+                    special.betainccinv(self.ay, self.by, lv),
+                ]
             )
         )
         self.med_y = special.betaincinv(self.ay, self.by, 0.5)
@@ -123,9 +134,7 @@ class _Base:
 
     def logfx(self, x):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return (
-                special.xlogy(self.ax - 1, x) + special.xlog1py(self.bx - 1, -x) - self.lbx
-            )
+            return special.xlogy(self.ax - 1, x) + special.xlog1py(self.bx - 1, -x) - self.lbx
 
     def F(self, v):
         return special.betainc(self.ay, self.by, np.clip(v, 0.0, 1.0))
@@ -276,7 +285,7 @@ def log_marginal_likelihood(x, n0, y, n1, eps, s, delta):
     eps, s = np.broadcast_arrays(np.asarray(eps, float), np.asarray(s, float))
     lm = _log_lens_mass(base, s * eps, s * delta, eps, delta).reshape(eps.shape)
     with np.errstate(divide="ignore"):
-        out = lm - np.log(region_area(eps, s, delta)) - base.log_norm
+        out = lm - log_region_area(eps, s, delta) - base.log_norm
     return out if out.ndim else float(out)
 
 
@@ -345,6 +354,16 @@ def _lagrange(nodes, d):
     return out
 
 
+def _interp_log(lag, logtab):
+    """log of sum_m lag[j, m] * exp(logtab[m, j]) (interpolation in d of tabulated logs)."""
+    mx = logtab.max(axis=0)
+    mxs = np.where(np.isfinite(mx), mx, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        val = np.einsum("jm,mj->j", lag, np.exp(logtab - mxs))
+        out = mxs + np.log(np.maximum(val, 0.0))
+    return np.where(np.isfinite(mx), out, -np.inf)
+
+
 def _log_eps_prior(eps_prior, e):
     kind = eps_prior[0]
     e = np.asarray(e, dtype=float)
@@ -364,7 +383,14 @@ def _default_eps_max(eps_prior):
     if eps_prior[0] == "halfnormal":
         return 8.0 * float(eps_prior[1])
     mu, sig = float(eps_prior[1]), float(eps_prior[2])
-    return float(np.exp(mu + 7.5 * sig))
+    return float(min(np.exp(mu + 6.0 * sig), 500.0))
+
+
+def _eps_prior_tail(eps_prior, e):
+    if eps_prior[0] == "halfnormal":
+        return float(2.0 * special.ndtr(-e / float(eps_prior[1])))
+    mu, sig = float(eps_prior[1]), float(eps_prior[2])
+    return float(special.ndtr(-(np.log(e) - mu) / sig))
 
 
 def _cumtrapz(x, y):
@@ -455,7 +481,11 @@ def posterior_grid(
     T = _t_grid(bases, delta, t_max, refine)
     if n_eps is not None and T.size < n_eps:
         T = np.union1d(T, np.linspace(0.0, t_max, int(n_eps)))
-    info = {"t_grid_size": int(T.size), "eps_max": t_max}
+    info = {
+        "t_grid_size": int(T.size),
+        "eps_max": t_max,
+        "prior_tail_mass": _eps_prior_tail(eps_prior, t_max),
+    }
 
     if s_prior[0] == "fixed":
         s0 = float(s_prior[1])
@@ -465,7 +495,7 @@ def posterior_grid(
         for b in bases:
             lm = _log_lens_mass(b, s0 * E1, s0 * delta, E1, delta)
             with np.errstate(divide="ignore"):
-                logg += lm - np.log(region_area(E1, s0, delta))
+                logg += lm - log_region_area(E1, s0, delta)
         logp = logg + _log_eps_prior(eps_prior, E1)
         p1 = np.exp(logp - logp.max())
         g = np.exp(logg - logp.max())
@@ -488,8 +518,8 @@ def posterior_grid(
         cs, ms = [], []
         for dm in dn:
             lc, lm = _corner_and_inside(b, T, dm)
-            cs.append(np.exp(lc))
-            ms.append(np.exp(lm))
+            cs.append(lc)
+            ms.append(lm)
         tabC.append(np.array(cs))  # (K, nT)
         tabM.append(np.array(ms))
 
@@ -502,16 +532,17 @@ def posterior_grid(
         sig[-1] = 1.0
         sj = sig[:-1]
         lag = _lagrange(dn, sj * delta)  # (k, K)
-        with np.errstate(divide="ignore"):
-            larea = np.log(region_area(ek, sj, delta))
+        larea = log_region_area(ek, sj, delta)
         lg = np.zeros(k)
         for i in range(len(bases)):
-            c1 = np.einsum("jm,mj->j", lag, tabC[i][:, :k])
-            m1 = np.einsum("jm,mj->j", lag, tabM[i][:, :k])
-            c2, m2 = tabC[i][-1, k], tabM[i][-1, k]
-            diff = np.where(c1 <= m2, c1 - c2, m2 - m1)
-            with np.errstate(divide="ignore"):
-                lg += np.log(np.maximum(diff, 0.0)) - larea
+            lc1 = _interp_log(lag, tabC[i][:, :k])
+            lm1 = _interp_log(lag, tabM[i][:, :k])
+            lc2, lm2 = tabC[i][-1, k], tabM[i][-1, k]
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                via_c = lc1 + np.log(-np.expm1(np.minimum(lc2 - lc1, 0.0)))
+                via_m = lm2 + np.log(-np.expm1(np.minimum(lm1 - lm2, 0.0)))
+                ld = np.where(lc1 <= lm2, via_c, via_m) - larea
+            lg += np.where(np.isnan(ld), -np.inf, ld)
         rows.append((sig, lg))
         if np.isfinite(lg).any():
             gmax = max(gmax, lg.max())
