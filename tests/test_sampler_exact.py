@@ -110,14 +110,17 @@ def test_sampler_matches_exact_posterior(case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("proposal, k", [("uniform", 1000), ("likelihood", 32), ("normal", 8)])
-def test_every_aux_proposal_is_exact(proposal, k):
-    draws = 5000 if proposal == "uniform" else 20_000
-    _compare(
-        CASES[0],
-        draws,
-        0.03 * np.sqrt(20_000 / draws),
-        0.015 * np.sqrt(20_000 / draws),
-        aux_proposal=proposal,
-        n_aux=k,
-    )
+@pytest.mark.parametrize(
+    "proposal, k, case",
+    [
+        # the paper's uniform proposal wastes almost every draw at N = 1000 (its ESS per second
+        # is ~100x lower, see benchmarks/), so it is checked on the small-N cases
+        ("uniform", 200, CASES[4]),
+        ("uniform", 200, CASES[3]),
+        ("likelihood", 32, CASES[0]),
+        ("normal", 8, CASES[0]),
+        ("normal", 8, CASES[2]),
+    ],
+)
+def test_every_aux_proposal_is_exact(proposal, k, case):
+    _compare(case, 20_000, 0.03, 0.015, aux_proposal=proposal, n_aux=k)
