@@ -131,12 +131,6 @@ def estimate_epsilon(
     )
     if cores is not None:
         cores = check_positive_int("cores", cores)
-    for g in groups:
-        if g.likelihood != "binomial":
-            raise NotImplementedError(
-                f"Evidence {g.name!r}: likelihood {g.likelihood!r} is not supported by the "
-                "sampler yet; use likelihood='binomial'"
-            )
     if seed is None:
         # record fresh entropy so that the run can be reproduced
         entropy = np.random.SeedSequence().entropy
@@ -148,17 +142,29 @@ def estimate_epsilon(
 
     # strength variables: "s" for the shared groups, "s_<name>" for each own group
     s_names: list[str] = []
-    sidx_parts = []
+    g_sidx = []
     for g in groups:
         vname = "s" if g.strength == "shared" else f"s_{g.name}"
         if vname not in s_names:
             s_names.append(vname)
-        sidx_parts.append(np.full(len(g.counts), s_names.index(vname), dtype=np.int64))
+        g_sidx.append(s_names.index(vname))
     allc = AttackCounts.concat([g.counts for g in groups])
-    sidx = np.concatenate(sidx_parts)
+    grp = np.concatenate([np.full(len(g.counts), j, dtype=np.int64) for j, g in enumerate(groups)])
     G = len(s_names)
-    s_code = prior._s_code()
-    s_priors = [s_code] * G
+    J = len(groups)
+    s_priors = [prior._s_code()] * G
+    lik = [_LIK_CODES[g.likelihood] for g in groups]
+    has_tau = [g.likelihood != "binomial" for g in groups]
+    has_rho = [g.likelihood == "bivariate_normal" for g in groups]
+    tau_free = [h and "tau" not in g.fix for h, g in zip(has_tau, groups, strict=True)]
+    rho_free = [h and "rho" not in g.fix for h, g in zip(has_rho, groups, strict=True)]
+    tau_start = np.array(
+        [g.fix.get("tau", 0.05 if h else 0.0) for g, h in zip(groups, has_tau, strict=True)]
+    )
+    rho_start = np.array([g.fix.get("rho", 0.0) for g in groups])
+    for j, g in enumerate(groups):
+        if has_rho[j] and "rho" in g.fix:
+            tau_start[j] = _admissible_tau(g, tau_start[j], fixed_tau="tau" in g.fix)
 
     # dispersed starting points around the classical estimate
     ehat = classical_epsilon(allc.fpr, allc.fnr, delta)
@@ -174,6 +180,8 @@ def estimate_epsilon(
         s0 = np.full((chains, G), float(prior.s))
     else:
         s0 = init_rng.uniform(0.2, 0.8, size=(chains, G))
+    tau0 = np.tile(tau_start, (chains, 1))
+    rho0 = np.tile(rho_start, (chains, 1))
 
     config = SamplerConfig(
         draws=draws,
@@ -185,12 +193,21 @@ def estimate_epsilon(
         target_accept=target_accept,
         cores=cores,
     )
+    group_arrays = {
+        "sidx": g_sidx,
+        "lik": lik,
+        "tau_free": tau_free,
+        "rho_free": rho_free,
+        "tau_a": [prior.tau.a] * J,
+        "tau_b": [prior.tau.b] * J,
+    }
     out = run_mhaar(
         allc.fp,
         allc.n_neg,
         allc.fn,
         allc.n_pos,
-        sidx,
+        grp,
+        groups=group_arrays,
         delta=delta,
         eps_prior=prior.eps._code(),
         s_priors=s_priors,
@@ -198,18 +215,33 @@ def estimate_epsilon(
         rngs=chain_rngs,
         eps0=eps0,
         s0=s0,
+        tau0=tau0,
+        rho0=rho0,
     )
 
     draws_dict = {"eps": out["eps"]}
-    fixed = {}
-    for j, name in enumerate(s_names):
+    fixed: dict[str, float] = {}
+    for k, name in enumerate(s_names):
         if prior.s_fixed:
             fixed[name] = float(prior.s)
         else:
-            draws_dict[name] = out["s"][:, :, j]
+            draws_dict[name] = out["s"][:, :, k]
+    for j, g in enumerate(groups):
+        for par, has, free, arr in (
+            ("tau", has_tau, tau_free, "tau"),
+            ("rho", has_rho, rho_free, "rho"),
+        ):
+            if not has[j]:
+                continue
+            if free[j]:
+                draws_dict[f"{par}_{g.name}"] = out[arr][:, :, j]
+            else:
+                fixed[f"{par}_{g.name}"] = float(g.fix[par])
     stats = {"accept_joint": out["accept"][:, :, 0]}
     if not prior.s_fixed:
         stats["accept_ridge"] = out["accept"][:, :, 1]
+    if any(tau_free) or any(rho_free):
+        stats["accept_overdispersion"] = out["accept"][:, :, 2]
     settings = {
         "delta": delta,
         "prior": repr(prior),
@@ -238,6 +270,36 @@ def estimate_epsilon(
     if check:
         post.check(stacklevel=2)
     return post
+
+
+_LIK_CODES = {"binomial": 0, "bivariate_normal": 1, "beta_binomial": 2}
+
+
+def _admissible_tau(group: Evidence, tau: float, *, fixed_tau: bool) -> float:
+    """Check that a fixed rho is admissible at tau (fixed), or find a starting tau where it is."""
+    rho = abs(group.fix["rho"])
+    n0 = group.counts.n_neg.astype(float)
+    n1 = group.counts.n_pos.astype(float)
+
+    def rho_max(t):
+        c0 = 1 + (n0 - 1) * t
+        c1 = 1 + (n1 - 1) * t
+        return float(np.min(np.sqrt(np.clip(c0 * c1, 0, None) / (n0 * n1))))
+
+    if rho < rho_max(tau):
+        return tau
+    if fixed_tau:
+        raise ValueError(
+            f"Evidence {group.name!r}: `fix['rho']` = {group.fix['rho']!r} is outside the "
+            f"admissible interval (-{rho_max(tau):.4g}, {rho_max(tau):.4g}) at tau = {tau!r}"
+        )
+    for t in np.linspace(tau, 0.999, 2000):
+        if rho < rho_max(t):
+            return float(t)
+    raise ValueError(
+        f"Evidence {group.name!r}: `fix['rho']` = {group.fix['rho']!r} is not admissible for "
+        "any tau < 1"
+    )
 
 
 def _versions() -> dict[str, str]:

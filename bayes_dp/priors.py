@@ -141,6 +141,11 @@ class Prior:
         R(eps, delta); values near 1 assume near-optimal attacks on worst-case challenge bases
         (the paper's Remark 2: over-confident unless that is really so). Default ``Beta(1, 1)``.
         Groups with their own strength (``Evidence(strength="own")``) use the same prior.
+    tau : Beta
+        Prior of the over-dispersion ``tau`` of correlated-count groups (the correlation of two
+        decisions under the same hypothesis), on (0, 1); default uniform. The FP-FN correlation
+        ``rho`` of a bivariate-normal group is uniform on its admissible interval given tau
+        (see ``docs/correlated.md``).
 
     Examples
     --------
@@ -150,11 +155,14 @@ class Prior:
 
     eps: HalfNormal | LogNormal = HalfNormal(10.0)
     s: Beta | float = Beta(1.0, 1.0)
+    tau: Beta = Beta(1.0, 1.0)
 
     def __post_init__(self) -> None:
         if not isinstance(self.eps, (HalfNormal, LogNormal)):
             raise TypeError(f"`eps` must be a HalfNormal or LogNormal prior; found {self.eps!r}")
         object.__setattr__(self, "s", _check_s_prior("s", self.s))
+        if not isinstance(self.tau, Beta):
+            raise TypeError(f"`tau` must be a Beta prior; found {self.tau!r}")
 
     @property
     def s_fixed(self) -> bool:

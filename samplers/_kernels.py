@@ -1,27 +1,28 @@
-"""Numba kernels of MCMC-DP-Est (MHAAR, Yildirim et al. Alg. 1).
+"""Numba kernels of MCMC-DP-Est (MHAAR, Yildirim et al. Alg. 1), with evidence groups.
 
 Only numpy and numba live here. Everything is a plain function of arrays, scalars and a
 ``numpy.random.Generator``; the public wrapper in :mod:`samplers.mhaar` validates and packs.
 
-Target: p(eps, s_1..s_G, (alpha_i, beta_i)_i | X, Y) with (alpha_i, beta_i) | eps, s uniform on
-R_{s_g(i)}(eps, delta) and binomial counts. A "strength variable" g is either free (Beta prior,
-moved by the sampler) or fixed.
+Target: p(eps, s_1..s_G, (tau_j, rho_j)_j, (alpha_i, beta_i)_i | X, Y). Challenge base i belongs
+to evidence group j = grp[i]; group j uses strength variable g_sidx[j] and the likelihood
+g_lik[j] (0: binomial, 1: bivariate normal of the paper's eq. 7 with (tau_j, rho_j), 2:
+beta-binomial with intra-class correlation tau_j). (alpha_i, beta_i) | eps, s are uniform on
+R_s(eps, delta) = R(eps, delta) minus R(s eps, s delta).
 
-Auxiliary proposals (the latent pairs are refreshed by importance sampling from q, which does
-not depend on (eps, s), so the averaged acceptance ratio keeps the posterior exact for any K,
-Andrieu et al. 2020):
+Auxiliary proposals q (per base; the latent pairs are refreshed by importance sampling from q,
+which does not depend on the parameters after warm-up, so the averaged acceptance ratio keeps
+the posterior exact for any K, Andrieu et al. 2020):
 
 * ``PROP_UNIFORM`` (0): q uniform on the unit square, as in the paper.
 * ``PROP_BETA_MIX`` (1): q = (1 - lam) Beta(X+1, N0-X+1) x Beta(Y+1, N1-Y+1) + lam Uniform, the
-  normalised likelihood with a defensive uniform part. With lam = 0 the importance weight
-  g/q is constant, so only the indicator of R_s varies.
+  normalised binomial likelihood with a defensive uniform part.
 * ``PROP_NORMAL_MIX`` (2): as (1) with each Beta replaced by a normal of the same mean and an
-  inflated sd, truncated to [0, 1]: the same shape at a fraction of the cost of Beta draws,
-  with g/q evaluated exactly.
+  inflated sd (widened for over-dispersed groups during warm-up), truncated to [0, 1].
 
-The weight of a candidate (a, b) under (eps, s) is ``1{(a, b) in R_s} / |R_s| * g(X, Y|a, b) /
-q(a, b)``. We store ``r = log g - log q`` (up to a per-base constant) and evaluate the indicator
-through the folded coordinates lo = min, hi = max of (a, b) mapped into the lower-left half.
+The weight of a candidate (a, b) is ``1{(a, b) in R_s} / |R_s| * g(X, Y | a, b) / q(a, b)``. We
+store ``r = log g - log q`` (up to per-base constants that do not depend on the parameters) and
+test membership with the folded coordinates lo = min, hi = max of (a, b) mapped into the
+lower-left half of the square.
 """
 
 from __future__ import annotations
@@ -35,14 +36,21 @@ PROP_UNIFORM = 0
 PROP_BETA_MIX = 1
 PROP_NORMAL_MIX = 2
 
-#: Columns of the per-base parameter matrix P (n, 12): Beta shapes and log-normalisers of the
-#: normalised likelihood, then (mean, sd, log normaliser) of the truncated normal proposal of
-#: each coordinate.
-N_PARAMS = 12
+LIK_BINOMIAL = 0
+LIK_BIVARIATE_NORMAL = 1
+LIK_BETA_BINOMIAL = 2
+
+#: Columns of the per-base parameter matrix P: Beta shapes (0-3) and log-normalisers (4, 5) of
+#: the normalised likelihood; (mean, sd, log normaliser) of the truncated-normal proposal of
+#: each coordinate (6-8, 9-11); the counts X, N0, Y, N1 (12-15); the binomial sd of each
+#: coordinate (16, 17) from which the normal proposal's width is set.
+N_PARAMS = 18
+_SD_INFLATION = 1.5
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
+# ------------------------------------------------------------------------------- priors
 @njit(**_JIT)
 def log_prior_eps(eps, kind, p1, p2):
     """Log prior density of eps up to a constant (0: half-normal(p1), 1: lognormal(p1, p2))."""
@@ -74,6 +82,7 @@ def log_area(eps, s, delta):
     return -np.inf
 
 
+# --------------------------------------------------------------------------- likelihoods
 @njit(**_JIT)
 def _xlogy(c, v):
     # c * log(v) with 0 * log(0) = 0
@@ -96,24 +105,105 @@ def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
 
 
 @njit(**_JIT)
-def log_weight_ratio(a, b, P, i, kind, lam):
-    """r = log g(X, Y | a, b) - log q(a, b), up to a per-base constant (row ``i`` of ``P``)."""
-    lbp = log_lik_shape(a, b, P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5])
+def rho_max(tau, n0, n1):
+    """Largest |rho| keeping the covariance of eq. 7 positive definite for one row."""
+    c0 = 1.0 + (n0 - 1.0) * tau
+    c1 = 1.0 + (n1 - 1.0) * tau
+    if c0 <= 0.0 or c1 <= 0.0:
+        return 0.0
+    return math.sqrt(c0 * c1 / (n0 * n1))
+
+
+@njit(**_JIT)
+def log_bvn(a, b, x, n0, y, n1, tau, rho):
+    """Bivariate normal log density of (X, Y) given (alpha, beta) = (a, b) (paper eq. 7).
+
+    Var X = a(1-a) N0 (1 + (N0-1) tau), Var Y = b(1-b) N1 (1 + (N1-1) tau),
+    Cov = N0 N1 rho sqrt(a(1-a) b(1-b)): rho is the correlation of one FP decision with one
+    FN decision, tau the correlation of two decisions under the same hypothesis.
+    """
+    c0 = 1.0 + (n0 - 1.0) * tau
+    c1 = 1.0 + (n1 - 1.0) * tau
+    va = a * (1.0 - a) * n0 * c0
+    vb = b * (1.0 - b) * n1 * c1
+    if not (va > 0.0 and vb > 0.0):
+        return -np.inf
+    rc = rho * math.sqrt(n0 * n1 / (c0 * c1))
+    one = 1.0 - rc * rc
+    if not one > 0.0:
+        return -np.inf
+    zx = (x - n0 * a) / math.sqrt(va)
+    zy = (y - n1 * b) / math.sqrt(vb)
+    return (
+        -1.8378770664093453  # log(2 pi)
+        - 0.5 * (math.log(va) + math.log(vb) + math.log(one))
+        - (zx * zx - 2.0 * rc * zx * zy + zy * zy) / (2.0 * one)
+    )
+
+
+@njit(**_JIT)
+def _lbeta(p, q):
+    return math.lgamma(p) + math.lgamma(q) - math.lgamma(p + q)
+
+
+@njit(**_JIT)
+def _log_betabinom(x, n, m, tau):
+    # log BetaBin(x | n, mean m, intra-class correlation tau) without the binomial coefficient
+    phi = 1.0 / tau - 1.0
+    p = m * phi
+    q = (1.0 - m) * phi
+    return _lbeta(x + p, n - x + q) - _lbeta(p, q)
+
+
+@njit(**_JIT)
+def log_g(a, b, P, i, lik, tau, rho):
+    """log g(X_i, Y_i | a, b) up to a constant that does not depend on (a, b, tau, rho)."""
+    if lik == LIK_BINOMIAL:
+        return log_lik_shape(a, b, P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5])
+    if lik == LIK_BIVARIATE_NORMAL:
+        return log_bvn(a, b, P[i, 12], P[i, 13], P[i, 14], P[i, 15], tau, rho)
+    if not (a > 0.0 and a < 1.0 and b > 0.0 and b < 1.0):
+        return -np.inf
+    if tau < 1e-10:
+        # the tau -> 0 limit of the beta-binomial (same constant as below: no coefficient)
+        return (
+            _xlogy(P[i, 12], a)
+            + _xlogy(P[i, 13] - P[i, 12], 1.0 - a)
+            + _xlogy(P[i, 14], b)
+            + _xlogy(P[i, 15] - P[i, 14], 1.0 - b)
+        )
+    # beta-binomial counts: the binomial coefficients are constants and are left out
+    x_part = _log_betabinom(P[i, 12], P[i, 13], a, tau)
+    return x_part + _log_betabinom(P[i, 14], P[i, 15], b, tau)
+
+
+@njit(**_JIT)
+def log_q(a, b, P, i, kind, lam):
+    """log density of the auxiliary proposal q of base i at (a, b)."""
     if kind == PROP_UNIFORM:
-        return lbp
+        return 0.0
     if kind == PROP_BETA_MIX:
-        lq = lbp
+        lq = log_lik_shape(a, b, P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5])
     else:
         za = (a - P[i, 6]) / P[i, 7]
         zb = (b - P[i, 9]) / P[i, 10]
-        lq = -0.5 * (za * za + zb * zb) - P[i, 8] - P[i, 11]
+        if a <= 0.0 or a >= 1.0 or b <= 0.0 or b >= 1.0:
+            lq = -np.inf
+        else:
+            lq = -0.5 * (za * za + zb * zb) - P[i, 8] - P[i, 11]
     if lam <= 0.0:
-        return lbp - lq
-    # lbp - log((1 - lam) e^lq + lam)
+        return lq
+    # log((1 - lam) e^lq + lam)
     u = math.log1p(-lam) + lq if lam < 1.0 else -np.inf
     v = math.log(lam)
     m = max(u, v)
-    return lbp - (m + math.log(math.exp(u - m) + math.exp(v - m)))
+    return m + math.log(math.exp(u - m) + math.exp(v - m))
+
+
+@njit(**_JIT)
+def log_weight_ratio(a, b, P, i, kind, lam):
+    """r = log g - log q for the binomial likelihood (kept for the tests and simple callers)."""
+    return log_g(a, b, P, i, LIK_BINOMIAL, 0.0, 0.0) - log_q(a, b, P, i, kind, lam)
 
 
 @njit(**_JIT)
@@ -135,6 +225,23 @@ def draw_aux(rng, P, i, kind, lam):
 
 
 @njit(**_JIT)
+def _ndtr(z):
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+@njit(**_JIT)
+def set_normal_width(P, i, factor0, factor1):
+    """Set the sd of base i's truncated-normal proposal to factor x its binomial sd."""
+    for col, fac in ((0, factor0), (1, factor1)):
+        m = P[i, 6 + 3 * col]
+        sd = fac * P[i, 16 + col]
+        z = _ndtr((1.0 - m) / sd) - _ndtr(-m / sd)
+        P[i, 7 + 3 * col] = sd
+        P[i, 8 + 3 * col] = math.log(sd * math.sqrt(2.0 * math.pi)) + math.log(z)
+
+
+# ------------------------------------------------------------------------------- geometry
+@njit(**_JIT)
 def fold(a, b):
     """Map (a, b) into the lower-left half and return (lo, hi)."""
     if a + b > 1.0:
@@ -151,19 +258,27 @@ def in_rs(lo, hi, e_eps, e_seps, delta, s):
     return (hi + e_eps * lo >= 1.0 - delta) and (hi + e_seps * lo < 1.0 - s * delta)
 
 
+# ----------------------------------------------------------------------------- MHAAR move
 @njit(**_JIT)
 def mhaar_update(
     rng,
     eps,
     s,
+    tau,
+    rho,
     eps_p,
     s_p,
+    tau_p,
+    rho_p,
     log_extra,
-    sidx,
+    only_group,
+    grp,
+    g_sidx,
+    g_lik,
     delta,
     K,
     P,
-    kind,
+    qkind,
     lam,
     lat_a,
     lat_b,
@@ -171,12 +286,14 @@ def mhaar_update(
     AB,
     LO,
     HI,
-    W,
+    WC,
+    WP,
 ):
-    """One MHAAR move from (eps, s) towards (eps_p, s_p); updates latents in place.
+    """One MHAAR move from (eps, s, tau, rho) towards the primed values; updates latents.
 
-    ``log_extra`` holds the log prior ratio and the proposal's Jacobian term. Returns True when
-    the move is accepted (the caller then adopts eps_p, s_p).
+    ``log_extra`` holds the log prior ratio and the proposal's Jacobian term. Bases outside
+    group ``only_group`` are skipped when it is >= 0 (their factor of the ratio is 1). Returns
+    True when the move is accepted (the caller then adopts the primed values).
     """
     n = lat_a.shape[0]
     G = s.shape[0]
@@ -194,61 +311,69 @@ def mhaar_update(
     log_ratio = log_extra
     possible = True
     for i in range(n):
-        g = sidx[i]
-        # draw auxiliaries (slot 0 is the current latent)
+        j = grp[i]
+        if only_group >= 0 and j != only_group:
+            continue
+        g = g_sidx[j]
+        lik = g_lik[j]
+        same_g = lik == LIK_BINOMIAL or (tau[j] == tau_p[j] and rho[j] == rho_p[j])
         rmax = -np.inf
         for k in range(K):
             if k == 0:
                 a = lat_a[i]
                 b = lat_b[i]
             else:
-                a, b = draw_aux(rng, P, i, kind, lam)
+                a, b = draw_aux(rng, P, i, qkind[i], lam)
             AA[i, k] = a
             AB[i, k] = b
             lo, hi = fold(a, b)
             LO[i, k] = lo
             HI[i, k] = hi
-            r = log_weight_ratio(a, b, P, i, kind, lam)
-            W[i, k] = r
-            if r > rmax:
-                rmax = r
+            lq = log_q(a, b, P, i, qkind[i], lam)
+            rc = log_g(a, b, P, i, lik, tau[j], rho[j]) - lq
+            if same_g:
+                rp = rc
+            else:
+                rp = log_g(a, b, P, i, lik, tau_p[j], rho_p[j]) - lq
+            WC[i, k] = rc
+            WP[i, k] = rp
+            if rc > rmax:
+                rmax = rc
+            if rp > rmax:
+                rmax = rp
         sc = 0.0
         sp = 0.0
         for k in range(K):
-            w = math.exp(W[i, k] - rmax)
-            W[i, k] = w
-            if in_rs(LO[i, k], HI[i, k], e_c, es_c[g], delta, s[g]):
-                sc += w
-            if in_rs(LO[i, k], HI[i, k], e_p, es_p[g], delta, s_p[g]):
-                sp += w
-        if sp > 0.0 and possible:
+            wc = math.exp(WC[i, k] - rmax)
+            wp = math.exp(WP[i, k] - rmax)
+            if not in_rs(LO[i, k], HI[i, k], e_c, es_c[g], delta, s[g]):
+                wc = 0.0
+            if not in_rs(LO[i, k], HI[i, k], e_p, es_p[g], delta, s_p[g]):
+                wp = 0.0
+            WC[i, k] = wc
+            WP[i, k] = wp
+            sc += wc
+            sp += wp
+        if sp > 0.0 and sc > 0.0 and possible:
             log_ratio += math.log(sp) - math.log(sc) - (la_p[g] - la_c[g])
         else:
             possible = False
     accept = possible and math.log(rng.random()) < log_ratio
-    if accept:
-        e_f = e_p
-        es_f = es_p
-        s_f = s_p
-    else:
-        e_f = e_c
-        es_f = es_c
-        s_f = s
     # resample the latent pairs under the retained parameters
     for i in range(n):
-        g = sidx[i]
+        j = grp[i]
+        if only_group >= 0 and j != only_group:
+            continue
         tot = 0.0
         for k in range(K):
-            if in_rs(LO[i, k], HI[i, k], e_f, es_f[g], delta, s_f[g]):
-                tot += W[i, k]
-            else:
-                W[i, k] = 0.0
+            tot += WP[i, k] if accept else WC[i, k]
         u = rng.random() * tot
         acc = 0.0
         pick = 0
         for k in range(K):
-            acc += W[i, k]
-            if W[i, k] > 0.0:
+            w = WP[i, k] if accept else WC[i, k]
+            acc += w
+            if w > 0.0:
                 pick = k
                 if acc >= u:
                     break
@@ -258,23 +383,26 @@ def mhaar_update(
 
 
 @njit(**_JIT)
-def init_latents(rng, eps, s, sidx, delta, K, P, kind, lam, lat_a, lat_b):
+def init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b):
     """Start each latent pair inside R_s: importance resampling of K draws from q, or, when no
     draw falls inside, the point of the diagonal halfway between the two boundary curves."""
     n = lat_a.shape[0]
     e_c = math.exp(eps)
     for i in range(n):
-        g = sidx[i]
+        j = grp[i]
+        g = g_sidx[j]
         es = math.exp(s[g] * eps)
         best_w = -np.inf
         tot = 0.0
         cand_a = -1.0
         cand_b = -1.0
         for _ in range(K):
-            a, b = draw_aux(rng, P, i, kind, lam)
+            a, b = draw_aux(rng, P, i, qkind[i], lam)
             lo, hi = fold(a, b)
             if in_rs(lo, hi, e_c, es, delta, s[g]):
-                r = log_weight_ratio(a, b, P, i, kind, lam)
+                r = log_g(a, b, P, i, g_lik[j], tau[j], rho[j]) - log_q(a, b, P, i, qkind[i], lam)
+                if r == -np.inf:
+                    continue
                 # streaming weighted reservoir of size one, in log space
                 if r > best_w:
                     tot = tot * math.exp(best_w - r) + 1.0
@@ -296,10 +424,34 @@ def init_latents(rng, eps, s, sidx, delta, K, P, kind, lam, lat_a, lat_b):
 
 
 @njit(**_JIT)
+def group_rho_max(tau, j, grp, P):
+    """Largest admissible |rho| of group j at tau: the minimum over the group's rows."""
+    out = np.inf
+    for i in range(grp.shape[0]):
+        if grp[i] == j:
+            r = rho_max(tau, P[i, 13], P[i, 15])
+            if r < out:
+                out = r
+    return out
+
+
+@njit(**_JIT)
+def _logit(x):
+    return math.log(x) - math.log1p(-x)
+
+
+@njit(**_JIT)
 def run_chain(
     rng,
-    sidx,
-    P,
+    grp,
+    g_sidx,
+    g_lik,
+    g_tau_free,
+    g_rho_free,
+    tau_a,
+    tau_b,
+    P_in,
+    qkind,
     delta,
     eps_kind,
     eps_p1,
@@ -309,49 +461,74 @@ def run_chain(
     s_b,
     eps0,
     s0,
+    tau0,
+    rho0,
     n_tune,
     n_draws,
     K,
-    kind,
     lam,
     target_accept,
     adapt,
 ):
     """Run one MHAAR chain: warm-up with tuning (then frozen), then ``n_draws`` stored draws.
 
-    Each iteration makes two MHAAR moves: the paper's joint random walk (log eps, s) and a
-    ridge move (eps, s) -> (eps * c, s / c) that keeps s * eps fixed, along which the
-    likelihood is nearly flat and the joint walk is slow (only when some s is free).
+    Each iteration makes up to three kinds of MHAAR move: the paper's joint random walk on
+    (log eps, s); a ridge move (eps, s) -> (eps c, s / c) that keeps s eps fixed, along which
+    the likelihood is nearly flat (when some s is free); and, for each group with free
+    over-dispersion parameters, a random walk on (logit tau, rho / rho_max(tau)) that touches
+    only that group's bases.
 
     Returns
     -------
-    eps_out : (n_draws,) ; s_out : (n_draws, G) ; acc_out : (n_draws, 2) ; scales : (4 + G,)
-        scales = [joint factor, ridge factor, shape of log eps, unused, shape of each s].
+    eps_out (D,), s_out (D, G), tau_out (D, J), rho_out (D, J), acc_out (D, 3) (joint, ridge,
+    nuisance: fraction of groups accepted), scales (3 + G + J,) (joint factor, ridge factor,
+    shape of log eps, shape of each s, nuisance factor of each group).
     """
+    P = P_in.copy()
     n = P.shape[0]
     G = s0.shape[0]
+    J = g_sidx.shape[0]
     n_free = 0
     for g in range(G):
         if s_free[g]:
             n_free += 1
+    n_nuis = 0
+    for j in range(J):
+        if g_tau_free[j] or g_rho_free[j]:
+            n_nuis += 1
     eps = eps0
     s = s0.copy()
     s_p = s0.copy()
+    tau = tau0.copy()
+    rho = rho0.copy()
+    tau_p = tau0.copy()
+    rho_p = rho0.copy()
+    # proposal widths of over-dispersed groups follow their starting tau until warm-up ends
+    for i in range(n):
+        j = grp[i]
+        if g_lik[j] != LIK_BINOMIAL and qkind[i] == PROP_NORMAL_MIX:
+            f0 = _SD_INFLATION * math.sqrt(max(1.0 + (P[i, 13] - 1.0) * tau[j], 1e-6))
+            f1 = _SD_INFLATION * math.sqrt(max(1.0 + (P[i, 15] - 1.0) * tau[j], 1e-6))
+            set_normal_width(P, i, f0, f1)
     lat_a = np.empty(n)
     lat_b = np.empty(n)
-    init_latents(rng, eps, s, sidx, delta, K, P, kind, lam, lat_a, lat_b)
+    init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b)
     AA = np.empty((n, K))
     AB = np.empty((n, K))
     LO = np.empty((n, K))
     HI = np.empty((n, K))
-    W = np.empty((n, K))
+    WC = np.empty((n, K))
+    WP = np.empty((n, K))
 
     eps_out = np.empty(n_draws)
     s_out = np.empty((n_draws, G))
-    acc_out = np.zeros((n_draws, 2), dtype=np.bool_)
+    tau_out = np.empty((n_draws, J))
+    rho_out = np.empty((n_draws, J))
+    acc_out = np.zeros((n_draws, 3))
 
     log_fj = math.log(2.38 / math.sqrt(1.0 + n_free))
     log_fr = math.log(0.5)
+    log_fn = np.full(J, math.log(0.5))
     shape_e = 0.5
     shape_s = np.full(G, 0.15)
     # Welford accumulators for the shape window
@@ -360,6 +537,7 @@ def run_chain(
     v_e = 0.0
     m_s = np.zeros(G)
     v_s = np.zeros(G)
+    m_t = np.zeros(J)
     win_lo = n_tune // 4
     win_hi = n_tune // 2
 
@@ -388,14 +566,21 @@ def run_chain(
                 rng,
                 eps,
                 s,
+                tau,
+                rho,
                 eps_p,
                 s_p,
+                tau,
+                rho,
                 lpr + math.log(eps_p / eps),
-                sidx,
+                -1,
+                grp,
+                g_sidx,
+                g_lik,
                 delta,
                 K,
                 P,
-                kind,
+                qkind,
                 lam,
                 lat_a,
                 lat_b,
@@ -403,7 +588,8 @@ def run_chain(
                 AB,
                 LO,
                 HI,
-                W,
+                WC,
+                WP,
             )
             if a1:
                 eps = eps_p
@@ -435,14 +621,21 @@ def run_chain(
                     rng,
                     eps,
                     s,
+                    tau,
+                    rho,
                     eps_p,
                     s_p,
+                    tau,
+                    rho,
                     lpr + (1.0 - n_free) * math.log(c),
-                    sidx,
+                    -1,
+                    grp,
+                    g_sidx,
+                    g_lik,
                     delta,
                     K,
                     P,
-                    kind,
+                    qkind,
                     lam,
                     lat_a,
                     lat_b,
@@ -450,12 +643,84 @@ def run_chain(
                     AB,
                     LO,
                     HI,
-                    W,
+                    WC,
+                    WP,
                 )
                 if a2:
                     eps = eps_p
                     for g in range(G):
                         s[g] = s_p[g]
+        # --- move 3: over-dispersion parameters, one group at a time
+        n_acc3 = 0
+        for j in range(J):
+            if not (g_tau_free[j] or g_rho_free[j]):
+                continue
+            for jj in range(J):
+                tau_p[jj] = tau[jj]
+                rho_p[jj] = rho[jj]
+            fn = math.exp(log_fn[j])
+            rmax_c = group_rho_max(tau[j], j, grp, P)
+            lpr = 0.0
+            ok = True
+            if g_tau_free[j]:
+                # random walk on logit(tau); Jacobian tau (1 - tau); Beta prior
+                tau_p[j] = 1.0 / (1.0 + math.exp(-(_logit(tau[j]) + fn * rng.standard_normal())))
+                if not (tau_p[j] > 0.0 and tau_p[j] < 1.0):
+                    ok = False
+                else:
+                    lpr += tau_a[j] * (math.log(tau_p[j]) - math.log(tau[j])) + tau_b[j] * (
+                        math.log1p(-tau_p[j]) - math.log1p(-tau[j])
+                    )
+            rmax_p = group_rho_max(tau_p[j], j, grp, P)
+            if g_rho_free[j]:
+                # rho = r rho_max(tau), r ~ Uniform(-1, 1): random walk on r; in (logit tau, r)
+                # the prior of rho given tau (uniform) and the Jacobian rho_max cancel
+                r_c = rho[j] / rmax_c
+                r_p = r_c + fn * 0.6 * rng.standard_normal()
+                if not (r_p > -1.0 and r_p < 1.0):
+                    ok = False
+                rho_p[j] = r_p * rmax_p
+            elif not abs(rho[j]) < rmax_p:
+                ok = False  # fixed rho inadmissible at the proposed tau
+            if ok:
+                acc3 = mhaar_update(
+                    rng,
+                    eps,
+                    s,
+                    tau,
+                    rho,
+                    eps,
+                    s,
+                    tau_p,
+                    rho_p,
+                    lpr,
+                    j,
+                    grp,
+                    g_sidx,
+                    g_lik,
+                    delta,
+                    K,
+                    P,
+                    qkind,
+                    lam,
+                    lat_a,
+                    lat_b,
+                    AA,
+                    AB,
+                    LO,
+                    HI,
+                    WC,
+                    WP,
+                )
+            else:
+                acc3 = False
+            if acc3:
+                tau[j] = tau_p[j]
+                rho[j] = rho_p[j]
+                n_acc3 += 1
+            if tuning and adapt:
+                gamma = 1.0 / (it + 1.0) ** 0.6
+                log_fn[j] += gamma * ((1.0 if acc3 else 0.0) - target_accept)
         if tuning:
             if adapt:
                 gamma = 1.0 / (it + 1.0) ** 0.6
@@ -472,6 +737,8 @@ def run_chain(
                         d = s[g] - m_s[g]
                         m_s[g] += d / w_n
                         v_s[g] += d * (s[g] - m_s[g])
+                    for j in range(J):
+                        m_t[j] += (tau[j] - m_t[j]) / w_n
                 if it == win_hi - 1 and w_n > 10:
                     sd = math.sqrt(v_e / (w_n - 1))
                     if sd > 1e-6:
@@ -481,18 +748,33 @@ def run_chain(
                         if s_free[g] and sd > 1e-6:
                             shape_s[g] = sd
                     log_fj = math.log(2.38 / math.sqrt(1.0 + n_free))
+                    # widen the proposals of over-dispersed groups to the warm-up's mean tau;
+                    # the latent pairs stay valid (q only enters through the weights)
+                    for i in range(n):
+                        j = grp[i]
+                        if g_lik[j] != LIK_BINOMIAL and qkind[i] == PROP_NORMAL_MIX:
+                            t = max(m_t[j], 0.0)
+                            f0 = _SD_INFLATION * math.sqrt(1.0 + (P[i, 13] - 1.0) * t)
+                            f1 = _SD_INFLATION * math.sqrt(1.0 + (P[i, 15] - 1.0) * t)
+                            set_normal_width(P, i, f0, f1)
         else:
-            j = it - n_tune
-            eps_out[j] = eps
+            d = it - n_tune
+            eps_out[d] = eps
             for g in range(G):
-                s_out[j, g] = s[g]
-            acc_out[j, 0] = a1
-            acc_out[j, 1] = a2
-    scales = np.empty(4 + G)
+                s_out[d, g] = s[g]
+            for j in range(J):
+                tau_out[d, j] = tau[j]
+                rho_out[d, j] = rho[j]
+            acc_out[d, 0] = 1.0 if a1 else 0.0
+            acc_out[d, 1] = 1.0 if a2 else 0.0
+            if n_nuis > 0:
+                acc_out[d, 2] = n_acc3 / n_nuis
+    scales = np.empty(3 + G + J)
     scales[0] = math.exp(log_fj)
     scales[1] = math.exp(log_fr)
     scales[2] = shape_e
-    scales[3] = 0.0
     for g in range(G):
-        scales[4 + g] = shape_s[g]
-    return eps_out, s_out, acc_out, scales
+        scales[3 + g] = shape_s[g]
+    for j in range(J):
+        scales[3 + G + j] = math.exp(log_fn[j])
+    return eps_out, s_out, tau_out, rho_out, acc_out, scales

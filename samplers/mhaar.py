@@ -26,7 +26,7 @@ NORMAL_SD_INFLATION = 1.5
 
 
 def aux_params(fp, n_neg, fn, n_pos) -> np.ndarray:
-    """Per-base parameter matrix P (n, 12) read by the kernels (see ``_kernels.N_PARAMS``)."""
+    """Per-base parameter matrix P (n, N_PARAMS) read by the kernels (see ``_kernels``)."""
     fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.float64) for v in (fp, n_neg, fn, n_pos))
     P = np.empty((fp.size, _kernels.N_PARAMS))
     for col, (x, n) in enumerate(((fp, n_neg), (fn, n_pos))):
@@ -41,6 +41,9 @@ def aux_params(fp, n_neg, fn, n_pos) -> np.ndarray:
         P[:, 6 + 3 * col] = m
         P[:, 7 + 3 * col] = sd
         P[:, 8 + 3 * col] = np.log(sd * np.sqrt(2.0 * np.pi)) + np.log(z)
+        P[:, 12 + 2 * col] = x
+        P[:, 13 + 2 * col] = n
+        P[:, 16 + col] = sd / NORMAL_SD_INFLATION
     return P
 
 
@@ -77,33 +80,71 @@ class SamplerConfig:
     cores: int | None = None
 
 
-def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config, rngs, eps0, s0):
+def run_mhaar(
+    fp,
+    n_neg,
+    fn,
+    n_pos,
+    grp,
+    *,
+    groups,
+    delta,
+    eps_prior,
+    s_priors,
+    config,
+    rngs,
+    eps0,
+    s0,
+    tau0,
+    rho0,
+):
     """Run ``config.chains`` chains; returns dict of arrays with leading (chain, draw) axes.
 
     Parameters
     ----------
     fp, n_neg, fn, n_pos : int arrays (n,)
         Counts per challenge base.
-    sidx : int array (n,)
-        Strength variable of each base.
+    grp : int array (n,)
+        Evidence group of each base.
+    groups : dict of arrays, one entry per group
+        ``sidx`` (strength variable), ``lik`` (likelihood code), ``tau_free``, ``rho_free``
+        (bool), ``tau_a``, ``tau_b`` (Beta prior of tau).
     eps_prior : (kind, p1, p2)
     s_priors : list of (kind, a_or_value, b), one per strength variable (kind 1: fixed).
     rngs : list of numpy Generators, one per chain.
-    eps0 : float array (chains,) ; s0 : float array (chains, G)
+    eps0 : (chains,) ; s0 : (chains, G) ; tau0, rho0 : (chains, J) starting values.
     """
     P = aux_params(fp, n_neg, fn, n_pos)
-    sidx = np.asarray(sidx, dtype=np.int64)
+    grp = np.asarray(grp, dtype=np.int64)
+    g_sidx = np.asarray(groups["sidx"], dtype=np.int64)
+    g_lik = np.asarray(groups["lik"], dtype=np.int64)
+    g_tau_free = np.asarray(groups["tau_free"], dtype=np.bool_)
+    g_rho_free = np.asarray(groups["rho_free"], dtype=np.bool_)
+    tau_a = np.asarray(groups["tau_a"], dtype=np.float64)
+    tau_b = np.asarray(groups["tau_b"], dtype=np.float64)
     s_free = np.array([k == 0 for k, _, _ in s_priors], dtype=np.bool_)
     s_a = np.array([a for _, a, _ in s_priors], dtype=np.float64)
     s_b = np.array([b for _, _, b in s_priors], dtype=np.float64)
     kind = AUX_PROPOSALS[config.aux_proposal]
+    qkind = np.full(grp.size, kind, dtype=np.int64)
+    if kind == _kernels.PROP_BETA_MIX:
+        # the Beta shape is the binomial likelihood; over-dispersed groups get the normal
+        # proposal, whose width follows their tau during warm-up
+        qkind[g_lik[grp] != _kernels.LIK_BINOMIAL] = _kernels.PROP_NORMAL_MIX
     eps_kind, eps_p1, eps_p2 = eps_prior
 
     def one(c):
         return _kernels.run_chain(
             rngs[c],
-            sidx,
+            grp,
+            g_sidx,
+            g_lik,
+            g_tau_free,
+            g_rho_free,
+            tau_a,
+            tau_b,
             P,
+            qkind,
             float(delta),
             int(eps_kind),
             float(eps_p1),
@@ -113,10 +154,11 @@ def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config,
             s_b,
             float(eps0[c]),
             np.ascontiguousarray(s0[c], dtype=np.float64),
+            np.ascontiguousarray(tau0[c], dtype=np.float64),
+            np.ascontiguousarray(rho0[c], dtype=np.float64),
             int(config.tune),
             int(config.draws),
             int(config.n_aux),
-            int(kind),
             float(config.aux_uniform_weight),
             float(config.target_accept),
             True,
@@ -130,9 +172,5 @@ def run_mhaar(fp, n_neg, fn, n_pos, sidx, *, delta, eps_prior, s_priors, config,
         # the kernels release the GIL (nogil=True), so threads run chains in parallel
         with ThreadPoolExecutor(max_workers=workers) as ex:
             results = list(ex.map(one, range(config.chains)))
-    return {
-        "eps": np.stack([r[0] for r in results]),
-        "s": np.stack([r[1] for r in results]),
-        "accept": np.stack([r[2] for r in results]),
-        "scales": np.stack([r[3] for r in results]),
-    }
+    keys = ("eps", "s", "tau", "rho", "accept", "scales")
+    return {k: np.stack([r[i] for r in results]) for i, k in enumerate(keys)}

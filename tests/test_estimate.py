@@ -96,7 +96,7 @@ def test_groups_with_own_strength():
         (dict(delta=1e-5, draws=0), ValueError, ["draws", "0"]),
         (dict(delta=1e-5, draws=2.5), TypeError, ["draws"]),
         (dict(delta=1e-5, n_aux=1), ValueError, ["n_aux"]),
-        (dict(delta=1e-5, aux_proposal="normal"), ValueError, ["aux_proposal", "normal"]),
+        (dict(delta=1e-5, aux_proposal="gauss"), ValueError, ["aux_proposal", "gauss"]),
         (dict(delta=1e-5, prior="flat"), TypeError, ["prior"]),
         (dict(delta=1e-5, seed=-1), ValueError, ["seed"]),
         (dict(delta=1e-5, seed="a"), TypeError, ["seed"]),

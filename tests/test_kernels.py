@@ -134,3 +134,47 @@ def test_importance_weights_estimate_the_likelihood_ratio():
     for kind, lam in [(K.PROP_BETA_MIX, 0.05), (K.PROP_UNIFORM, 0.0), (K.PROP_NORMAL_MIX, 0.05)]:
         est = _is_ratio(rng, 400_000, P, e1, s1, e2, s2, delta, kind, lam)
         assert est == pytest.approx(exact, rel=0.02)
+
+
+@pytest.mark.parametrize("tau, rho", [(0.0, 0.0), (0.05, 0.01), (0.3, -0.2), (-0.001, 0.0)])
+def test_bivariate_normal_matches_scipy(tau, rho):
+    x, n0, y, n1 = 30.0, 200.0, 55.0, 300.0
+    for a, b in [(0.15, 0.2), (0.1, 0.18), (0.3, 0.1)]:
+        c0, c1 = 1 + (n0 - 1) * tau, 1 + (n1 - 1) * tau
+        va, vb = a * (1 - a) * n0 * c0, b * (1 - b) * n1 * c1
+        cov = n0 * n1 * rho * np.sqrt(a * (1 - a) * b * (1 - b))
+        ref = stats.multivariate_normal([n0 * a, n1 * b], [[va, cov], [cov, vb]]).logpdf([x, y])
+        assert K.log_bvn(a, b, x, n0, y, n1, tau, rho) == pytest.approx(ref, rel=1e-10)
+
+
+def test_rho_max_is_the_positive_definiteness_boundary():
+    for tau, n0, n1 in [(0.0, 100.0, 100.0), (0.1, 50.0, 200.0), (-0.005, 100.0, 120.0)]:
+        r = K.rho_max(tau, n0, n1)
+        assert np.isfinite(K.log_bvn(0.2, 0.3, 20, n0, 30, n1, tau, 0.999 * r))
+        assert K.log_bvn(0.2, 0.3, 20, n0, 30, n1, tau, 1.001 * r) == -np.inf
+
+
+def test_beta_binomial_matches_scipy_and_its_binomial_limit():
+    P = aux_params([12], [100], [30], [80])
+    pts = [(0.1, 0.3), (0.2, 0.45), (0.05, 0.5)]
+    for tau in (0.5, 0.01, 1e-6):
+        phi = 1 / tau - 1
+        d = [
+            K.log_g(a, b, P, 0, K.LIK_BETA_BINOMIAL, tau, 0.0)
+            - stats.betabinom(100, a * phi, (1 - a) * phi).logpmf(12)
+            - stats.betabinom(80, b * phi, (1 - b) * phi).logpmf(30)
+            for a, b in pts
+        ]
+        np.testing.assert_allclose(d, d[0], atol=1e-6)
+        # the same constant at every tau, so ratios across tau are right
+        np.testing.assert_allclose(
+            d[0],
+            -np.log(stats.binom(100, 0.5).pmf(12) / 0.5**100)
+            - np.log(stats.binom(80, 0.5).pmf(30) / 0.5**80),
+            rtol=1e-6,
+        )
+    # continuity at the switch to the tau -> 0 limit
+    a, b = pts[0]
+    lo = K.log_g(a, b, P, 0, K.LIK_BETA_BINOMIAL, 1e-11, 0.0)
+    hi = K.log_g(a, b, P, 0, K.LIK_BETA_BINOMIAL, 1e-9, 0.0)
+    assert lo == pytest.approx(hi, abs=1e-5)
