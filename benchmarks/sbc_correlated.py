@@ -83,9 +83,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--png", default=None)
+    ap.add_argument("--n", type=int, default=N, help="challenges per hypothesis")
+    ap.add_argument("--likelihood", default="bivariate_normal",
+                    choices=["bivariate_normal", "beta_binomial"])
     args = ap.parse_args()
     t0 = time.perf_counter()
-    out = run_sbc(args.reps)
+    out = run_sbc(args.reps, n=args.n, likelihood=args.likelihood)
     sd = np.sqrt(0.9 * 0.1 / args.reps)
     print(
         f"{args.reps} replicates in {time.perf_counter() - t0:.0f} s; nominal 0.90 "
@@ -102,7 +105,7 @@ def main() -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, len(VARS), figsize=(3.2 * len(VARS), 3), sharey=True)
+        fig, axes = plt.subplots(1, len(out), figsize=(3.2 * len(out), 3), sharey=True)
         for ax, (v, d) in zip(axes, out.items(), strict=True):
             ax.hist(d["ranks"], bins=10, range=(0, 1), color="C0", edgecolor="white")
             ax.axhline(args.reps / 10, color="k", ls="--", lw=1, label="uniform")
@@ -110,7 +113,8 @@ def main() -> None:
             ax.set_xlabel("normalised rank of the truth")
         axes[0].set_ylabel("replicates")
         axes[0].legend()
-        fig.suptitle("Simulation-based calibration, bivariate-normal counts (eq. 7)")
+        fig.suptitle(f"Simulation-based calibration, {args.likelihood} counts, "
+                     f"{N_BASES} bases, N = {args.n}")
         fig.tight_layout()
         fig.savefig(args.png, dpi=110)
         print(f"wrote {args.png}")
