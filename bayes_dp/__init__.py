@@ -13,6 +13,7 @@ from .posterior import Posterior, load_posterior
 from .priors import Beta, HalfNormal, LogNormal, Prior
 from .region import (
     classical_epsilon,
+    clopper_pearson_epsilon,
     in_region,
     in_strength_region,
     region_area,
@@ -29,6 +30,7 @@ __all__ = [
     "Posterior",
     "Prior",
     "classical_epsilon",
+    "clopper_pearson_epsilon",
     "estimate_epsilon",
     "in_region",
     "in_strength_region",

@@ -32,6 +32,7 @@ __all__ = [
     "region_area",
     "strength_region_area",
     "classical_epsilon",
+    "clopper_pearson_epsilon",
 ]
 
 
@@ -172,3 +173,67 @@ def _safe_log_ratio(num, den):
     ok = pos & (den > 0)
     out[ok] = np.log(num[ok]) - np.log(den[ok])
     return out
+
+
+def clopper_pearson_epsilon(
+    fp, n_neg, fn, n_pos, delta: float, confidence: float = 0.95
+) -> tuple[float, float]:
+    r"""Classical confidence interval for eps from Clopper-Pearson bounds of the error rates.
+
+    For each challenge base the false-positive and false-negative rates get exact two-sided
+    Clopper-Pearson intervals (``scipy.stats.beta`` quantiles: the lower bound of x of n is the
+    ``a/2`` quantile of Beta(x, n - x + 1), the upper bound the ``1 - a/2`` quantile of
+    Beta(x + 1, n - x)), each at level ``1 - a`` with ``a = (1 - confidence) / (2 n)`` for ``n``
+    bases, so that by the union bound all 2n intervals hold together with probability at least
+    ``confidence``. :func:`classical_epsilon` decreases in both rates, so plugging in the upper
+    bounds gives a lower bound of eps and the lower bounds an upper one, per base; the maximum
+    over bases is returned.
+
+    The lower end is the usual audit claim: "eps >= lo with probability >= confidence", valid
+    for any attack, and it is what the point estimate becomes once sampling error is
+    accounted for. The upper end only bounds the classical estimate's target (the eps an
+    optimal test would need on the attacked bases), not eps itself: an attack can always be
+    weaker than optimal.
+
+    Parameters
+    ----------
+    fp, n_neg, fn, n_pos : int or array_like of int
+        Counts per challenge base, as in :class:`~bayes_dp.AttackCounts`.
+    delta : float
+        In [0, 1).
+    confidence : float
+        Joint confidence level in (0, 1). Default 0.95.
+
+    Returns
+    -------
+    (float, float)
+        ``(lo, hi)``; ``hi`` may be ``inf`` (a lower rate bound of 0).
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson_epsilon([40, 50], 1000, [250, 200], 1000, delta=1e-5)
+    >>> point = float(classical_epsilon([0.04, 0.05], [0.25, 0.2], 1e-5).max())
+    >>> bool(lo < point < hi), round(lo, 2)
+    (True, 2.51)
+    """
+    from scipy import stats
+
+    from .observations import AttackCounts
+
+    delta = check_delta(delta)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    c = AttackCounts(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos)
+    a = (1.0 - confidence) / (2 * len(c))
+
+    def bounds(x, n):
+        lo = np.where(x > 0, stats.beta.ppf(a / 2, np.maximum(x, 1), n - x + 1), 0.0)
+        hi = np.where(x < n, stats.beta.ppf(1 - a / 2, x + 1, np.maximum(n - x, 1)), 1.0)
+        return lo, hi
+
+    fpr_lo, fpr_hi = bounds(c.fp, c.n_neg)
+    fnr_lo, fnr_hi = bounds(c.fn, c.n_pos)
+    eps_lo = np.max(classical_epsilon(fpr_hi, fnr_hi, delta))
+    eps_hi = np.max(classical_epsilon(fpr_lo, fnr_lo, delta))
+    return float(eps_lo), float(eps_hi)
