@@ -60,11 +60,11 @@ def _cut_note(x: np.ndarray, hi: float) -> str:
     return f"; {100 * frac:.1f}% of draws lie beyond {hi:.3g}" if frac > 0 else ""
 
 
-def _axes(ax):
+def _axes(ax, figsize=(6.4, 4.2)):
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
 
 
@@ -341,7 +341,7 @@ def plot_region(
     """
     from scipy import stats
 
-    ax = _axes(ax)
+    ax = _axes(ax, figsize=(9.5, 5.0))
     if posterior is not None:
         _check_post(posterior)
         if delta is None:
@@ -436,7 +436,7 @@ def plot_region(
     ax.set_xlabel("false-positive rate α (type I error)")
     ax.set_ylabel("false-negative rate β (type II error)")
     ax.set_title(f"Observed error rates and the privacy region (δ = {delta:g})")
-    ax.legend(fontsize="x-small", loc="upper right")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return ax
 
 

@@ -180,6 +180,19 @@ class Posterior:
             f"eps median {self.quantile(0.5):.3g}, 90% interval [{lo:.3g}, {hi:.3g}])"
         )
 
+    def report(self, path, **kwargs) -> Path:
+        """Write a self-contained HTML report (inputs, summary, warnings, figures, how to
+        reproduce) to ``path``; keyword arguments go to :func:`bayes_dp.report.write_report`.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
+        from .report import write_report
+
+        return write_report(self, path, **kwargs)
+
     # -- ArviZ and files --------------------------------------------------------------------
     def to_arviz(self):
         """The ArviZ data object: ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x),
