@@ -240,7 +240,12 @@ def write_report(
             [
                 ["δ (delta)", _fmt(delta, 6) if delta is not None else "?"],
                 ["prior", str(st.get("prior", "?"))],
-                ["fixed", json.dumps(st.get("fixed", {})) or "nothing"],
+                [
+                    "fixed (not sampled)",
+                    ", ".join(f"{k} = {v:g}" for k, v in st.get("fixed", {}).items())
+                    or "nothing: s inferred",
+                ],
+                ["groups", ", ".join(g["name"] for g in st.get("groups", [])) or "?"],
             ],
             left=2,
         )
