@@ -132,7 +132,10 @@ def classical_epsilon(fpr, fnr, delta: float):
     r"""The classical point estimate of eps from observed error rates.
 
     ``eps_hat = max{log((1 - delta - FPR) / FNR), log((1 - delta - FNR) / FPR)}``, clipped at 0;
-    ``inf`` when a rate is 0 (and the matching numerator is positive).
+    ``inf`` when a rate is 0 (and the matching numerator is positive). Rates with
+    FPR + FNR > 1 (an attack worse than guessing, whose flipped decisions have errors
+    (1 - FPR, 1 - FNR)) are first reflected through (1/2, 1/2), as the region R(eps, delta) is
+    symmetric under that reflection: their evidence comes from the upper constraints of R.
 
     Parameters
     ----------
@@ -145,21 +148,33 @@ def classical_epsilon(fpr, fnr, delta: float):
     --------
     >>> round(float(classical_epsilon(0.1, 0.1, 0.0)), 6)   # log(9)
     2.197225
+    >>> round(float(classical_epsilon(0.9, 0.9, 0.0)), 6)   # flipped decisions: the same
+    2.197225
     >>> float(classical_epsilon(0.0, 0.2, 0.0))
     inf
     """
     delta = check_delta(delta)
+    a, b = _check_rates(fpr, fnr)
+    out = np.maximum(_eps_lower(a, b, delta), _eps_lower(1.0 - a, 1.0 - b, delta))
+    return out if out.ndim else float(out)
+
+
+def _check_rates(fpr, fnr):
     a = np.asarray(fpr, dtype=np.float64)
     b = np.asarray(fnr, dtype=np.float64)
     if np.any(~np.isfinite(a)) or np.any((a < 0) | (a > 1)):
         raise ValueError(f"`fpr` must lie in [0, 1]; found {fpr!r}")
     if np.any(~np.isfinite(b)) or np.any((b < 0) | (b > 1)):
         raise ValueError(f"`fnr` must lie in [0, 1]; found {fnr!r}")
+    return a, b
+
+
+def _eps_lower(a, b, delta):
+    # eps implied by the two lower constraints of R (decreasing in both rates), clipped at 0
     with np.errstate(divide="ignore", invalid="ignore"):
         e1 = _safe_log_ratio(1.0 - delta - a, b)
         e2 = _safe_log_ratio(1.0 - delta - b, a)
-    out = np.maximum(np.maximum(e1, e2), 0.0)
-    return out if out.ndim else float(out)
+    return np.maximum(np.maximum(e1, e2), 0.0)
 
 
 def _safe_log_ratio(num, den):
@@ -185,9 +200,10 @@ def clopper_pearson_epsilon(
     ``a/2`` quantile of Beta(x, n - x + 1), the upper bound the ``1 - a/2`` quantile of
     Beta(x + 1, n - x)), each at level ``1 - a`` with ``a = (1 - confidence) / (2 n)`` for ``n``
     bases, so that by the union bound all 2n intervals hold together with probability at least
-    ``confidence``. :func:`classical_epsilon` decreases in both rates, so plugging in the upper
-    bounds gives a lower bound of eps and the lower bounds an upper one, per base; the maximum
-    over bases is returned.
+    ``confidence``. Below the diagonal FPR + FNR = 1, :func:`classical_epsilon` decreases in
+    both rates, so the upper rate bounds give a lower bound of eps and the lower rate bounds an
+    upper one (above the diagonal, after reflection, the other way round), per base; the
+    maximum over bases is returned.
 
     The lower end is the usual audit claim: "eps >= lo with probability >= confidence", valid
     for any attack, and it is what the point estimate becomes once sampling error is
@@ -234,6 +250,12 @@ def clopper_pearson_epsilon(
 
     fpr_lo, fpr_hi = bounds(c.fp, c.n_neg)
     fnr_lo, fnr_hi = bounds(c.fn, c.n_pos)
-    eps_lo = np.max(classical_epsilon(fpr_hi, fnr_hi, delta))
-    eps_hi = np.max(classical_epsilon(fpr_lo, fnr_lo, delta))
-    return float(eps_lo), float(eps_hi)
+    # classical_epsilon = max(g(a, b), g(1 - a, 1 - b)) with g decreasing in both rates, so over
+    # the box of rates it is at least (and at most) these values
+    eps_lo = np.maximum(
+        _eps_lower(fpr_hi, fnr_hi, delta), _eps_lower(1.0 - fpr_lo, 1.0 - fnr_lo, delta)
+    )
+    eps_hi = np.maximum(
+        _eps_lower(fpr_lo, fnr_lo, delta), _eps_lower(1.0 - fpr_hi, 1.0 - fnr_hi, delta)
+    )
+    return float(np.max(eps_lo)), float(np.max(eps_hi))

@@ -134,3 +134,10 @@ def test_autocorr_matches_between_adapter_and_numpy():
     y = x[0] - x[0].mean()
     direct = np.array([np.dot(y[: y.size - k], y[k:]) for k in range(5)]) / np.dot(y, y)
     np.testing.assert_allclose(r[0, :5], direct, atol=1e-10)
+
+
+def test_clopper_pearson_epsilon_above_the_diagonal():
+    lo, hi = bdp.clopper_pearson_epsilon(585, 1000, 741, 1000, delta=1e-5)
+    point = bdp.classical_epsilon(0.585, 0.741, 1e-5)
+    assert 0 < lo < point < hi
+    assert (lo, hi) == pytest.approx(bdp.clopper_pearson_epsilon(415, 1000, 259, 1000, 1e-5))
