@@ -286,6 +286,14 @@ def plot_joint(
     return ax
 
 
+def _both(ax, grid, eps, delta, **kw):
+    # lower-left boundary of R and its reflection through (1/2, 1/2) (upper-right boundary)
+    y = _boundary(eps, delta, grid)
+    ax.plot(grid, y, **kw)
+    kw.pop("label", None)
+    ax.plot(1.0 - grid, 1.0 - y, **kw)
+
+
 def _boundary(eps: float, delta: float, grid: np.ndarray) -> np.ndarray:
     # lower-left boundary of R(eps, delta): the larger of the two lower constraints
     e = np.exp(eps)
@@ -311,8 +319,8 @@ def plot_region(
     grey curves are the lower-left boundary of R(eps, delta) for ``n_draws`` posterior draws of
     eps (their density shows where the posterior puts the boundary), the bold curve the
     boundary at the posterior median, and the dotted curve that at the classical estimate.
-    Points below a boundary are error pairs that a test of that eps could not reach. The
-    symmetric upper-right part of R is omitted.
+    Points below a boundary (or above its mirror image in the upper right, for attacks worse
+    than guessing) are error pairs that a test of that eps could not reach.
 
     Parameters
     ----------
@@ -364,9 +372,11 @@ def plot_region(
         pool = posterior.draws("eps").ravel()
         idx = as_generator(seed).choice(pool.size, size=min(n_draws, pool.size), replace=False)
         for e in pool[idx]:
-            ax.plot(
+            _both(
+                ax,
                 grid,
-                _boundary(e, delta, grid),
+                e,
+                delta,
                 color="0.5",
                 alpha=0.25,
                 lw=1,
@@ -374,32 +384,38 @@ def plot_region(
             )
             drew_label = True
         med = posterior.quantile(0.5, "eps")
-        ax.plot(
+        _both(
+            ax,
             grid,
-            _boundary(med, delta, grid),
+            med,
+            delta,
             color="k",
             lw=2,
             label=f"posterior median ε = {med:.3g}",
         )
         if "s" in posterior.var_names:
             s_med = posterior.quantile(0.5, "s")
-            ax.plot(
+            _both(
+                ax,
                 grid,
-                _boundary(s_med * med, s_med * delta, grid),
+                s_med * med,
+                s_med * delta,
                 color="k",
                 ls="--",
                 lw=1,
                 label=f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)",
             )
     for e in np.atleast_1d(eps if eps is not None else []):
-        ax.plot(grid, _boundary(float(e), delta, grid), color="k", lw=1.5, label=f"ε = {e:.3g}")
+        _both(ax, grid, float(e), delta, color="k", lw=1.5, label=f"ε = {e:.3g}")
     allc = AttackCounts.concat([c for _, c in groups]) if groups else None
     if allc is not None:
         point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))
         if np.isfinite(point):
-            ax.plot(
+            _both(
+                ax,
                 grid,
-                _boundary(point, delta, grid),
+                point,
+                delta,
                 color="C3",
                 ls=":",
                 lw=1.5,
