@@ -4,7 +4,7 @@ The main entry point is :func:`estimate_epsilon`, which turns :class:`AttackCoun
 :class:`Evidence` groups) into a :class:`Posterior` of eps and the attack strength s.
 """
 
-from . import region
+from . import plots, region
 from .estimate import estimate_epsilon
 from .evidence import Evidence
 from .exceptions import ConvergenceWarning
@@ -35,6 +35,7 @@ __all__ = [
     "in_region",
     "in_strength_region",
     "load_posterior",
+    "plots",
     "region",
     "region_area",
     "strength_region_area",

@@ -523,7 +523,14 @@ def plot_trace(posterior: Posterior, var: str = "eps", *, ax=None):
     """Trace plot: the draws of ``var`` against iteration, one line per chain.
 
     Chains that mix well overlap like noise around one level; trends, steps or chains at
-    different levels mean the run is too short.
+    different levels mean the run is too short. The eps axis is cut in its upper tail.
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var : str
+        Variable name.
+    ax : matplotlib Axes, optional
 
     Returns
     -------
@@ -551,6 +558,15 @@ def plot_rank(posterior: Posterior, var: str = "eps", *, bins: int = 20, ax=None
     Under convergence each chain's ranks are uniform; the grey band holds 95% of the bar heights
     of uniform ranks (binomial quantiles). Bars far outside it on one chain show that the chain
     explores a different part of the posterior (Vehtari et al. 2021).
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var : str
+        Variable name.
+    bins : int
+        Rank bins per chain.
+    ax : matplotlib Axes, optional
 
     Returns
     -------
@@ -587,6 +603,15 @@ def plot_autocorr(posterior: Posterior, var: str = "eps", *, max_lag: int = 100,
     A fast decay to zero means nearly independent draws; slow decay means a small effective
     sample size. The grey band is +-2/sqrt(draws), the range of white noise.
 
+    Parameters
+    ----------
+    posterior : Posterior
+    var : str
+        Variable name.
+    max_lag : int
+        Largest lag shown.
+    ax : matplotlib Axes, optional
+
     Returns
     -------
     matplotlib.axes.Axes
@@ -613,6 +638,12 @@ def plot_autocorr(posterior: Posterior, var: str = "eps", *, max_lag: int = 100,
 
 def plot_diagnostics(posterior: Posterior, var_names: list[str] | None = None):
     """Trace, rank and autocorrelation plots of each variable, one row per variable.
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var_names : list of str, optional
+        Variables to show (default: all sampled ones).
 
     Returns
     -------
