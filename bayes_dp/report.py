@@ -38,7 +38,8 @@ th { background: #f3f3f3; } td.l, th.l { text-align: left; }
 .ok { background: #eef8ee; border-left: 4px solid #3a3; padding: .5em 1em; }
 figure { margin: 1em 0 2em; } figcaption { font-size: .9em; color: #444; max-width: 900px; }
 img { max-width: 100%; border: 1px solid #eee; }
-pre { background: #f6f6f6; padding: .8em; overflow-x: auto; font-size: .85em; }
+pre { background: #f6f6f6; padding: .8em; font-size: .85em; white-space: pre-wrap;
+      overflow-wrap: anywhere; }
 """
 
 
@@ -285,9 +286,16 @@ def write_report(
     parts.append("<h2>Posterior summary</h2>")
     summ = posterior.summary(prob)
     cols = list(summ.columns)
-    parts.append(
-        _table(["variable", *cols], [[v, *summ.loc[v].tolist()] for v in summ.index], left=1)
-    )
+
+    def cell(col, x):
+        if col.startswith("ess"):
+            return f"{x:.0f}"
+        if col == "r_hat":
+            return f"{x:.3f}"
+        return _fmt(x, 4)
+
+    rows = [[v, *(cell(c, summ.loc[v, c]) for c in cols)] for v in summ.index]
+    parts.append(_table(["variable", *cols], rows, left=1))
     parts.append(
         "<p>q: equal-tailed quantiles; hdi: highest-density interval; mcse: Monte Carlo "
         "standard error of the mean and sd; ess_bulk / ess_tail: effective sample sizes for the "
