@@ -519,7 +519,7 @@ def plot_error_curves(alphas, fp, fn, n, *, n_pos=None, highlight=None, ax=None)
     return ax
 
 
-def plot_trace(posterior: Posterior, var: str = "eps", *, ax=None):
+def plot_trace(posterior: Posterior, var: str = "eps", *, legend: bool = True, ax=None):
     """Trace plot: the draws of ``var`` against iteration, one line per chain.
 
     Chains that mix well overlap like noise around one level; trends, steps or chains at
@@ -530,6 +530,8 @@ def plot_trace(posterior: Posterior, var: str = "eps", *, ax=None):
     posterior : Posterior
     var : str
         Variable name.
+    legend : bool
+        Name the chains in a legend.
     ax : matplotlib Axes, optional
 
     Returns
@@ -542,12 +544,14 @@ def plot_trace(posterior: Posterior, var: str = "eps", *, ax=None):
     for c in range(d.shape[0]):
         ax.plot(d[c], lw=0.5, alpha=0.7, color=f"C{c % 10}", label=f"chain {c}")
     lo, hi = _view(var, d.ravel())
+    title = f"Trace of {var}"
     if hi < d.max():
         ax.set_ylim(lo * 0.95, hi)
-    ax.set_ylabel(_cut_label(var, d.ravel(), hi))
+        title += f" (axis cut{_cut_note(d.ravel(), hi)})"
+    ax.set_ylabel(_label(var))
     ax.set_xlabel("draw (after warm-up)")
-    ax.set_title(f"Trace of {var}")
-    if d.shape[0] <= 8:
+    ax.set_title(title)
+    if legend and d.shape[0] <= 8:
         ax.legend(fontsize="x-small", ncol=min(d.shape[0], 4), loc="upper right")
     return ax
 
@@ -657,10 +661,12 @@ def plot_diagnostics(posterior: Posterior, var_names: list[str] | None = None):
         len(names), 3, figsize=(15, 3.4 * len(names)), layout="constrained", squeeze=False
     )
     for row, v in zip(axes, names, strict=True):
-        plot_trace(posterior, v, ax=row[0])
+        plot_trace(posterior, v, legend=False, ax=row[0])
         plot_rank(posterior, v, ax=row[1])
         plot_autocorr(posterior, v, ax=row[2])
     fig.suptitle(
-        f"MCMC diagnostics: {posterior.n_chains} chains x {posterior.n_draws} draws", fontsize=13
+        f"MCMC diagnostics: {posterior.n_chains} chains x {posterior.n_draws} draws "
+        "(colours: chains, as in the autocorrelation legend)",
+        fontsize=13,
     )
     return fig
