@@ -346,6 +346,16 @@ def plot_region(
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    Without a posterior: the counts over the region at given values of eps.
+
+    >>> from bayes_dp import AttackCounts
+    >>> counts = AttackCounts(fp=[40, 100], n_neg=1000, fn=[250, 100], n_pos=1000)
+    >>> ax = plot_region(counts=counts, delta=1e-5, eps=[2.0, 3.0])
+    >>> ax.get_xlabel()
+    'false-positive rate α (type I error)'
     """
     from scipy import stats
 

@@ -202,3 +202,19 @@ def test_subprocess_entry_point(strong_csv, tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.startswith("bayes-dp: error:") and "'fn'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_progress_ticker_prints_while_running():
+    import io
+    import time
+
+    from bayes_dp.cli import _Ticker
+
+    buf = io.StringIO()
+    with _Ticker(buf, 0.05):
+        time.sleep(0.3)
+    assert "still sampling" in buf.getvalue()
+    quiet = io.StringIO()
+    with _Ticker(quiet, 0):
+        time.sleep(0.1)
+    assert quiet.getvalue() == ""
