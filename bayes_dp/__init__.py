@@ -4,7 +4,7 @@ The main entry point is :func:`estimate_epsilon`, which turns :class:`AttackCoun
 :class:`Evidence` groups) into a :class:`Posterior` of eps and the attack strength s.
 """
 
-from . import region
+from . import plots, region
 from .estimate import estimate_epsilon
 from .evidence import Evidence
 from .exceptions import ConvergenceWarning
@@ -13,6 +13,7 @@ from .posterior import Posterior, load_posterior
 from .priors import Beta, HalfNormal, LogNormal, Prior
 from .region import (
     classical_epsilon,
+    clopper_pearson_epsilon,
     in_region,
     in_strength_region,
     region_area,
@@ -29,10 +30,12 @@ __all__ = [
     "Posterior",
     "Prior",
     "classical_epsilon",
+    "clopper_pearson_epsilon",
     "estimate_epsilon",
     "in_region",
     "in_strength_region",
     "load_posterior",
+    "plots",
     "region",
     "region_area",
     "strength_region_area",

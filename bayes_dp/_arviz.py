@@ -32,6 +32,7 @@ __all__ = [
     "mcse",
     "hdi",
     "summary",
+    "autocorr",
     "az",
 ]
 
@@ -110,3 +111,23 @@ def hdi(x: np.ndarray, prob: float) -> tuple[float, float]:
 def summary(data, var_names: list[str]):
     """ArviZ's summary table (mean, sd, interval, ESS, r_hat, mcse) as a DataFrame."""
     return az.summary(data, var_names=var_names, round_to="none")
+
+
+def autocorr(x: np.ndarray) -> np.ndarray:
+    """Sample autocorrelation of each chain of a (chain, draw) array, lags 0..draws-1.
+
+    Uses ``arviz.autocorr`` where the installed ArviZ has it (0.x); ArviZ 1.x keeps it out of
+    its top-level namespace, so there the same FFT estimate (biased, normalised to 1 at lag 0)
+    is computed with numpy.
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    if hasattr(az, "autocorr"):
+        return np.asarray(_quiet(az.autocorr, x, axis=-1))
+    n = x.shape[-1]
+    y = x - x.mean(axis=-1, keepdims=True)
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    f = np.fft.rfft(y, n=size, axis=-1)
+    acov = np.fft.irfft(f * np.conjugate(f), n=size, axis=-1)[..., :n] / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = acov / acov[..., :1]
+    return np.where(np.isfinite(out), out, 0.0)

@@ -37,7 +37,7 @@ class Posterior:
     --------
     >>> import bayes_dp as bdp
     >>> counts = bdp.AttackCounts(fp=[40, 50], n_neg=1000, fn=[250, 200], n_pos=1000)
-    >>> post = bdp.estimate_epsilon(counts, delta=1e-5, draws=2000, seed=1)
+    >>> post = bdp.estimate_epsilon(counts, delta=1e-5, draws=2000, seed=1, check=False)
     >>> lo, hi = post.interval(0.9, "eps")
     >>> bool(0 < lo < post.quantile(0.5, "eps") < hi)
     True
@@ -179,6 +179,19 @@ class Posterior:
             f"Posterior({self.n_chains} chains x {self.n_draws} draws; vars {self.var_names}; "
             f"eps median {self.quantile(0.5):.3g}, 90% interval [{lo:.3g}, {hi:.3g}])"
         )
+
+    def report(self, path, **kwargs) -> Path:
+        """Write a self-contained HTML report (inputs, summary, warnings, figures, how to
+        reproduce) to ``path``; keyword arguments go to :func:`bayes_dp.report.write_report`.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
+        from .report import write_report
+
+        return write_report(self, path, **kwargs)
 
     # -- ArviZ and files --------------------------------------------------------------------
     def to_arviz(self):

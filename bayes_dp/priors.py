@@ -29,7 +29,7 @@ class HalfNormal:
 
     Examples
     --------
-    >>> HalfNormal(10.0).logpdf(0.0) > HalfNormal(10.0).logpdf(5.0)
+    >>> bool(HalfNormal(10.0).logpdf(0.0) > HalfNormal(10.0).logpdf(5.0))
     True
     """
 
@@ -93,7 +93,7 @@ class Beta:
 
     Examples
     --------
-    >>> Beta(1.0, 1.0).logpdf(0.3) == 0.0
+    >>> bool(Beta(1.0, 1.0).logpdf(0.3) == 0.0)
     True
     """
 

@@ -32,6 +32,7 @@ __all__ = [
     "region_area",
     "strength_region_area",
     "classical_epsilon",
+    "clopper_pearson_epsilon",
 ]
 
 
@@ -131,7 +132,10 @@ def classical_epsilon(fpr, fnr, delta: float):
     r"""The classical point estimate of eps from observed error rates.
 
     ``eps_hat = max{log((1 - delta - FPR) / FNR), log((1 - delta - FNR) / FPR)}``, clipped at 0;
-    ``inf`` when a rate is 0 (and the matching numerator is positive).
+    ``inf`` when a rate is 0 (and the matching numerator is positive). Rates with
+    FPR + FNR > 1 (an attack worse than guessing, whose flipped decisions have errors
+    (1 - FPR, 1 - FNR)) are first reflected through (1/2, 1/2), as the region R(eps, delta) is
+    symmetric under that reflection: their evidence comes from the upper constraints of R.
 
     Parameters
     ----------
@@ -144,21 +148,33 @@ def classical_epsilon(fpr, fnr, delta: float):
     --------
     >>> round(float(classical_epsilon(0.1, 0.1, 0.0)), 6)   # log(9)
     2.197225
+    >>> round(float(classical_epsilon(0.9, 0.9, 0.0)), 6)   # flipped decisions: the same
+    2.197225
     >>> float(classical_epsilon(0.0, 0.2, 0.0))
     inf
     """
     delta = check_delta(delta)
+    a, b = _check_rates(fpr, fnr)
+    out = np.maximum(_eps_lower(a, b, delta), _eps_lower(1.0 - a, 1.0 - b, delta))
+    return out if out.ndim else float(out)
+
+
+def _check_rates(fpr, fnr):
     a = np.asarray(fpr, dtype=np.float64)
     b = np.asarray(fnr, dtype=np.float64)
     if np.any(~np.isfinite(a)) or np.any((a < 0) | (a > 1)):
         raise ValueError(f"`fpr` must lie in [0, 1]; found {fpr!r}")
     if np.any(~np.isfinite(b)) or np.any((b < 0) | (b > 1)):
         raise ValueError(f"`fnr` must lie in [0, 1]; found {fnr!r}")
+    return a, b
+
+
+def _eps_lower(a, b, delta):
+    # eps implied by the two lower constraints of R (decreasing in both rates), clipped at 0
     with np.errstate(divide="ignore", invalid="ignore"):
         e1 = _safe_log_ratio(1.0 - delta - a, b)
         e2 = _safe_log_ratio(1.0 - delta - b, a)
-    out = np.maximum(np.maximum(e1, e2), 0.0)
-    return out if out.ndim else float(out)
+    return np.maximum(np.maximum(e1, e2), 0.0)
 
 
 def _safe_log_ratio(num, den):
@@ -172,3 +188,74 @@ def _safe_log_ratio(num, den):
     ok = pos & (den > 0)
     out[ok] = np.log(num[ok]) - np.log(den[ok])
     return out
+
+
+def clopper_pearson_epsilon(
+    fp, n_neg, fn, n_pos, delta: float, confidence: float = 0.95
+) -> tuple[float, float]:
+    r"""Classical confidence interval for eps from Clopper-Pearson bounds of the error rates.
+
+    For each challenge base the false-positive and false-negative rates get exact two-sided
+    Clopper-Pearson intervals (``scipy.stats.beta`` quantiles: the lower bound of x of n is the
+    ``a/2`` quantile of Beta(x, n - x + 1), the upper bound the ``1 - a/2`` quantile of
+    Beta(x + 1, n - x)), each at level ``1 - a`` with ``a = (1 - confidence) / (2 n)`` for ``n``
+    bases, so that by the union bound all 2n intervals hold together with probability at least
+    ``confidence``. Below the diagonal FPR + FNR = 1, :func:`classical_epsilon` decreases in
+    both rates, so the upper rate bounds give a lower bound of eps and the lower rate bounds an
+    upper one (above the diagonal, after reflection, the other way round), per base; the
+    maximum over bases is returned.
+
+    The lower end is the usual audit claim: "eps >= lo with probability >= confidence", valid
+    for any attack, and it is what the point estimate becomes once sampling error is
+    accounted for. The upper end only bounds the classical estimate's target (the eps an
+    optimal test would need on the attacked bases), not eps itself: an attack can always be
+    weaker than optimal.
+
+    Parameters
+    ----------
+    fp, n_neg, fn, n_pos : int or array_like of int
+        Counts per challenge base, as in :class:`~bayes_dp.AttackCounts`.
+    delta : float
+        In [0, 1).
+    confidence : float
+        Joint confidence level in (0, 1). Default 0.95.
+
+    Returns
+    -------
+    (float, float)
+        ``(lo, hi)``; ``hi`` may be ``inf`` (a lower rate bound of 0).
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson_epsilon([40, 50], 1000, [250, 200], 1000, delta=1e-5)
+    >>> point = float(classical_epsilon([0.04, 0.05], [0.25, 0.2], 1e-5).max())
+    >>> bool(lo < point < hi), round(lo, 2)
+    (True, 2.51)
+    """
+    from scipy import stats
+
+    from .observations import AttackCounts
+
+    delta = check_delta(delta)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    c = AttackCounts(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos)
+    a = (1.0 - confidence) / (2 * len(c))
+
+    def bounds(x, n):
+        lo = np.where(x > 0, stats.beta.ppf(a / 2, np.maximum(x, 1), n - x + 1), 0.0)
+        hi = np.where(x < n, stats.beta.ppf(1 - a / 2, x + 1, np.maximum(n - x, 1)), 1.0)
+        return lo, hi
+
+    fpr_lo, fpr_hi = bounds(c.fp, c.n_neg)
+    fnr_lo, fnr_hi = bounds(c.fn, c.n_pos)
+    # classical_epsilon = max(g(a, b), g(1 - a, 1 - b)) with g decreasing in both rates, so over
+    # the box of rates it is at least (and at most) these values
+    eps_lo = np.maximum(
+        _eps_lower(fpr_hi, fnr_hi, delta), _eps_lower(1.0 - fpr_lo, 1.0 - fnr_lo, delta)
+    )
+    eps_hi = np.maximum(
+        _eps_lower(fpr_lo, fnr_lo, delta), _eps_lower(1.0 - fpr_hi, 1.0 - fnr_hi, delta)
+    )
+    return float(np.max(eps_lo)), float(np.max(eps_hi))

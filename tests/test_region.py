@@ -62,3 +62,12 @@ def test_region_bad_input():
         bdp.strength_region_area(1.0, 1.0, 0.0)
     with pytest.raises(ValueError, match="fpr"):
         bdp.classical_epsilon(1.5, 0.1, 0.0)
+
+
+def test_classical_epsilon_reflects_rates_above_the_diagonal():
+    # an attack worse than guessing: its flipped decisions have errors (1 - FPR, 1 - FNR)
+    fpr = np.array([0.585, 0.9, 0.3])
+    fnr = np.array([0.741, 0.8, 0.2])
+    e = bdp.classical_epsilon(fpr, fnr, 1e-5)
+    np.testing.assert_allclose(e, bdp.classical_epsilon(1 - fpr, 1 - fnr, 1e-5))
+    assert e[0] == pytest.approx(np.log((1 - 1e-5 - 0.415) / 0.259), rel=1e-9)

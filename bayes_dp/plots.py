@@ -1,0 +1,682 @@
+"""Figures for a :class:`~bayes_dp.Posterior` and for attack counts (matplotlib).
+
+Every function takes ``ax=None`` (a new figure is made when none is given) and returns the
+``matplotlib.axes.Axes`` it drew on; :func:`plot_diagnostics` returns a whole ``Figure``. Axes are
+labelled and titled so that each figure can be read on its own.
+
+The figures follow the paper (Yildirim et al.): :func:`plot_region` is Fig. 1/3 (left),
+:func:`plot_marginal` and :func:`plot_joint` Fig. 3 (right) and Fig. 4 (bottom),
+:func:`plot_error_curves` Fig. 4 (top), :func:`plot_autocorr` Fig. 6.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _arviz
+from ._validation import as_generator, check_delta, check_positive_int, check_real
+from .observations import AttackCounts
+from .posterior import Posterior
+from .region import classical_epsilon, clopper_pearson_epsilon
+
+__all__ = [
+    "posterior_counts",
+    "plot_marginal",
+    "plot_eps_posterior",
+    "plot_joint",
+    "plot_region",
+    "plot_error_curves",
+    "plot_trace",
+    "plot_rank",
+    "plot_autocorr",
+    "plot_diagnostics",
+]
+
+#: The eps axis ends at this quantile times ``TAIL_MARGIN`` (eps has a long upper tail when s is
+#: unknown; the draws beyond the axis are counted in the title).
+TAIL_QUANTILE = 0.975
+TAIL_MARGIN = 1.25
+
+
+def _view(var: str, x: np.ndarray) -> tuple[float, float]:
+    """Axis range for the draws ``x`` of ``var``: eps cut in its upper tail, s within [0, 1]."""
+    if var == "eps":
+        lo = float(np.min(x))
+        hi = min(float(np.max(x)), TAIL_MARGIN * float(np.quantile(x, TAIL_QUANTILE)))
+    else:
+        lo, hi = float(np.min(x)), float(np.max(x))
+    if hi <= lo:
+        hi = lo + max(abs(lo) * 1e-6, 1e-9)
+    return lo, hi
+
+
+def _cut_label(var: str, x: np.ndarray, hi: float) -> str:
+    note = _cut_note(x, hi)
+    return _label(var) + (f"  (axis cut{note})" if note else "")
+
+
+def _cut_note(x: np.ndarray, hi: float) -> str:
+    frac = float(np.mean(x > hi))
+    return f"; {100 * frac:.1f}% of draws lie beyond {hi:.3g}" if frac > 0 else ""
+
+
+def _axes(ax, figsize=(6.4, 4.2)):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def _check_post(posterior) -> Posterior:
+    if not isinstance(posterior, Posterior):
+        raise TypeError(
+            f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
+        )
+    return posterior
+
+
+def _label(var: str) -> str:
+    if var == "eps":
+        return "ε (privacy parameter)"
+    if var == "s":
+        return "s (attack strength)"
+    if var.startswith("s_"):
+        return f"s of group {var[2:]!r} (attack strength)"
+    return var
+
+
+def posterior_counts(posterior: Posterior) -> list[tuple[str, AttackCounts]]:
+    """The evidence groups recorded in ``posterior.settings``, as ``(name, AttackCounts)`` pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> settings = {"groups": [{"name": "g", "counts": {"fp": [1], "n_neg": [10],
+    ...                                                 "fn": [2], "n_pos": [10]}}]}
+    >>> post = Posterior({"eps": np.ones((1, 5))}, {}, settings)
+    >>> posterior_counts(post)
+    [('g', AttackCounts(fp=[1], n_neg=[10], fn=[2], n_pos=[10]))]
+    """
+    _check_post(posterior)
+    out = []
+    for g in posterior.settings.get("groups", []):
+        out.append((str(g["name"]), AttackCounts(**g["counts"])))
+    return out
+
+
+def _all_counts(posterior: Posterior) -> AttackCounts | None:
+    groups = posterior_counts(posterior)
+    if not groups:
+        return None
+    return AttackCounts.concat([c for _, c in groups])
+
+
+def plot_marginal(
+    posterior: Posterior,
+    var: str = "eps",
+    *,
+    prob: float = 0.9,
+    bins: int = 60,
+    ax=None,
+):
+    """Histogram and kernel density of one variable's posterior, with its credible interval.
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var : str
+        Variable name ("eps", "s", "s_<group>").
+    prob : float
+        Mass of the equal-tailed credible interval shaded, in (0, 1).
+    bins : int
+        Histogram bins.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from scipy.stats import gaussian_kde
+
+    _check_post(posterior)
+    prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+    bins = check_positive_int("bins", bins, minimum=2)
+    ax = _axes(ax)
+    x = posterior.draws(var).ravel()
+    lo_plot, hi_plot = _view(var, x)
+    shown = x[(x >= lo_plot) & (x <= hi_plot)]
+    ax.hist(
+        shown,
+        bins=bins,
+        range=(lo_plot, hi_plot),
+        density=True,
+        color="0.8",
+        edgecolor="0.6",
+        label="posterior draws (histogram)",
+    )
+    if np.ptp(shown) > 0:
+        sub = shown[:: max(1, shown.size // 20_000)]
+        grid = np.linspace(lo_plot, hi_plot, 400)
+        dens = gaussian_kde(sub)(grid) * shown.size / x.size
+        ax.plot(grid, dens, color="C0", lw=1.8, label="kernel density")
+    lo, hi = posterior.interval(prob, var)
+    pct = f"{100 * prob:g}%"
+    ax.axvspan(
+        lo, hi, color="C0", alpha=0.12, label=f"{pct} credible interval [{lo:.3g}, {hi:.3g}]"
+    )
+    med = posterior.quantile(0.5, var)
+    ax.axvline(med, color="C0", ls="-", lw=1, label=f"posterior median {med:.3g}")
+    ax.set_ylabel("posterior density")
+    ax.set_title(f"Posterior of {var}")
+    ax.set_xlabel(_cut_label(var, x, hi_plot))
+    ax.set_xlim(lo_plot, hi_plot)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_eps_posterior(
+    posterior: Posterior,
+    *,
+    prob: float = 0.9,
+    confidence: float = 0.95,
+    counts: AttackCounts | None = None,
+    bins: int = 60,
+    ax=None,
+):
+    """The posterior of eps with its credible interval, beside the classical estimates.
+
+    Drawn: histogram and kernel density of the eps draws, the equal-tailed ``prob`` credible
+    interval (shaded) and median; the classical point estimate ``max_i eps_hat_i``
+    (:func:`~bayes_dp.classical_epsilon` of each base's observed rates, which assumes the attack
+    is optimal); and the classical Clopper-Pearson interval of that estimate at ``confidence``
+    (:func:`~bayes_dp.clopper_pearson_epsilon`: exact binomial bounds of every rate, union bound
+    over the 2n rates), whose lower end is the usual audit lower bound of eps.
+
+    Parameters
+    ----------
+    posterior : Posterior
+    prob : float
+        Credible mass shaded, in (0, 1). Default 0.9.
+    confidence : float
+        Confidence of the Clopper-Pearson interval, in (0, 1). Default 0.95.
+    counts : AttackCounts, optional
+        Counts for the classical estimates; default: all groups recorded in the posterior.
+    bins : int
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    _check_post(posterior)
+    ax = plot_marginal(posterior, "eps", prob=prob, bins=bins, ax=ax)
+    counts = _all_counts(posterior) if counts is None else counts
+    delta = posterior.settings.get("delta")
+    if counts is not None and delta is not None:
+        point = float(np.max(classical_epsilon(counts.fpr, counts.fnr, delta)))
+        lo, hi = clopper_pearson_epsilon(
+            counts.fp, counts.n_neg, counts.fn, counts.n_pos, delta, confidence
+        )
+        ax.axvline(
+            point, color="C3", ls="--", lw=1.5, label=f"classical point estimate {point:.3g}"
+        )
+        ax.axvline(
+            lo,
+            color="C2",
+            ls=":",
+            lw=2,
+            label=f"classical {100 * confidence:g}% lower bound {lo:.3g} (Clopper-Pearson)",
+        )
+        xmin, xmax = ax.get_xlim()
+        if np.isfinite(hi) and hi < xmax:
+            ax.axvline(hi, color="C2", ls="-.", lw=1, label=f"upper end of that interval {hi:.3g}")
+        ax.set_xlim(min(xmin, lo * 0.95), xmax)
+        ax.legend(fontsize="small")
+    ax.set_title(
+        f"Posterior of ε (δ = {delta:g}) and classical estimates"
+        if delta is not None
+        else "Posterior of ε"
+    )
+    return ax
+
+
+def plot_joint(
+    posterior: Posterior,
+    x: str = "eps",
+    y: str = "s",
+    *,
+    bins: int = 60,
+    colorbar: bool = True,
+    ax=None,
+):
+    """Joint posterior density of two variables as a 2-D histogram (paper Fig. 3/4 bottom).
+
+    Parameters
+    ----------
+    posterior : Posterior
+    x, y : str
+        Variables on the horizontal and vertical axis (default eps and s). The eps axis is cut at
+        its 99.5% quantile.
+    bins : int
+    colorbar : bool
+        Add a colour bar for the density.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    _check_post(posterior)
+    bins = check_positive_int("bins", bins, minimum=2)
+    ax = _axes(ax)
+    xd, yd = posterior.draws(x).ravel(), posterior.draws(y).ravel()
+
+    from matplotlib.colors import PowerNorm
+
+    xr, yr = _view(x, xd), _view(y, yd)
+    h = ax.hist2d(
+        xd, yd, bins=bins, range=[xr, yr], density=True, cmap="Greys", norm=PowerNorm(0.5)
+    )
+    if colorbar:
+        ax.figure.colorbar(h[3], ax=ax, label="posterior density (square-root scale)")
+    ax.set_xlabel(_cut_label(x, xd, xr[1]))
+    ax.set_ylabel(_cut_label(y, yd, yr[1]))
+    ax.set_title(f"Joint posterior of ({x}, {y})")
+    return ax
+
+
+def _both(ax, grid, eps, delta, **kw):
+    # lower-left boundary of R and its reflection through (1/2, 1/2) (upper-right boundary)
+    y = _boundary(eps, delta, grid)
+    ax.plot(grid, y, **kw)
+    kw.pop("label", None)
+    ax.plot(1.0 - grid, 1.0 - y, **kw)
+
+
+def _boundary(eps: float, delta: float, grid: np.ndarray) -> np.ndarray:
+    # lower-left boundary of R(eps, delta): the larger of the two lower constraints
+    e = np.exp(eps)
+    return np.clip(np.maximum(1 - delta - e * grid, (1 - delta - grid) / e), 0.0, 1.0)
+
+
+def plot_region(
+    posterior: Posterior | None = None,
+    counts: AttackCounts | list | None = None,
+    *,
+    delta: float | None = None,
+    eps: float | list | None = None,
+    n_draws: int = 40,
+    confidence: float | None = 0.95,
+    zoom: bool = True,
+    seed=0,
+    ax=None,
+):
+    """Observed error rates of each challenge base over the privacy region R(eps, delta).
+
+    The paper's Fig. 1 and Fig. 3 (left): each base's observed (FPR, FNR) = (fp/n_neg, fn/n_pos)
+    as a point, with Clopper-Pearson intervals at ``confidence`` (per rate, not simultaneous);
+    grey curves are the lower-left boundary of R(eps, delta) for ``n_draws`` posterior draws of
+    eps (their density shows where the posterior puts the boundary), the bold curve the
+    boundary at the posterior median, and the dotted curve that at the classical estimate.
+    Points below a boundary (or above its mirror image in the upper right, for attacks worse
+    than guessing) are error pairs that a test of that eps could not reach.
+
+    Parameters
+    ----------
+    posterior : Posterior, optional
+        Gives the eps draws, delta, and (without ``counts``) the groups.
+    counts : AttackCounts or list of (name, AttackCounts), optional
+        Counts to plot; default: all groups recorded in ``posterior``.
+    delta : float, optional
+        Needed without ``posterior``.
+    eps : float or list of float, optional
+        Boundaries to draw without a posterior.
+    n_draws : int
+        Number of posterior draws of eps whose boundaries are drawn.
+    confidence : float or None
+        Level of the per-rate error bars; None draws none.
+    zoom : bool
+        Show only the lower-left part of the square that holds the points (the boundaries of
+        interest lie there); False shows the whole unit square.
+    seed : int or numpy.random.Generator
+        Chooses the posterior draws shown.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    Without a posterior: the counts over the region at given values of eps.
+
+    >>> from bayes_dp import AttackCounts
+    >>> counts = AttackCounts(fp=[40, 100], n_neg=1000, fn=[250, 100], n_pos=1000)
+    >>> ax = plot_region(counts=counts, delta=1e-5, eps=[2.0, 3.0])
+    >>> ax.get_xlabel()
+    'false-positive rate α (type I error)'
+    """
+    from scipy import stats
+
+    ax = _axes(ax, figsize=(9.5, 5.0))
+    if posterior is not None:
+        _check_post(posterior)
+        if delta is None:
+            delta = posterior.settings.get("delta")
+    if delta is None:
+        raise ValueError("`delta` must be given when `posterior` is None; found None")
+    delta = check_delta(delta)
+    if counts is None:
+        if posterior is None:
+            raise ValueError("give `posterior` or `counts`; found neither")
+        groups = posterior_counts(posterior)
+    elif isinstance(counts, AttackCounts):
+        groups = [("observed", counts)]
+    else:
+        groups = list(counts)
+    grid = np.linspace(0.0, 1.0 - delta, 400)
+    drew_label = False
+    if posterior is not None:
+        n_draws = check_positive_int("n_draws", n_draws)
+        pool = posterior.draws("eps").ravel()
+        idx = as_generator(seed).choice(pool.size, size=min(n_draws, pool.size), replace=False)
+        for e in pool[idx]:
+            _both(
+                ax,
+                grid,
+                e,
+                delta,
+                color="0.5",
+                alpha=0.25,
+                lw=1,
+                label=None if drew_label else f"boundary of R(ε, δ), {len(idx)} posterior draws",
+            )
+            drew_label = True
+        med = posterior.quantile(0.5, "eps")
+        _both(
+            ax,
+            grid,
+            med,
+            delta,
+            color="k",
+            lw=2,
+            label=f"posterior median ε = {med:.3g}",
+        )
+        if "s" in posterior.var_names:
+            s_med = posterior.quantile(0.5, "s")
+            _both(
+                ax,
+                grid,
+                s_med * med,
+                s_med * delta,
+                color="k",
+                ls="--",
+                lw=1,
+                label=f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)",
+            )
+    for e in np.atleast_1d(eps if eps is not None else []):
+        _both(ax, grid, float(e), delta, color="k", lw=1.5, label=f"ε = {e:.3g}")
+    allc = AttackCounts.concat([c for _, c in groups]) if groups else None
+    if allc is not None:
+        point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))
+        if np.isfinite(point):
+            _both(
+                ax,
+                grid,
+                point,
+                delta,
+                color="C3",
+                ls=":",
+                lw=1.5,
+                label=f"classical estimate ε = {point:.3g}",
+            )
+    for j, (name, c) in enumerate(groups):
+        kw = {"fmt": "o", "ms": 5, "color": f"C{j}", "label": f"observed rates: {name}"}
+        if confidence is not None:
+            a = 1 - check_real(
+                "confidence", confidence, low=0, high=1, low_open=True, high_open=True
+            )
+            ql = stats.beta.ppf(a / 2, np.maximum(c.fp, 1), c.n_neg - c.fp + 1)
+            lo_x = np.where(c.fp > 0, ql, 0.0)
+            qh = stats.beta.ppf(1 - a / 2, c.fp + 1, np.maximum(c.n_neg - c.fp, 1))
+            hi_x = np.where(c.fp < c.n_neg, qh, 1.0)
+            ql = stats.beta.ppf(a / 2, np.maximum(c.fn, 1), c.n_pos - c.fn + 1)
+            lo_y = np.where(c.fn > 0, ql, 0.0)
+            qh = stats.beta.ppf(1 - a / 2, c.fn + 1, np.maximum(c.n_pos - c.fn, 1))
+            hi_y = np.where(c.fn < c.n_pos, qh, 1.0)
+            kw["xerr"] = np.vstack([c.fpr - lo_x, hi_x - c.fpr])
+            kw["yerr"] = np.vstack([c.fnr - lo_y, hi_y - c.fnr])
+            kw["elinewidth"] = 0.8
+            kw["capsize"] = 2
+            kw["label"] += f" ({100 * (1 - a):g}% Clopper-Pearson bars)"
+        ax.errorbar(c.fpr, c.fnr, **kw)
+    ax.plot([0, 1], [1, 0], color="0.7", lw=0.8, ls="--", label="random guessing (FPR + FNR = 1)")
+    lim = 1.0
+    if zoom and allc is not None:
+        top = float(max(np.max(allc.fpr + allc.fnr), 0.3))
+        lim = min(1.0, 1.15 * top)
+    ax.set_xlim(0, lim)
+    ax.set_ylim(0, lim)
+    ax.set_aspect("equal")
+    ax.set_xlabel("false-positive rate α (type I error)")
+    ax.set_ylabel("false-negative rate β (type II error)")
+    ax.set_title(f"Observed error rates and the privacy region (δ = {delta:g})")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return ax
+
+
+def plot_error_curves(alphas, fp, fn, n, *, n_pos=None, highlight=None, ax=None):
+    """Error rates of an attack over its target type I error, one curve per challenge base.
+
+    The paper's Fig. 4 (top): for each base i and each target level alpha*, the point
+    (fp[i, j] / n, fn[i, j] / n_pos) of the attack run at ``alphas[j]``; points of one base are
+    joined by a line, coloured by base, and the points at ``highlight`` (the level fed to the
+    estimator) are marked.
+
+    Parameters
+    ----------
+    alphas : array_like, shape (m,)
+        Target type I errors alpha* of the attack.
+    fp, fn : array_like of int, shape (n_bases, m)
+        False positives and false negatives of base i at level ``alphas[j]``.
+    n : int or array_like of int, shape (n_bases,)
+        H0 challenges per base (and H1 challenges unless ``n_pos`` is given).
+    n_pos : int or array_like, optional
+    highlight : float, optional
+        A value of ``alphas`` to mark.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = _axes(ax)
+    alphas = np.asarray(alphas, dtype=np.float64)
+    fp = np.atleast_2d(np.asarray(fp, dtype=np.float64))
+    fn = np.atleast_2d(np.asarray(fn, dtype=np.float64))
+    if alphas.ndim != 1:
+        raise ValueError(f"`alphas` must be 1-D; found shape {alphas.shape}")
+    for name, arr in (("fp", fp), ("fn", fn)):
+        if arr.ndim != 2 or arr.shape[1] != alphas.size:
+            raise ValueError(
+                f"`{name}` must have shape (n_bases, {alphas.size}); found shape {arr.shape}"
+            )
+    if fp.shape != fn.shape:
+        raise ValueError(f"`fp` and `fn` must have the same shape; found {fp.shape} and {fn.shape}")
+    n0 = np.broadcast_to(np.asarray(n, dtype=np.float64).reshape(-1, 1), fp.shape)
+    n1 = n0 if n_pos is None else np.broadcast_to(np.asarray(n_pos, float).reshape(-1, 1), fp.shape)
+    if np.any(n0 <= 0) or np.any(n1 <= 0):
+        raise ValueError(f"`n` and `n_pos` must be positive; found n={n!r}, n_pos={n_pos!r}")
+    x, y = fp / n0, fn / n1
+    import matplotlib.pyplot as plt
+
+    cmap = plt.get_cmap("viridis", max(fp.shape[0], 2))
+    for i in range(fp.shape[0]):
+        ax.plot(x[i], y[i], "-", marker=".", ms=3, lw=0.9, color=cmap(i))
+    if highlight is not None:
+        j = int(np.argmin(np.abs(alphas - highlight)))
+        ax.plot(x[:, j], y[:, j], "o", mfc="none", mec="C3", ms=7, label=f"at α* = {alphas[j]:g}")
+    ax.plot([0, 1], [1, 0], color="0.7", lw=0.8, ls="--", label="random guessing")
+    ax.plot([], [], "-", color=cmap(0), label=f"one line per challenge base ({fp.shape[0]})")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("false-positive rate fp / n")
+    ax.set_ylabel("false-negative rate fn / n")
+    ax.set_title(f"Attack errors over target α* ∈ [{alphas.min():g}, {alphas.max():g}]")
+    ax.legend(fontsize="small", loc="upper right")
+    return ax
+
+
+def plot_trace(posterior: Posterior, var: str = "eps", *, legend: bool = True, ax=None):
+    """Trace plot: the draws of ``var`` against iteration, one line per chain.
+
+    Chains that mix well overlap like noise around one level; trends, steps or chains at
+    different levels mean the run is too short. The eps axis is cut in its upper tail.
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var : str
+        Variable name.
+    legend : bool
+        Name the chains in a legend.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    _check_post(posterior)
+    ax = _axes(ax)
+    d = posterior.draws(var)
+    for c in range(d.shape[0]):
+        ax.plot(d[c], lw=0.5, alpha=0.7, color=f"C{c % 10}", label=f"chain {c}")
+    lo, hi = _view(var, d.ravel())
+    title = f"Trace of {var}"
+    if hi < d.max():
+        ax.set_ylim(lo * 0.95, hi)
+        title += f" (axis cut{_cut_note(d.ravel(), hi)})"
+    ax.set_ylabel(_label(var))
+    ax.set_xlabel("draw (after warm-up)")
+    ax.set_title(title)
+    if legend and d.shape[0] <= 8:
+        ax.legend(fontsize="x-small", ncol=min(d.shape[0], 4), loc="upper right")
+    return ax
+
+
+def plot_rank(posterior: Posterior, var: str = "eps", *, bins: int = 20, ax=None):
+    """Rank plot: histogram of the ranks of each chain's draws among all draws.
+
+    Under convergence each chain's ranks are uniform; the grey band holds 95% of the bar heights
+    of uniform ranks (binomial quantiles). Bars far outside it on one chain show that the chain
+    explores a different part of the posterior (Vehtari et al. 2021).
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var : str
+        Variable name.
+    bins : int
+        Rank bins per chain.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from scipy import stats
+
+    _check_post(posterior)
+    bins = check_positive_int("bins", bins, minimum=2)
+    ax = _axes(ax)
+    d = posterior.draws(var)
+    ranks = stats.rankdata(d.ravel()).reshape(d.shape)
+    edges = np.linspace(0.5, d.size + 0.5, bins + 1)
+    expected = d.shape[1] / bins
+    band = stats.binom.ppf([0.025, 0.975], d.shape[1], 1 / bins)
+    step = 1.3 * expected
+    for c in range(d.shape[0]):
+        h, _ = np.histogram(ranks[c], bins=edges)
+        base = c * step
+        ax.axhspan(base + band[0], base + band[1], color="0.9", lw=0)
+        ax.axhline(base + expected, color="0.5", ls="--", lw=0.8)
+        ax.stairs(base + h, edges, baseline=None, color=f"C{c % 10}", lw=1.3)
+    ax.set_yticks([c * step + expected for c in range(d.shape[0])])
+    ax.set_yticklabels([f"chain {c}" for c in range(d.shape[0])])
+    ax.set_xlabel(f"rank of the draw among all {d.size} draws")
+    ax.set_ylabel("draws per rank bin")
+    ax.set_title(f"Rank plot of {var} (uniform = well mixed; grey: 95% band)")
+    return ax
+
+
+def plot_autocorr(posterior: Posterior, var: str = "eps", *, max_lag: int = 100, ax=None):
+    """Sample autocorrelation of each chain's draws against lag (paper Fig. 6).
+
+    A fast decay to zero means nearly independent draws; slow decay means a small effective
+    sample size. The grey band is +-2/sqrt(draws), the range of white noise.
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var : str
+        Variable name.
+    max_lag : int
+        Largest lag shown.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    _check_post(posterior)
+    max_lag = check_positive_int("max_lag", max_lag)
+    ax = _axes(ax)
+    d = posterior.draws(var)
+    acf = _arviz.autocorr(d)
+    lags = np.arange(min(max_lag + 1, d.shape[1]))
+    for c in range(d.shape[0]):
+        ax.plot(lags, acf[c, : lags.size], lw=1.2, color=f"C{c % 10}", label=f"chain {c}")
+    ax.axhline(0, color="k", lw=0.6)
+    w = 2 / np.sqrt(d.shape[1])
+    ax.axhspan(-w, w, color="0.85", lw=0)
+    ax.set_xlabel("lag (draws)")
+    ax.set_ylabel("autocorrelation")
+    ax.set_ylim(min(-0.1, float(acf[:, : lags.size].min()) - 0.05), 1.02)
+    ax.set_title(f"Autocorrelation of {var}")
+    if d.shape[0] <= 8:
+        ax.legend(fontsize="x-small", ncol=min(d.shape[0], 4), loc="upper right")
+    return ax
+
+
+def plot_diagnostics(posterior: Posterior, var_names: list[str] | None = None):
+    """Trace, rank and autocorrelation plots of each variable, one row per variable.
+
+    Parameters
+    ----------
+    posterior : Posterior
+    var_names : list of str, optional
+        Variables to show (default: all sampled ones).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    _check_post(posterior)
+    names = posterior.var_names if var_names is None else list(var_names)
+    fig, axes = plt.subplots(
+        len(names), 3, figsize=(15, 3.4 * len(names)), layout="constrained", squeeze=False
+    )
+    for row, v in zip(axes, names, strict=True):
+        plot_trace(posterior, v, legend=False, ax=row[0])
+        plot_rank(posterior, v, ax=row[1])
+        plot_autocorr(posterior, v, ax=row[2])
+    fig.suptitle(
+        f"MCMC diagnostics: {posterior.n_chains} chains x {posterior.n_draws} draws "
+        "(colours: chains, as in the autocorrelation legend)",
+        fontsize=13,
+    )
+    return fig

@@ -1,0 +1,220 @@
+"""Tests of the bayes-dp command line (through main() and once as a subprocess)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import bayes_dp as bdp
+from bayes_dp.cli import InputError, main, read_counts
+
+FP = [40, 50, 60, 100, 100, 110, 120, 200, 200, 200]
+FN = [250, 200, 150, 100, 120, 100, 100, 80, 70, 60]
+FAST = ["--draws", "200", "--tune", "100", "--chains", "2", "--progress-every", "0"]
+
+
+def write_csv(path, rows, header="fp,n_neg,fn,n_pos"):
+    path.write_text(header + "\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def strong_csv(tmp_path):
+    return write_csv(
+        tmp_path / "strong.csv", [(a, 1000, b, 1000) for a, b in zip(FP, FN, strict=True)]
+    )
+
+
+def test_acceptance_estimate_writes_posterior_and_report(strong_csv, tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = main(["estimate", str(strong_csv), "--delta", "1e-5", "--out", str(out), *FAST])
+    captured = capsys.readouterr()
+    assert rc == 0
+    assert "eps" in captured.out and "r_hat" in captured.out
+    assert "sampling done in" in captured.out
+    post = bdp.load_posterior(out / "posterior.nc")
+    assert post.n_draws == 200 and post.settings["seed"] == 0
+    html = (out / "report.html").read_text()
+    assert html.count("<img ") >= 3
+
+
+def test_acceptance_bad_fn_names_row_and_column(tmp_path, capsys):
+    bad = write_csv(tmp_path / "bad.csv", [(40, 1000, 250, 1000), (50, 1000, 1200, 1000)])
+    rc = main(["estimate", str(bad), "--delta", "1e-5", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc != 0
+    assert err.count("\n") == 1 and err.startswith("bayes-dp: error:")
+    assert "row 2" in err and "'fn'" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "name, content, needles",
+    [
+        ("missing.csv", "fp,n_neg,fn\n40,1000,250\n", ["missing column 'n_pos'"]),
+        ("text.csv", "fp,n_neg,fn,n_pos\n40,1000,abc,1000\n", ["row 1", "'fn'", "'abc'"]),
+        ("frac.csv", "fp,n_neg,fn,n_pos\n40,1000,2.5,1000\n", ["row 1", "'fn'", "2.5"]),
+        ("neg.csv", "fp,n_neg,fn,n_pos\n-1,1000,2,1000\n", ["row 1", "'fp'", ">= 0"]),
+        ("zero.csv", "fp,n_neg,fn,n_pos\n0,0,2,1000\n", ["row 1", "'n_neg'"]),
+        ("fpbig.csv", "fp,n_neg,fn,n_pos\n1,10,2,10\n11,10,2,10\n", ["row 2", "'fp'", "exceeds"]),
+        ("blank.csv", "fp,n_neg,fn,n_pos\n1,,2,10\n", ["row 1", "'n_neg'", "empty"]),
+        ("empty.csv", "", ["empty"]),
+        ("header.csv", "fp,n_neg,fn,n_pos\n", ["no data rows"]),
+        ("counts.txt", "fp,n_neg,fn,n_pos\n1,2,1,2\n", ["unknown file type", ".txt"]),
+        ("bad.json", "{not json", ["not valid JSON"]),
+        ("scalar.json", "3", ["list of row objects"]),
+        ("rows.json", '[{"fp": 1, "n_neg": 10, "fn": 2}]', ["missing column 'n_pos'"]),
+        ("cols.json", '{"fp": [1, 2], "n_neg": [10], "fn": [1], "n_pos": [10]}', ["lengths"]),
+        (
+            "lik.csv",
+            "fp,n_neg,fn,n_pos,likelihood\n1,10,2,10,poisson\n",
+            ["row 1", "'likelihood'", "poisson"],
+        ),
+        (
+            "mixed.csv",
+            "fp,n_neg,fn,n_pos,group,likelihood\n1,10,2,10,a,binomial\n1,10,2,10,a,"
+            "bivariate_normal\n",
+            ["row 2", "'likelihood'"],
+        ),
+        ("group.csv", "fp,n_neg,fn,n_pos,group\n1,10,2,10,9 bad\n", ["row 1", "'group'"]),
+    ],
+)
+def test_malformed_files_exit_cleanly(tmp_path, capsys, name, content, needles):
+    path = tmp_path / name
+    path.write_text(content)
+    rc = main(["estimate", str(path), "--delta", "1e-5", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert err.startswith("bayes-dp: error:") and err.count("\n") == 1, err
+    for n in needles:
+        assert n in err, (n, err)
+
+
+def test_missing_file_and_bad_delta(strong_csv, tmp_path, capsys):
+    assert main(["estimate", str(tmp_path / "nope.csv"), "--delta", "0.1", "--out", "x"]) == 1
+    assert "nope.csv" in capsys.readouterr().err
+    rc = main(["estimate", str(strong_csv), "--delta", "1.5", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "`delta`" in err and "1.5" in err
+
+
+def test_usage_error_status_2(capsys):
+    assert main(["estimate"]) == 2
+    assert main([]) == 2
+    assert main(["--help"]) == 0
+    capsys.readouterr()
+
+
+def test_unsupported_likelihood_is_a_one_line_error(tmp_path, capsys):
+    path = tmp_path / "biv.csv"
+    path.write_text(
+        "fp,n_neg,fn,n_pos,group,likelihood\n40,1000,250,1000,a,binomial\n"
+        "50,1000,200,1000,b,bivariate_normal\n"
+    )
+    rc = main(["estimate", str(path), "--delta", "1e-5", "--out", str(tmp_path / "o"), *FAST])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.startswith("bayes-dp: error:") and "bivariate_normal" in err
+    assert "Traceback" not in err
+
+
+def test_groups_and_json_inputs(tmp_path):
+    rows = [
+        {"fp": a, "n_neg": 1000, "fn": b, "n_pos": 1000, "group": "g1" if i < 5 else "g2"}
+        for i, (a, b) in enumerate(zip(FP, FN, strict=True))
+    ]
+    p = tmp_path / "rows.json"
+    p.write_text(json.dumps(rows))
+    groups = read_counts(p)
+    assert [g.name for g in groups] == ["g1", "g2"]
+    assert [g.strength for g in groups] == ["shared", "own"]
+    assert groups[1].counts.fp.tolist() == FP[5:]
+    cols = tmp_path / "cols.json"
+    cols.write_text(json.dumps({"fp": FP, "n_neg": [1000] * 10, "fn": FN, "n_pos": [1000] * 10}))
+    (g,) = read_counts(cols)
+    assert g.name == "counts" and g.counts.fn.tolist() == FN
+    with pytest.raises(InputError):
+        read_counts(cols, fmt="csv")
+
+
+def test_fixed_s_and_report_subcommand(strong_csv, tmp_path, capsys):
+    out = tmp_path / "o"
+    rc = main(
+        ["estimate", str(strong_csv), "--delta", "1e-5", "--out", str(out), "--s", "0.5", *FAST]
+    )
+    assert rc == 0
+    post = bdp.load_posterior(out / "posterior.nc")
+    assert post.var_names == ["eps"] and post.settings["fixed"] == {"s": 0.5}
+    assert "fixed at 0.5" in capsys.readouterr().err
+    rc = main(["report", str(out / "posterior.nc"), "--out", str(tmp_path / "again.html")])
+    assert rc == 0 and (tmp_path / "again.html").read_text().count("<img ") >= 3
+
+
+def test_subprocess_entry_point(strong_csv, tmp_path):
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env["MPLBACKEND"] = "Agg"
+    out = tmp_path / "sub"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bayes_dp.cli",
+            "estimate",
+            str(strong_csv),
+            "--delta",
+            "1e-5",
+            "--out",
+            str(out),
+            "--no-report",
+            *FAST,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "eps" in proc.stdout and (out / "posterior.nc").is_file()
+    bad = write_csv(tmp_path / "bad.csv", [(40, 1000, 1001, 1000)])
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bayes_dp.cli",
+            "estimate",
+            str(bad),
+            "--delta",
+            "1e-5",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("bayes-dp: error:") and "'fn'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_progress_ticker_prints_while_running():
+    import io
+    import time
+
+    from bayes_dp.cli import _Ticker
+
+    buf = io.StringIO()
+    with _Ticker(buf, 0.05):
+        time.sleep(0.3)
+    assert "still sampling" in buf.getvalue()
+    quiet = io.StringIO()
+    with _Ticker(quiet, 0):
+        time.sleep(0.1)
+    assert quiet.getvalue() == ""

@@ -1,0 +1,143 @@
+"""Smoke and content tests of bayes_dp.plots (labels, titles, legends, returned Axes)."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import bayes_dp as bdp
+from bayes_dp import plots
+
+STRONG = bdp.AttackCounts(
+    fp=[40, 50, 60, 100, 100, 110, 120, 200, 200, 200],
+    n_neg=1000,
+    fn=[250, 200, 150, 100, 120, 100, 100, 80, 70, 60],
+    n_pos=1000,
+)
+
+
+@pytest.fixture(scope="module")
+def post():
+    return bdp.estimate_epsilon(
+        STRONG, delta=1e-5, chains=2, draws=300, tune=200, seed=3, check=False
+    )
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def _labelled(ax):
+    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda p, ax: plots.plot_eps_posterior(p, ax=ax),
+        lambda p, ax: plots.plot_marginal(p, "s", ax=ax),
+        lambda p, ax: plots.plot_joint(p, ax=ax),
+        lambda p, ax: plots.plot_region(p, ax=ax),
+        lambda p, ax: plots.plot_trace(p, "eps", ax=ax),
+        lambda p, ax: plots.plot_rank(p, "s", ax=ax),
+        lambda p, ax: plots.plot_autocorr(p, "eps", ax=ax),
+    ],
+)
+def test_each_plot_draws_on_given_axes(post, fn):
+    fig, ax = plt.subplots()
+    out = fn(post, ax)
+    assert out is ax
+    _labelled(ax)
+
+
+def test_new_axes_when_none(post):
+    ax = plots.plot_eps_posterior(post)
+    assert ax.figure is not None
+    _labelled(ax)
+
+
+def test_eps_posterior_legend_names_interval_and_classical(post):
+    ax = plots.plot_eps_posterior(post, prob=0.9, confidence=0.95)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    lo, hi = post.interval(0.9)
+    assert any(f"[{lo:.3g}, {hi:.3g}]" in t for t in texts)
+    point = float(np.max(bdp.classical_epsilon(STRONG.fpr, STRONG.fnr, 1e-5)))
+    assert any(f"{point:.3g}" in t and "classical point" in t for t in texts)
+    assert any("Clopper-Pearson" in t for t in texts)
+
+
+def test_region_points_are_the_observed_rates(post):
+    ax = plots.plot_region(post, confidence=None)
+    pts = np.vstack([ln.get_xydata() for ln in ax.lines if ln.get_marker() == "o"])
+    np.testing.assert_allclose(np.sort(pts[:, 0]), np.sort(STRONG.fpr))
+    np.testing.assert_allclose(np.sort(pts[:, 1]), np.sort(STRONG.fnr))
+
+
+def test_region_without_posterior():
+    ax = plots.plot_region(counts=STRONG, delta=1e-5, eps=[1.0, 3.0], zoom=False)
+    _labelled(ax)
+    assert ax.get_xlim() == (0.0, 1.0)
+    with pytest.raises(ValueError, match="delta"):
+        plots.plot_region(counts=STRONG)
+
+
+def test_error_curves_shapes_and_errors():
+    alphas = np.linspace(0.01, 0.99, 9)
+    fp = np.round(alphas * 100)[None, :].repeat(3, 0)
+    fn = np.round(100 * (1 - alphas) ** np.array([[1.5], [2.0], [3.0]]))
+    ax = plots.plot_error_curves(alphas, fp, fn, 100, highlight=0.1)
+    _labelled(ax)
+    with pytest.raises(ValueError, match="`fp` must have shape"):
+        plots.plot_error_curves(alphas, fp[:, :3], fn, 100)
+    with pytest.raises(ValueError, match="`n`"):
+        plots.plot_error_curves(alphas, fp, fn, 0)
+
+
+def test_diagnostics_figure(post):
+    fig = plots.plot_diagnostics(post)
+    assert len(fig.axes) == 3 * len(post.var_names)
+
+
+def test_type_errors():
+    with pytest.raises(TypeError, match="`posterior` must be a bayes_dp.Posterior"):
+        plots.plot_trace("not a posterior")
+
+
+def test_clopper_pearson_epsilon_brackets_point_and_shrinks_with_n():
+    lo, hi = bdp.clopper_pearson_epsilon(40, 1000, 250, 1000, delta=1e-5)
+    point = bdp.classical_epsilon(0.04, 0.25, 1e-5)
+    assert lo < point < hi
+    lo2, hi2 = bdp.clopper_pearson_epsilon(4000, 100_000, 25_000, 100_000, delta=1e-5)
+    assert lo < lo2 < point < hi2 < hi
+    with pytest.raises(ValueError, match="`confidence`"):
+        bdp.clopper_pearson_epsilon(40, 1000, 250, 1000, delta=1e-5, confidence=1.0)
+
+
+def test_clopper_pearson_coverage():
+    # the lower bound must lie below the true classical eps in >= 95% of simulated audits
+    rng = np.random.default_rng(0)
+    a, b, n = 0.05, 0.2, 500
+    truth = bdp.classical_epsilon(a, b, 0.0)
+    hits = [
+        bdp.clopper_pearson_epsilon(rng.binomial(n, a), n, rng.binomial(n, b), n, 0.0)[0] <= truth
+        for _ in range(300)
+    ]
+    assert np.mean(hits) >= 0.95
+
+
+def test_autocorr_matches_between_adapter_and_numpy():
+    from bayes_dp import _arviz
+
+    x = np.random.default_rng(1).normal(size=(2, 256)).cumsum(axis=1)
+    r = _arviz.autocorr(x)
+    y = x[0] - x[0].mean()
+    direct = np.array([np.dot(y[: y.size - k], y[k:]) for k in range(5)]) / np.dot(y, y)
+    np.testing.assert_allclose(r[0, :5], direct, atol=1e-10)
+
+
+def test_clopper_pearson_epsilon_above_the_diagonal():
+    lo, hi = bdp.clopper_pearson_epsilon(585, 1000, 741, 1000, delta=1e-5)
+    point = bdp.classical_epsilon(0.585, 0.741, 1e-5)
+    assert 0 < lo < point < hi
+    assert (lo, hi) == pytest.approx(bdp.clopper_pearson_epsilon(415, 1000, 259, 1000, 1e-5))
