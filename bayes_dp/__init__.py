@@ -4,7 +4,7 @@ The main entry point is :func:`estimate_epsilon`, which turns :class:`AttackCoun
 :class:`Evidence` groups) into a :class:`Posterior` of eps and the attack strength s.
 """
 
-from . import plots, region
+from . import plots, region, simulate
 from .estimate import estimate_epsilon
 from .evidence import Evidence
 from .exceptions import ConvergenceWarning
@@ -38,6 +38,7 @@ __all__ = [
     "plots",
     "region",
     "region_area",
+    "simulate",
     "strength_region_area",
 ]
 __version__ = "0.1.0"

@@ -78,8 +78,10 @@ def main():
     w_bin, its_bin, e_bin, _, _ = run(c20, draws, 2000)
     w_bvn, its_bvn, e_bvn, _, _ = run(ev, draws, 2000)
     print(f"\n20-base, binomial:         {its_bin:8.0f} iter/s, ESS/s eps {e_bin:6.0f}")
-    print(f"20-base, bivariate normal: {its_bvn:8.0f} iter/s, ESS/s eps {e_bvn:6.0f} "
-          f"(tau, rho inferred: three MHAAR moves per iteration)")
+    print(
+        f"20-base, bivariate normal: {its_bvn:8.0f} iter/s, ESS/s eps {e_bvn:6.0f} "
+        f"(tau, rho inferred: three MHAAR moves per iteration)"
+    )
     print(f"wall-time ratio bivariate / binomial: {w_bvn / w_bin:.2f}")
 
     # memory: the draws and nothing per iteration

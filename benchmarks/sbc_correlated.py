@@ -84,8 +84,9 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--png", default=None)
     ap.add_argument("--n", type=int, default=N, help="challenges per hypothesis")
-    ap.add_argument("--likelihood", default="bivariate_normal",
-                    choices=["bivariate_normal", "beta_binomial"])
+    ap.add_argument(
+        "--likelihood", default="bivariate_normal", choices=["bivariate_normal", "beta_binomial"]
+    )
     args = ap.parse_args()
     t0 = time.perf_counter()
     out = run_sbc(args.reps, n=args.n, likelihood=args.likelihood)
@@ -113,8 +114,9 @@ def main() -> None:
             ax.set_xlabel("normalised rank of the truth")
         axes[0].set_ylabel("replicates")
         axes[0].legend()
-        fig.suptitle(f"Simulation-based calibration, {args.likelihood} counts, "
-                     f"{N_BASES} bases, N = {args.n}")
+        fig.suptitle(
+            f"Simulation-based calibration, {args.likelihood} counts, {N_BASES} bases, N = {args.n}"
+        )
         fig.tight_layout()
         fig.savefig(args.png, dpi=110)
         print(f"wrote {args.png}")

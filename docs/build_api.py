@@ -19,6 +19,7 @@ OUT = ROOT / "docs" / "api.md"
 MODULES = [
     ("bayes_dp", "bayes_dp (top level)"),
     ("bayes_dp.plots", "bayes_dp.plots"),
+    ("bayes_dp.simulate", "bayes_dp.simulate"),
     ("bayes_dp.report", "bayes_dp.report"),
     ("bayes_dp.cli", "bayes_dp.cli (the `bayes-dp` command)"),
 ]

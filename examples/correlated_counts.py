@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 from joblib import Parallel, delayed
+from mia.canary import epsilon_two_gaussians
 
 import bayes_dp as bdp
 import mia
-from mia.canary import epsilon_two_gaussians
 
 DELTA = 1e-5
 MU = 2.0  # separation of the H0 and H1 loss distributions (sd 1)
@@ -60,8 +60,17 @@ def one_replicate(seed: int, draws: int = 3000) -> dict:
         ("binomial", bdp.Evidence(counts, likelihood="binomial", name="b")),
         ("bivariate_normal", bdp.Evidence(counts, likelihood="bivariate_normal", name="c")),
     ):
-        post = bdp.estimate_epsilon(ev, delta=DELTA, prior=PRIOR, chains=2, draws=draws,
-                                    tune=1500, seed=rng, cores=1, check=False)
+        post = bdp.estimate_epsilon(
+            ev,
+            delta=DELTA,
+            prior=PRIOR,
+            chains=2,
+            draws=draws,
+            tune=1500,
+            seed=rng,
+            cores=1,
+            check=False,
+        )
         lo, hi = post.interval(0.9)
         out[name] = (lo, hi, lo <= eps_true <= hi)
     return out
@@ -91,14 +100,17 @@ def main() -> None:
     eps_true = true_epsilon()
     t0 = time.perf_counter()
     out = coverage_study(args.reps)
-    print(f"Gaussian mechanism mu = {MU}: true eps({DELTA:g}) = {eps_true:.3f}; {N_BASES} bases, "
-          f"N = {N_MODELS} cross-fed models per hypothesis, alpha* = {ALPHA}; "
-          f"{args.reps} audits in {time.perf_counter() - t0:.0f} s")
-    print(f"{'likelihood':<18} {'90% coverage':>13} {'truth below interval':>21} "
-          f"{'median lower bound':>19}")
+    print(
+        f"Gaussian mechanism mu = {MU}: true eps({DELTA:g}) = {eps_true:.3f}; {N_BASES} bases, "
+        f"N = {N_MODELS} cross-fed models per hypothesis, alpha* = {ALPHA}; "
+        f"{args.reps} audits in {time.perf_counter() - t0:.0f} s"
+    )
+    print(
+        f"{'likelihood':<18} {'90% coverage':>13} {'truth below interval':>21} "
+        f"{'median lower bound':>19}"
+    )
     for name, d in out.items():
-        print(f"{name:<18} {d['coverage']:13.2f} {d['below']:21.2f} "
-              f"{np.median(d['lower']):19.2f}")
+        print(f"{name:<18} {d['coverage']:13.2f} {d['below']:21.2f} {np.median(d['lower']):19.2f}")
     if args.png:
         import matplotlib
 
@@ -109,8 +121,14 @@ def main() -> None:
         for k, (name, d) in enumerate(out.items()):
             order = np.argsort(d["lower"])
             x = np.arange(order.size) + 0.3 * k
-            ax.vlines(x, d["lower"][order], np.minimum(d["upper"][order], 3 * eps_true),
-                      color=f"C{k}", lw=1, label=f"{name}: coverage {d['coverage']:.2f}")
+            ax.vlines(
+                x,
+                d["lower"][order],
+                np.minimum(d["upper"][order], 3 * eps_true),
+                color=f"C{k}",
+                lw=1,
+                label=f"{name}: coverage {d['coverage']:.2f}",
+            )
         ax.axhline(eps_true, color="k", ls="--", label=f"true eps = {eps_true:.2f}")
         ax.set_xlabel("simulated audit (sorted by lower bound)")
         ax.set_ylabel("90% credible interval of eps")

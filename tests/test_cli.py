@@ -108,16 +108,27 @@ def test_usage_error_status_2(capsys):
     capsys.readouterr()
 
 
-def test_unsupported_likelihood_is_a_one_line_error(tmp_path, capsys):
-    path = tmp_path / "biv.csv"
+def test_unknown_likelihood_is_a_one_line_error(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
     path.write_text(
         "fp,n_neg,fn,n_pos,group,likelihood\n40,1000,250,1000,a,binomial\n"
-        "50,1000,200,1000,b,bivariate_normal\n"
+        "50,1000,200,1000,b,poisson\n"
     )
     rc = main(["estimate", str(path), "--delta", "1e-5", "--out", str(tmp_path / "o"), *FAST])
     err = capsys.readouterr().err
-    assert rc == 1 and err.startswith("bayes-dp: error:") and "bivariate_normal" in err
-    assert "Traceback" not in err
+    assert rc == 1 and err.startswith("bayes-dp: error:") and "poisson" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_correlated_group_from_csv(tmp_path, capsys):
+    path = tmp_path / "biv.csv"
+    path.write_text(
+        "fp,n_neg,fn,n_pos,group,likelihood\n40,1000,250,1000,a,binomial\n"
+        "10,100,30,100,b,bivariate_normal\n12,100,25,100,b,bivariate_normal\n"
+    )
+    rc = main(["estimate", str(path), "--delta", "1e-5", "--out", str(tmp_path / "o"), *FAST])
+    out = capsys.readouterr().out
+    assert rc == 0 and "tau_b" in out and "rho_b" in out
 
 
 def test_groups_and_json_inputs(tmp_path):

@@ -2,10 +2,11 @@
 
 import numpy as np
 import pytest
-from exact_posterior import posterior_grid
 from scipy import stats
 
 import bayes_dp as bdp
+
+from exact_posterior import posterior_grid
 
 FP, N0, FN, N1 = [40, 50], [1000, 1000], [250, 200], [1000, 1000]
 QS = np.array([0.05, 0.25, 0.5, 0.75, 0.95])

@@ -8,10 +8,11 @@ shorter run with proportionally looser bounds runs by default.
 
 import numpy as np
 import pytest
-from exact_posterior import posterior_grid
 from scipy import stats
 
 import bayes_dp as bdp
+
+from exact_posterior import posterior_grid
 
 QS = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
 
