@@ -1,0 +1,64 @@
+"""Random-canary and crafted-canary privacy audits (one-shot estimation, DP-FedAvg, CANIFE).
+
+Public API
+----------
+epsilon_two_gaussians, delta_two_gaussians
+    Exact (epsilon, delta) between two one-dimensional Gaussians.
+gaussian_mechanism_epsilon, gaussian_mechanism_sigma
+    Analytic Gaussian mechanism (Balle and Wang 2018).
+CosineNull, epsilon_cosine_null_vs_gaussian
+    Exact null law of a random-canary cosine.
+one_shot_gaussian_mechanism, simulate_canary_cosines, epsilon_from_cosines,
+epsilon_from_two_samples
+    One-shot audit of the Gaussian mechanism (Andrew et al., Alg. 1).
+counts_from_scores, to_evidence, empirical_epsilon
+    Scores to ``bayes_dp.AttackCounts`` / ``Evidence``; max-over-threshold epsilon.
+"""
+
+from ._gaussians import (
+    delta_two_gaussians,
+    epsilon_two_gaussians,
+    gaussian_mechanism_epsilon,
+    gaussian_mechanism_sigma,
+)
+from ._null import CosineNull, epsilon_cosine_null_vs_gaussian
+from .oneshot import (
+    CosineEstimate,
+    OneShotResult,
+    epsilon_from_cosines,
+    epsilon_from_two_samples,
+    one_shot_gaussian_mechanism,
+    simulate_canary_cosines,
+)
+
+__all__ = [
+    "CosineEstimate",
+    "CosineNull",
+    "OneShotResult",
+    "delta_two_gaussians",
+    "epsilon_cosine_null_vs_gaussian",
+    "epsilon_from_cosines",
+    "epsilon_from_two_samples",
+    "epsilon_two_gaussians",
+    "gaussian_mechanism_epsilon",
+    "gaussian_mechanism_sigma",
+    "one_shot_gaussian_mechanism",
+    "simulate_canary_cosines",
+]
+from .counts import (  # noqa: E402
+    CountsResult,
+    EmpiricalEpsilon,
+    counts_from_scores,
+    empirical_epsilon,
+    epsilon_from_rates,
+    to_evidence,
+)
+
+__all__ += [
+    "CountsResult",
+    "EmpiricalEpsilon",
+    "counts_from_scores",
+    "empirical_epsilon",
+    "epsilon_from_rates",
+    "to_evidence",
+]
