@@ -68,9 +68,11 @@ def _brute_force_eps(pos, neg, delta):
     for t in np.concatenate([pos, neg]):
         fpr = np.mean(neg >= t)
         fnr = np.mean(pos < t)
+        if fpr == 0 and fnr == 0:
+            return math.inf
         for num, den in ((1 - delta - fpr, fnr), (1 - delta - fnr, fpr)):
-            if num > 0:
-                best = max(best, math.inf if den == 0 else math.log(num / den))
+            if num > 0 and den > 0:
+                best = max(best, math.log(num / den))
     return best
 
 

@@ -173,20 +173,25 @@ def to_evidence(result, *, name="canary", strength="own", likelihood="binomial")
 
 
 def epsilon_from_rates(fpr, fnr, delta) -> float:
-    """Kairouz et al. (2015) epsilon of one (FPR, FNR) pair; inf if a needed rate is 0.
+    """Kairouz et al. (2015) epsilon of one (FPR, FNR) pair, as CANIFE computes it.
 
-    ``max(log((1 - delta - fpr) / fnr), log((1 - delta - fnr) / fpr), 0)``.
+    ``max(log((1 - delta - fpr) / fnr), log((1 - delta - fnr) / fpr), 0)``, where a ratio with a
+    zero denominator is left out (one empty tail says nothing finite); only a perfect attack
+    (both rates 0) gives ``inf``.
 
     Examples
     --------
     >>> round(epsilon_from_rates(0.02, 0.02, 0.01), 3)
     3.882
+    >>> epsilon_from_rates(0.0, 0.0, 0.01)
+    inf
     """
+    if fpr <= 0 and fnr <= 0:
+        return math.inf
     vals = [0.0]
     for num, den in ((1 - delta - fpr, fnr), (1 - delta - fnr, fpr)):
-        if num <= 0:
-            continue
-        vals.append(math.inf if den <= 0 else math.log(num / den))
+        if num > 0 and den > 0:
+            vals.append(math.log(num / den))
     return max(vals)
 
 
