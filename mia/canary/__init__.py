@@ -11,8 +11,12 @@ CosineNull, epsilon_cosine_null_vs_gaussian
 one_shot_gaussian_mechanism, simulate_canary_cosines, epsilon_from_cosines,
 epsilon_from_two_samples
     One-shot audit of the Gaussian mechanism (Andrew et al., Alg. 1).
-counts_from_scores, to_evidence, empirical_epsilon
+counts_from_scores, to_evidence, empirical_epsilon, epsilon_from_rates
     Scores to ``bayes_dp.AttackCounts`` / ``Evidence``; max-over-threshold epsilon.
+run_dp_fedavg_with_canaries
+    DP-FedAvg on digits with canary clients, final-model and all-iterates estimates.
+canife_audit, craft_canary, canife_scores, compose_canife, SoftmaxRegression
+    CANIFE crafted canaries (Maddock et al.) on softmax regression.
 """
 
 from ._gaussians import (
@@ -61,4 +65,26 @@ __all__ += [
     "empirical_epsilon",
     "epsilon_from_rates",
     "to_evidence",
+]
+from .canife import (  # noqa: E402
+    CanaryDesign,
+    CanifeResult,
+    SoftmaxRegression,
+    canife_audit,
+    canife_scores,
+    compose_canife,
+    craft_canary,
+)
+from .fedavg import FedAvgCanaryResult, run_dp_fedavg_with_canaries  # noqa: E402
+
+__all__ += [
+    "CanaryDesign",
+    "CanifeResult",
+    "FedAvgCanaryResult",
+    "SoftmaxRegression",
+    "canife_audit",
+    "canife_scores",
+    "compose_canife",
+    "craft_canary",
+    "run_dp_fedavg_with_canaries",
 ]
