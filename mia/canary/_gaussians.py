@@ -253,7 +253,7 @@ def gaussian_mechanism_sigma(eps, delta, sensitivity=1.0) -> float:
     Examples
     --------
     >>> round(gaussian_mechanism_sigma(1.0, 1e-6), 3)
-    4.22
+    4.225
     """
     eps = check_real("eps", eps, low=0.0, low_open=True)
     delta = _check_delta_open(delta)

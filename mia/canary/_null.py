@@ -41,7 +41,7 @@ class CosineNull:
     >>> round(null.var() * 1000, 12)
     1.0
     >>> round(float(null.isf(0.05) * 1000**0.5), 3)
-    1.644
+    1.645
     """
 
     def __init__(self, d):
