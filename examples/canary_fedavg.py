@@ -34,7 +34,7 @@ def main() -> None:
         f"digits, 100 clients, 10/round, {a.rounds} rounds, {a.canaries}+{a.canaries} canaries, "
         f"repeats={a.repeats}, delta=1e-5, seed={a.seed}"
     )
-    print("noise  theory  all-iterates  final(2G)  final(mean-only)  test acc")
+    print("noise  theory  all-iterates  final(2G)  final(mean-only)  test acc  client bound")
     for z in NOISE:
         r = run_dp_fedavg_with_canaries(
             noise_multiplier=z,
@@ -55,7 +55,8 @@ def main() -> None:
         )
         print(
             f"{z:5.2f}  {r.epsilon_theory:6.2f}  {r.epsilon_all_iterates:12.2f}  "
-            f"{r.epsilon_final:9.2f}  {r.epsilon_final_mean_only:16.2f}  {r.accuracy:8.3f}"
+            f"{r.epsilon_final:9.2f}  {r.epsilon_final_mean_only:16.2f}  {r.accuracy:8.3f}  "
+            f"{r.epsilon_theory_clients:12.2f}"
         )
     z, th, al, fi, fm = np.array(rows).T
     fig, ax = plt.subplots(figsize=(5.5, 3.8))

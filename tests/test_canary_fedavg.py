@@ -29,6 +29,10 @@ def test_final_far_below_all_iterates_below_bound(run):
     # one insertion, no amplification: the bound is the analytic Gaussian mechanism
     assert run.epsilon_theory == pytest.approx(gaussian_mechanism_epsilon(0.6, 1e-5), rel=1e-3)
     assert run.accuracy > 0.8 and run.d == 4810
+    # 100 rounds x 10 of 100 clients, shuffled: every client takes part 10 times
+    assert run.epsilon_theory_clients == pytest.approx(
+        gaussian_mechanism_epsilon(0.6 / np.sqrt(10), 1e-5), rel=1e-3
+    )
 
 
 def test_unseen_final_cosines_follow_exact_null(run):
@@ -96,3 +100,14 @@ def test_bernoulli_repeats_and_accountant():
 def test_bad_input(kwargs, word):
     with pytest.raises(ValueError, match=word):
         run_dp_fedavg_with_canaries(**kwargs)
+
+
+@pytest.mark.slow
+def test_example_writes_figure(tmp_path, monkeypatch):
+    import runpy
+    import sys
+
+    out = tmp_path / "fig.png"
+    monkeypatch.setattr(sys, "argv", ["canary_fedavg.py", "--out", str(out), "--rounds", "40"])
+    runpy.run_path("examples/canary_fedavg.py", run_name="__main__")
+    assert out.stat().st_size > 10_000

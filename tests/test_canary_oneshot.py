@@ -166,6 +166,11 @@ def test_bad_input(kwargs, exc, word):
         )
 
 
+def test_single_canary_mean_only():
+    r = one_shot_gaussian_mechanism(1000, 1, 1.0, 1e-6, method="mean_only", seed=0)
+    assert r.cosines.shape == (1,) and r.epsilon >= 0
+
+
 @pytest.mark.parametrize("bad", [[], [1.0, np.nan], [[1.0, 2.0]], ["a", "b"]])
 def test_bad_cosines(bad):
     with pytest.raises((ValueError, TypeError), match="cosines"):

@@ -17,6 +17,8 @@ run_dp_fedavg_with_canaries
     DP-FedAvg on digits with canary clients, final-model and all-iterates estimates.
 canife_audit, craft_canary, canife_scores, compose_canife, SoftmaxRegression
     CANIFE crafted canaries (Maddock et al.) on softmax regression.
+
+The Flower adapter lives in ``mia.canary.flower`` (optional extra ``flower``).
 """
 
 from ._gaussians import (
@@ -26,6 +28,24 @@ from ._gaussians import (
     gaussian_mechanism_sigma,
 )
 from ._null import CosineNull, epsilon_cosine_null_vs_gaussian
+from .canife import (
+    CanaryDesign,
+    CanifeResult,
+    SoftmaxRegression,
+    canife_audit,
+    canife_scores,
+    compose_canife,
+    craft_canary,
+)
+from .counts import (
+    CountsResult,
+    EmpiricalEpsilon,
+    counts_from_scores,
+    empirical_epsilon,
+    epsilon_from_rates,
+    to_evidence,
+)
+from .fedavg import FedAvgCanaryResult, run_dp_fedavg_with_canaries
 from .oneshot import (
     CosineEstimate,
     OneShotResult,
@@ -36,55 +56,31 @@ from .oneshot import (
 )
 
 __all__ = [
+    "CanaryDesign",
+    "CanifeResult",
     "CosineEstimate",
     "CosineNull",
+    "CountsResult",
+    "EmpiricalEpsilon",
+    "FedAvgCanaryResult",
     "OneShotResult",
+    "SoftmaxRegression",
+    "canife_audit",
+    "canife_scores",
+    "compose_canife",
+    "counts_from_scores",
+    "craft_canary",
     "delta_two_gaussians",
+    "empirical_epsilon",
     "epsilon_cosine_null_vs_gaussian",
     "epsilon_from_cosines",
+    "epsilon_from_rates",
     "epsilon_from_two_samples",
     "epsilon_two_gaussians",
     "gaussian_mechanism_epsilon",
     "gaussian_mechanism_sigma",
     "one_shot_gaussian_mechanism",
-    "simulate_canary_cosines",
-]
-from .counts import (  # noqa: E402
-    CountsResult,
-    EmpiricalEpsilon,
-    counts_from_scores,
-    empirical_epsilon,
-    epsilon_from_rates,
-    to_evidence,
-)
-
-__all__ += [
-    "CountsResult",
-    "EmpiricalEpsilon",
-    "counts_from_scores",
-    "empirical_epsilon",
-    "epsilon_from_rates",
-    "to_evidence",
-]
-from .canife import (  # noqa: E402
-    CanaryDesign,
-    CanifeResult,
-    SoftmaxRegression,
-    canife_audit,
-    canife_scores,
-    compose_canife,
-    craft_canary,
-)
-from .fedavg import FedAvgCanaryResult, run_dp_fedavg_with_canaries  # noqa: E402
-
-__all__ += [
-    "CanaryDesign",
-    "CanifeResult",
-    "FedAvgCanaryResult",
-    "SoftmaxRegression",
-    "canife_audit",
-    "canife_scores",
-    "compose_canife",
-    "craft_canary",
     "run_dp_fedavg_with_canaries",
+    "simulate_canary_cosines",
+    "to_evidence",
 ]

@@ -48,6 +48,10 @@ class FedAvgCanaryResult:
         ``nan`` when ``dp_accounting`` is not installed.
     accounting : str
         What ``epsilon_theory`` accounts for.
+    epsilon_theory_clients : float
+        Accountant's bound for a real client of the run: the most frequent participant's
+        repetitions of the Gaussian mechanism for shuffled epochs (no amplification), the
+        Poisson-subsampled Gaussian over all rounds for Bernoulli sampling.
     accuracy : float
         Test accuracy of the final model.
     d : int
@@ -65,6 +69,7 @@ class FedAvgCanaryResult:
     epsilon_all_iterates: float
     epsilon_theory: float
     accounting: str
+    epsilon_theory_clients: float
     accuracy: float
     d: int
     delta: float
@@ -260,12 +265,18 @@ def run_dp_fedavg_with_canaries(
         r = int(sched.sum(axis=0).max())
         how = f"{r}-fold Gaussian mechanism, no amplification (PLD)"
         theory = _safe(epsilon_repeated_gaussian, z, r, delta)
+    if sampling == "bernoulli":
+        theory_clients = _safe(epsilon_poisson_gaussian, z, q, rounds, delta)
+    else:
+        most = int(np.bincount(np.concatenate(clients), minlength=n_clients).max())
+        theory_clients = _safe(epsilon_repeated_gaussian, z, most, delta)
     return FedAvgCanaryResult(
         eps_final,
         eps_mean,
         eps_all,
         theory,
         how,
+        theory_clients,
         model.accuracy(theta, xte, yte),
         d,
         delta,

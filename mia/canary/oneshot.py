@@ -92,7 +92,8 @@ def epsilon_from_cosines(cosines, d, delta, *, method="two_gaussians", null="gau
     Parameters
     ----------
     cosines : array_like of float
-        One cosine per observed canary (at least 2).
+        One cosine per observed canary (at least 2 for ``"two_gaussians"``, which fits a
+        variance; at least 1 for ``"mean_only"``).
     d : int
         Dimension of the release (>= 2).
     delta : float
@@ -118,11 +119,11 @@ def epsilon_from_cosines(cosines, d, delta, *, method="two_gaussians", null="gau
     >>> round(epsilon_from_cosines(g, 10**6, 1e-6, method="mean_only").epsilon, 3)
     3.008
     """
-    g = check_scores("cosines", cosines, min_size=2)
-    d = check_positive_int("d", d, minimum=2)
-    delta = _check_delta_open(delta)
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
+    g = check_scores("cosines", cosines, min_size=2 if method == "two_gaussians" else 1)
+    d = check_positive_int("d", d, minimum=2)
+    delta = _check_delta_open(delta)
     if null not in NULLS:
         raise ValueError(f"`null` must be one of {NULLS}; found {null!r}")
     mean = float(g.mean())
@@ -300,7 +301,8 @@ def one_shot_gaussian_mechanism(
     d : int
         Dimension (>= 2).
     k : int
-        Number of canaries (>= 2); the estimate assumes ``k << d``.
+        Number of canaries (>= 1; >= 2 for ``"two_gaussians"``); the estimate assumes
+        ``k << d``.
     sigma : float
         Noise standard deviation (> 0) for sensitivity 1.
     delta : float
@@ -323,7 +325,8 @@ def one_shot_gaussian_mechanism(
     Raises
     ------
     ValueError
-        If ``d < 2``, ``k < 2``, ``sigma <= 0`` or ``delta`` is outside (0, 1).
+        If ``d < 2``, ``k < 1`` (``k < 2`` with ``"two_gaussians"``), ``sigma <= 0`` or
+        ``delta`` is outside (0, 1).
 
     Examples
     --------
@@ -333,11 +336,15 @@ def one_shot_gaussian_mechanism(
     True
     """
     d = check_positive_int("d", d, minimum=2)
-    k = check_positive_int("k", k, minimum=2)
+    k = check_positive_int("k", k, minimum=1)
     sigma = check_real("sigma", sigma, low=0.0, low_open=True)
     delta = _check_delta_open(delta)
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
+    if method == "two_gaussians" and k < 2:
+        raise ValueError(
+            f'`k` must be >= 2 with method="two_gaussians" (a variance is fitted); found {k}'
+        )
     g = simulate_canary_cosines(
         d, k, sigma, simulation=simulation, chunk_bytes=chunk_bytes, seed=seed
     )
