@@ -175,3 +175,16 @@ def test_single_canary_mean_only():
 def test_bad_cosines(bad):
     with pytest.raises((ValueError, TypeError), match="cosines"):
         epsilon_from_cosines(bad, 100, 1e-6)
+
+
+def test_vector_simulation_memory_does_not_grow_with_d_times_k():
+    import tracemalloc
+
+    d, k = 100_000, 200  # d * k doubles would be 160 MB
+    tracemalloc.start()
+    try:
+        simulate_canary_cosines(d, k, 1.0, chunk_bytes=2**20, seed=0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 12 * 2**20
