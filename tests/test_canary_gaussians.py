@@ -147,6 +147,8 @@ def test_calibration_round_trip():
         s = gaussian_mechanism_sigma(eps, 1e-6)
         assert gaussian_mechanism_epsilon(s, 1e-6) == pytest.approx(eps, rel=1e-9)
     assert gaussian_mechanism_sigma(1.0, 1e-6) == pytest.approx(4.22, abs=0.005)
+    s = gaussian_mechanism_sigma(1e-4, 1e-10)  # very large noise stays inside the bracket
+    assert s > 3e4 and gaussian_mechanism_epsilon(s, 1e-10) == pytest.approx(1e-4, rel=1e-6)
     assert math.isclose(
         gaussian_mechanism_sigma(1.0, 1e-6, sensitivity=2.0),
         2 * gaussian_mechanism_sigma(1.0, 1e-6),

@@ -114,7 +114,7 @@ def _check_delta_open(delta) -> float:
     return check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def delta_two_gaussians(mu1, sd1, mu2, sd2, eps) -> float:
+def delta_two_gaussians(mu1: float, sd1: float, mu2: float, sd2: float, eps: float) -> float:
     """Tight delta(eps) between ``N(mu1, sd1^2)`` and ``N(mu2, sd2^2)``, both directions.
 
     Parameters
@@ -142,7 +142,7 @@ def delta_two_gaussians(mu1, sd1, mu2, sd2, eps) -> float:
     return math.exp(_log_delta(eps, pair))
 
 
-def epsilon_two_gaussians(mu1, sd1, mu2, sd2, delta) -> float:
+def epsilon_two_gaussians(mu1: float, sd1: float, mu2: float, sd2: float, delta: float) -> float:
     """Smallest epsilon with delta(epsilon) <= ``delta`` for two one-dimensional Gaussians.
 
     The pair ``P1 = N(mu1, sd1^2)`` (output on ``D``) and ``P2 = N(mu2, sd2^2)`` (output on
@@ -208,7 +208,7 @@ def _solve_epsilon(log_delta_fn, delta: float) -> float:
     return float(optimize.brentq(g, lo, hi, xtol=1e-13, rtol=4 * np.finfo(float).eps, maxiter=500))
 
 
-def gaussian_mechanism_epsilon(sigma, delta, sensitivity=1.0) -> float:
+def gaussian_mechanism_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
     """Epsilon of the Gaussian mechanism with noise std ``sigma`` (analytic, Balle and Wang 2018).
 
     Parameters
@@ -234,7 +234,7 @@ def gaussian_mechanism_epsilon(sigma, delta, sensitivity=1.0) -> float:
     return epsilon_two_gaussians(0.0, sigma, sensitivity, sigma, delta)
 
 
-def gaussian_mechanism_sigma(eps, delta, sensitivity=1.0) -> float:
+def gaussian_mechanism_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:
     """Smallest noise std giving (``eps``, ``delta``)-DP for the Gaussian mechanism (calibration).
 
     Parameters
@@ -266,5 +266,5 @@ def gaussian_mechanism_sigma(eps, delta, sensitivity=1.0) -> float:
         v = _log_delta(eps, (0.0, 1.0, m, 1.0))
         return (v if v > -1e300 else -1e300) - target
 
-    log_s = optimize.brentq(h, -10.0, 10.0, xtol=1e-14)
+    log_s = optimize.brentq(h, -40.0, 40.0, xtol=1e-14)
     return float(math.exp(log_s) * sensitivity)

@@ -56,7 +56,15 @@ def _is_distribution(obj) -> bool:
     return all(hasattr(obj, a) for a in ("isf", "rvs")) and not isinstance(obj, np.ndarray)
 
 
-def counts_from_scores(observed, unseen, alpha, *, split=False, n_null=None, seed=None):
+def counts_from_scores(
+    observed,
+    unseen,
+    alpha: float,
+    *,
+    split: bool = False,
+    n_null: int | None = None,
+    seed: int | np.random.Generator | None = None,
+) -> CountsResult:
     """Count false positives and negatives at a threshold of target false-positive rate.
 
     The attack decides "canary present" when a score exceeds a threshold ``t``. ``t`` is set so
@@ -139,7 +147,9 @@ def _threshold_at_fpr(null: np.ndarray, alpha: float) -> float:
     return float(s[min(j, s.size - 1)])
 
 
-def to_evidence(result, *, name="canary", strength="own", likelihood="binomial") -> Evidence:
+def to_evidence(
+    result, *, name: str = "canary", strength: str = "own", likelihood: str = "binomial"
+) -> Evidence:
     """Turn an audit's counts into a ``bayes_dp.Evidence`` group.
 
     Parameters

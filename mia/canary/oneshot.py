@@ -283,16 +283,16 @@ class OneShotResult:
 
 
 def one_shot_gaussian_mechanism(
-    d,
-    k,
-    sigma,
-    delta,
+    d: int,
+    k: int,
+    sigma: float,
+    delta: float,
     *,
-    method="two_gaussians",
-    null="gaussian",
-    simulation="vectors",
-    chunk_bytes=2**25,
-    seed=None,
+    method: str = "two_gaussians",
+    null: str = "gaussian",
+    simulation: str = "vectors",
+    chunk_bytes: int = 2**25,
+    seed: int | np.random.Generator | None = None,
 ) -> OneShotResult:
     """Audit the Gaussian mechanism in one run with k random canaries (Alg. 1).
 
