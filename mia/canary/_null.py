@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 from scipy import special
+from scipy.optimize import brentq
 
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
@@ -108,7 +109,6 @@ def _regions(h, grid, hvals, level, above):
     pos = s > 0
     out = []
     i, n = 0, len(grid)
-    from scipy.optimize import brentq
 
     def edge(j):  # root between grid[j] and grid[j + 1]
         f = (lambda x: h(x) - level) if above else (lambda x: level - h(x))

@@ -26,7 +26,7 @@ from bayes_dp._validation import as_generator, check_positive_int, check_real
 from ._accounting import epsilon_rdp_history, noise_for_epsilon_one_step
 from ._digits import load_digits_split
 from ._gaussians import _check_delta_open
-from .counts import EmpiricalEpsilon, empirical_epsilon
+from .counts import empirical_epsilon
 
 __all__ = [
     "CanaryDesign",
@@ -428,6 +428,3 @@ def canife_audit(
     return CanifeResult(
         at, per, health, eps, eps_lo, theory, round_theory, model.accuracy(theta, xte, yte)
     )
-
-
-_ = EmpiricalEpsilon  # re-exported type of CanifeResult.per_round
