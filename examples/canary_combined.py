@@ -35,13 +35,9 @@ def main() -> None:
     ]
     print(f"canary counts (threshold {canary.threshold:.3e}): {canary.counts}")
     print(f"lira counts: {lira}")
-    if not hasattr(bdp, "estimate_epsilon"):
-        print(
-            "bayes_dp.estimate_epsilon is not available in this checkout yet; "
-            "the evidence groups above are what it would receive."
-        )
-        return
-    post = bdp.estimate_epsilon(evidence, delta=DELTA, prior=bdp.Prior(), chains=4, seed=1)
+    post = bdp.estimate_epsilon(
+        evidence, delta=DELTA, prior=bdp.Prior(), chains=4, draws=20_000, seed=1
+    )
     lo, hi = post.interval(0.9, "eps")
     print(f"posterior 90% interval for epsilon: [{lo:.3f}, {hi:.3f}]")
 
