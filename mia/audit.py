@@ -64,7 +64,9 @@ def _train_chunk(algorithm, X, y, z_x, z_y, seed, base, hyp, start, stop) -> np.
 def _algorithm_id(algorithm) -> str:
     if hasattr(algorithm, "config"):
         return json.dumps(algorithm.config(), sort_keys=True, default=str)
-    return repr(algorithm)
+    # Without config() only the class is checked; its settings are the user's responsibility.
+    cls = type(algorithm)
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _chunk_path(directory: Path, base: int, hyp: int, chunk: int) -> Path:
@@ -187,7 +189,9 @@ def run_audit(
     ----------
     algorithm : TrainingAlgorithm
         Anything with ``fit(X, y, seed)`` and ``loss(params, X, y)`` (see :mod:`mia.training`);
-        ``fit_losses`` is used when present. Must be picklable for parallel backends.
+        ``fit_losses`` is used when present. Must be picklable for parallel backends. A
+        ``config()`` method returning a JSON-friendly dict lets a resume check the settings;
+        without one only the class name is checked.
     bases : sequence of ChallengeBase
         The challenge bases ``(D, z)``.
     n_models : int
