@@ -3,7 +3,9 @@
 For challenge base ``b``, hypothesis ``h`` (0: trained on ``D``, 1: on ``D + {z}``) and model
 index ``j``, the model's randomness comes from
 ``numpy.random.default_rng(SeedSequence(seed, spawn_key=(b, h, j)))``, so every model is
-reproducible on its own, whatever the batching, the worker or the order of execution. Models are
+reproducible on its own, whatever the worker or the order of execution (bit for bit with the
+same ``chunk_size``; built-in models trained in differently sized batches agree to float32
+rounding). Models are
 trained in chunks (tasks); each finished chunk's losses of ``z`` go to one ``.npy`` file (written
 atomically), and a rerun of the same call skips the chunks already on disk. Trained parameters
 are dropped as soon as the loss of ``z`` is computed, so memory does not grow with the number of

@@ -228,15 +228,27 @@ def test_dask_backend(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_ray_backend(tmp_path):
+    """Ray workers import by module name, so a built-in algorithm is used (not a test class)."""
+    import gc
+
     ray = pytest.importorskip("ray", reason="ray not installed")
     bases = _bases(2)
     seq = mia.run_audit(
-        CountingMean(), bases, 5, tmp_path / "s", backend="sequential", progress=False
+        mia.SoftmaxRegression(epochs=2, batch_size=5, n_classes=2),
+        bases,
+        5,
+        tmp_path / "s",
+        backend="sequential",
+        chunk_size=2,
+        progress=False,
     )
     try:
         res = mia.run_audit(
-            CountingMean(),
+            mia.SoftmaxRegression(epochs=2, batch_size=5, n_classes=2),
             bases,
             5,
             tmp_path / "r",
@@ -247,4 +259,5 @@ def test_ray_backend(tmp_path):
         )
     finally:
         ray.shutdown()
+        gc.collect()
     np.testing.assert_array_equal(res.losses, seq.losses)

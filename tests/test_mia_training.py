@@ -6,7 +6,6 @@ from scipy import stats
 from scipy.optimize import brentq
 
 import mia
-from mia.training import _Network
 
 
 def _toy(n=60, d=5, k=3, seed=0):
@@ -89,9 +88,10 @@ def test_softmax_dp_gradients_match_reference():
 )
 def test_models_are_independent_of_batching(algo):
     X, y = _toy()
-    rngs = lambda: [
-        np.random.default_rng(np.random.SeedSequence(5, spawn_key=(j,))) for j in range(3)
-    ]  # noqa: E731
+
+    def rngs():
+        return [np.random.default_rng(np.random.SeedSequence(5, spawn_key=(j,))) for j in range(3)]
+
     together = algo.fit_losses(X, y, X[:4], y[:4], rngs())
     alone = np.vstack([algo.fit_losses(X, y, X[:4], y[:4], [r]) for r in rngs()])
     np.testing.assert_allclose(together, alone, rtol=1e-5)
