@@ -105,7 +105,7 @@ def test_size_is_alpha_under_fitted_h0(case):
     rng = np.random.default_rng(2)
     mu0, sd0, mu1, sd1 = CASES[case]
     out, inn = _shadows(rng, mu0, sd0, 30), _shadows(rng, mu1, sd1, 30)
-    grid = np.linspace(mu0 - 12 * sd0, mu0 + 12 * sd0, 400_001)
+    grid = np.linspace(mu0 - 12 * sd0, mu0 + 12 * sd0, 200_001)
     dens = stats.norm.pdf(grid, out.mean(), out.std(ddof=1))
     for alpha in (0.05, 0.2):
         dec = mia.learn_and_decide(grid, out, inn, alpha)
