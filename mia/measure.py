@@ -46,8 +46,14 @@ def cross_fed_decisions(losses_out, losses_in, alphas) -> tuple[np.ndarray, np.n
         "Member" decisions for the H1 models (each False is a false negative).
     """
     a = _as_alphas(alphas)
-    out = _check_losses("losses_out", losses_out, min_size=3)
-    inn = _check_losses("losses_in", losses_in, min_size=3)
+    out = _check_losses("losses_out", losses_out)
+    inn = _check_losses("losses_in", losses_in)
+    for name, arr in (("losses_out", out), ("losses_in", inn)):
+        if arr.size < 3:
+            raise ValueError(
+                f"`{name}` needs at least 3 models so that 2 shadow losses remain after leaving "
+                f"the target out; found {arr.size}"
+            )
     mu0, var0 = out.mean(), out.var(ddof=1)
     mu1, var1 = inn.mean(), inn.var(ddof=1)
     mu0_loo, var0_loo = _loo_moments(out)
