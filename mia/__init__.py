@@ -1,5 +1,36 @@
-"""Membership-inference attacks and canary audits that produce attack counts."""
+"""Membership-inference attacks and canary audits that produce attack counts.
+
+The LiRA pipeline of Yildirim et al. (Sec. 3): train models on ``D`` and ``D + {z}``
+(:mod:`mia.training`, :func:`run_audit`), test the loss of ``z`` with the Gaussian
+likelihood-ratio test (:func:`learn_and_decide`) and count errors with the cross-fed
+measurement (:func:`cross_fed_counts`). Canary audits for federated learning (one-shot random
+canaries, CANIFE) live in :mod:`mia.canary`.
+"""
 
 from . import canary
+from .audit import AuditResult, run_audit
+from .data import ChallengeBase, draw_challenge_bases, load_digits
+from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
+from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
+from .training import DPSGD, MLP, SoftmaxRegression, TrainingAlgorithm, cross_entropy
 
-__all__ = ["canary"]
+__all__ = [
+    "DPSGD",
+    "MLP",
+    "AuditResult",
+    "ChallengeBase",
+    "SoftmaxRegression",
+    "TrainingAlgorithm",
+    "canary",
+    "cross_entropy",
+    "cross_fed_counts",
+    "cross_fed_decisions",
+    "draw_challenge_bases",
+    "fit_normal",
+    "independent_counts",
+    "learn_and_decide",
+    "lira_logit",
+    "load_digits",
+    "logit_confidence",
+    "run_audit",
+]

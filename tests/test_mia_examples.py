@@ -1,0 +1,37 @@
+"""The digits example runs end to end in quick mode and shows the paper's orderings."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "lira_digits.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("lira_digits", EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_classical_epsilon_against_closed_form():
+    import math
+
+    import bayes_dp as bdp
+
+    mod = _load()
+    counts = bdp.AttackCounts(fp=[10, 10], n_neg=100, fn=[20, 20], n_pos=100)
+    point, lower = mod.classical_epsilon(counts, 0.0)
+    assert point == pytest.approx(max(math.log(0.9 / 0.2), math.log(0.8 / 0.1)))
+    assert 0 < lower < point
+
+
+@pytest.mark.slow
+def test_quick_example_runs(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("dp_accounting")
+    monkeypatch.chdir(tmp_path)
+    _load().main(["--quick", "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert "A4 (s=0.01)" in out and "DP-SGD" in out
