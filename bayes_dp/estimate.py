@@ -55,8 +55,9 @@ def estimate_epsilon(
     draws: int = 5000,
     tune: int = 2000,
     seed=None,
-    n_aux: int = 32,
-    aux_proposal: str = "likelihood",
+    thin: int = 2,
+    n_aux: int = 16,
+    aux_proposal: str = "normal",
     aux_uniform_weight: float = 0.05,
     target_accept: float = 0.3,
     cores: int | None = None,
@@ -80,11 +81,16 @@ def estimate_epsilon(
         Number of chains, stored draws per chain, warm-up iterations per chain.
     seed : int, numpy.random.Generator or None
         Seeds everything; each chain gets an independent stream (``Generator.spawn``).
+    thin : int
+        MHAAR iterations per stored draw (default 4): the chain runs ``tune + thin * draws``
+        iterations and keeps every ``thin``-th state, so ``draws`` carry more information
+        without more memory.
     n_aux : int
         K, auxiliary pairs per challenge base and move (>= 2; the paper used 1000 with uniform
-        proposals; 32 suffices with the default likelihood-shaped proposal).
-    aux_proposal : {"likelihood", "uniform"}
-        Proposal of the auxiliary pairs. "uniform" reproduces the paper.
+        proposals; 8 suffices with the default likelihood-shaped proposals).
+    aux_proposal : {"normal", "likelihood", "uniform"}
+        Proposal of the auxiliary pairs: truncated normals shaped like the likelihood (default,
+        fastest), the binomial likelihood's Beta shape, or uniform (reproduces the paper).
     aux_uniform_weight : float
         Weight of the defensive uniform part of the "likelihood" proposal, in [0, 1].
     target_accept : float
@@ -121,6 +127,7 @@ def estimate_epsilon(
     draws = check_positive_int("draws", draws)
     tune = check_positive_int("tune", tune, minimum=0)
     n_aux = check_positive_int("n_aux", n_aux, minimum=2)
+    thin = check_positive_int("thin", thin)
     if aux_proposal not in AUX_PROPOSALS:
         raise ValueError(
             f"`aux_proposal` must be one of {sorted(AUX_PROPOSALS)}; found {aux_proposal!r}"
@@ -187,6 +194,7 @@ def estimate_epsilon(
         draws=draws,
         tune=tune,
         chains=chains,
+        thin=thin,
         n_aux=n_aux,
         aux_proposal=aux_proposal,
         aux_uniform_weight=aux_uniform_weight,
@@ -259,6 +267,7 @@ def estimate_epsilon(
         "chains": chains,
         "draws": draws,
         "tune": tune,
+        "thin": thin,
         "n_aux": n_aux,
         "aux_proposal": aux_proposal,
         "aux_uniform_weight": aux_uniform_weight,

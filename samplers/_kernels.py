@@ -435,6 +435,29 @@ def group_rho_max(tau, j, grp, P):
     return out
 
 
+#: Near s = 1 the band R_s is so thin that few auxiliary draws land in it and the chain sticks.
+#: Moves between states with max(s, s') > 1 - S_THIN use up to K_MULT_MAX times more auxiliary
+#: pairs, in proportion to S_THIN / (1 - max(s, s')). The number depends on (theta, theta')
+#: symmetrically, so each pair of reverse moves uses the same K and MHAAR stays exact.
+S_THIN = 0.01
+K_MULT_MAX = 32
+
+
+@njit(**_JIT)
+def k_eff(K, s, s_p, s_free):
+    """Auxiliary pairs for a move between strengths s and s_p (symmetric in the two)."""
+    top = 0.0
+    for g in range(s.shape[0]):
+        if s_free[g]:
+            top = max(top, s[g], s_p[g])
+    gap = 1.0 - top
+    if gap >= S_THIN:
+        return K
+    if gap <= S_THIN / K_MULT_MAX:
+        return K * K_MULT_MAX
+    return int(math.ceil(K * S_THIN / gap))
+
+
 @njit(**_JIT)
 def _logit(x):
     return math.log(x) - math.log1p(-x)
@@ -465,12 +488,14 @@ def run_chain(
     rho0,
     n_tune,
     n_draws,
+    thin,
     K,
     lam,
     target_accept,
     adapt,
 ):
-    """Run one MHAAR chain: warm-up with tuning (then frozen), then ``n_draws`` stored draws.
+    """Run one MHAAR chain: warm-up with tuning (then frozen), then ``n_draws`` stored draws,
+    one every ``thin`` iterations. The joint move is a random walk on (log eps, logit s).
 
     Each iteration makes up to three kinds of MHAAR move: the paper's joint random walk on
     (log eps, s); a ridge move (eps, s) -> (eps c, s / c) that keeps s eps fixed, along which
@@ -513,12 +538,13 @@ def run_chain(
     lat_a = np.empty(n)
     lat_b = np.empty(n)
     init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b)
-    AA = np.empty((n, K))
-    AB = np.empty((n, K))
-    LO = np.empty((n, K))
-    HI = np.empty((n, K))
-    WC = np.empty((n, K))
-    WP = np.empty((n, K))
+    KM = K * K_MULT_MAX
+    AA = np.empty((n, KM))
+    AB = np.empty((n, KM))
+    LO = np.empty((n, KM))
+    HI = np.empty((n, KM))
+    WC = np.empty((n, KM))
+    WP = np.empty((n, KM))
 
     eps_out = np.empty(n_draws)
     s_out = np.empty((n_draws, G))
@@ -530,7 +556,7 @@ def run_chain(
     log_fr = math.log(0.5)
     log_fn = np.full(J, math.log(0.5))
     shape_e = 0.5
-    shape_s = np.full(G, 0.15)
+    shape_s = np.full(G, 0.6)  # sd of the logit(s) steps of the joint move
     # Welford accumulators for the shape window
     w_n = 0
     m_e = 0.0
@@ -541,7 +567,7 @@ def run_chain(
     win_lo = n_tune // 4
     win_hi = n_tune // 2
 
-    total = n_tune + n_draws
+    total = n_tune + n_draws * thin
     for it in range(total):
         tuning = it < n_tune
         # --- move 1: joint random walk on (log eps, s) (Alg. 1)
@@ -553,11 +579,22 @@ def run_chain(
         )
         for g in range(G):
             if s_free[g]:
-                s_p[g] = s[g] + fj * shape_s[g] * rng.standard_normal()
+                # random walk on logit(s): near s = 1 the band R_s is thin and a step in s
+                # would move it off the current latent pairs; Jacobian s (1 - s)
+                s_p[g] = 1.0 / (
+                    1.0 + math.exp(-(_logit(s[g]) + fj * shape_s[g] * rng.standard_normal()))
+                )
                 if not (s_p[g] > 0.0 and s_p[g] < 1.0):
                     valid = False
                 else:
-                    lpr += log_prior_s(s_p[g], s_a[g], s_b[g]) - log_prior_s(s[g], s_a[g], s_b[g])
+                    lpr += (
+                        log_prior_s(s_p[g], s_a[g], s_b[g])
+                        - log_prior_s(s[g], s_a[g], s_b[g])
+                        + math.log(s_p[g])
+                        + math.log1p(-s_p[g])
+                        - math.log(s[g])
+                        - math.log1p(-s[g])
+                    )
             else:
                 s_p[g] = s[g]
         a1 = False
@@ -578,7 +615,7 @@ def run_chain(
                 g_sidx,
                 g_lik,
                 delta,
-                K,
+                k_eff(K, s, s_p, s_free),
                 P,
                 qkind,
                 lam,
@@ -633,7 +670,7 @@ def run_chain(
                     g_sidx,
                     g_lik,
                     delta,
-                    K,
+                    k_eff(K, s, s_p, s_free),
                     P,
                     qkind,
                     lam,
@@ -699,7 +736,7 @@ def run_chain(
                     g_sidx,
                     g_lik,
                     delta,
-                    K,
+                    k_eff(K, s, s, s_free),
                     P,
                     qkind,
                     lam,
@@ -734,9 +771,10 @@ def run_chain(
                     m_e += d / w_n
                     v_e += d * (le - m_e)
                     for g in range(G):
-                        d = s[g] - m_s[g]
+                        ls = _logit(s[g]) if s_free[g] else 0.0
+                        d = ls - m_s[g]
                         m_s[g] += d / w_n
-                        v_s[g] += d * (s[g] - m_s[g])
+                        v_s[g] += d * (ls - m_s[g])
                     for j in range(J):
                         m_t[j] += (tau[j] - m_t[j]) / w_n
                 if it == win_hi - 1 and w_n > 10:
@@ -758,17 +796,19 @@ def run_chain(
                             f1 = _SD_INFLATION * math.sqrt(1.0 + (P[i, 15] - 1.0) * t)
                             set_normal_width(P, i, f0, f1)
         else:
-            d = it - n_tune
-            eps_out[d] = eps
-            for g in range(G):
-                s_out[d, g] = s[g]
-            for j in range(J):
-                tau_out[d, j] = tau[j]
-                rho_out[d, j] = rho[j]
-            acc_out[d, 0] = 1.0 if a1 else 0.0
-            acc_out[d, 1] = 1.0 if a2 else 0.0
+            # acceptance is averaged over the `thin` iterations of each stored draw
+            d = (it - n_tune) // thin
+            acc_out[d, 0] += (1.0 if a1 else 0.0) / thin
+            acc_out[d, 1] += (1.0 if a2 else 0.0) / thin
             if n_nuis > 0:
-                acc_out[d, 2] = n_acc3 / n_nuis
+                acc_out[d, 2] += n_acc3 / n_nuis / thin
+            if (it - n_tune) % thin == thin - 1:
+                eps_out[d] = eps
+                for g in range(G):
+                    s_out[d, g] = s[g]
+                for j in range(J):
+                    tau_out[d, j] = tau[j]
+                    rho_out[d, j] = rho[j]
     scales = np.empty(3 + G + J)
     scales[0] = math.exp(log_fj)
     scales[1] = math.exp(log_fr)

@@ -23,6 +23,9 @@ AUX_PROPOSALS = {
 
 #: sd inflation of the truncated-normal auxiliary proposal relative to the Beta it imitates.
 NORMAL_SD_INFLATION = 1.5
+#: binomial bases with fewer errors (or successes) than this keep the Beta-shaped proposal
+#: under ``aux_proposal="normal"``.
+NORMAL_MIN_COUNT = 20
 
 
 def aux_params(fp, n_neg, fn, n_pos) -> np.ndarray:
@@ -56,6 +59,8 @@ class SamplerConfig:
     draws, tune, chains : int
         Stored draws per chain, warm-up iterations per chain (proposal scales are tuned during
         warm-up and then frozen), number of chains.
+    thin : int
+        MHAAR iterations per stored draw (the chain keeps every ``thin``-th state).
     n_aux : int
         K, the number of auxiliary (alpha, beta) pairs per challenge base and move, the
         current pair included (K >= 2).
@@ -73,8 +78,9 @@ class SamplerConfig:
     draws: int = 5000
     tune: int = 1000
     chains: int = 4
-    n_aux: int = 32
-    aux_proposal: str = "likelihood"
+    thin: int = 2
+    n_aux: int = 16
+    aux_proposal: str = "normal"
     aux_uniform_weight: float = 0.05
     target_accept: float = 0.3
     cores: int | None = None
@@ -127,10 +133,19 @@ def run_mhaar(
     s_b = np.array([b for _, _, b in s_priors], dtype=np.float64)
     kind = AUX_PROPOSALS[config.aux_proposal]
     qkind = np.full(grp.size, kind, dtype=np.int64)
+    binomial = g_lik[grp] == _kernels.LIK_BINOMIAL
+    if kind == _kernels.PROP_NORMAL_MIX:
+        # a normal imitates Beta(X+1, N-X+1) well only away from the edges: with few errors
+        # (or few successes) the Beta is skewed with an exponential tail, so those binomial
+        # bases keep the Beta shape
+        x = np.minimum(
+            np.minimum(fp, np.asarray(n_neg) - fp), np.minimum(fn, np.asarray(n_pos) - fn)
+        )
+        qkind[binomial & (x < NORMAL_MIN_COUNT)] = _kernels.PROP_BETA_MIX
     if kind == _kernels.PROP_BETA_MIX:
         # the Beta shape is the binomial likelihood; over-dispersed groups get the normal
         # proposal, whose width follows their tau during warm-up
-        qkind[g_lik[grp] != _kernels.LIK_BINOMIAL] = _kernels.PROP_NORMAL_MIX
+        qkind[~binomial] = _kernels.PROP_NORMAL_MIX
     eps_kind, eps_p1, eps_p2 = eps_prior
 
     def one(c):
@@ -158,6 +173,7 @@ def run_mhaar(
             np.ascontiguousarray(rho0[c], dtype=np.float64),
             int(config.tune),
             int(config.draws),
+            int(config.thin),
             int(config.n_aux),
             float(config.aux_uniform_weight),
             float(config.target_accept),
