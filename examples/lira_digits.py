@@ -129,7 +129,10 @@ def main(argv=None) -> None:
         }
         if has_posterior:
             post = bdp.estimate_epsilon(
-                res.to_evidence(args.alpha, name="lira"), delta=args.delta, seed=args.seed
+                res.to_evidence(args.alpha, name="lira"),
+                delta=args.delta,
+                draws=20_000,
+                seed=args.seed,
             )
             row["ci"] = tuple(float(v) for v in post.interval(0.9, "eps"))
         rows.append(row)
