@@ -87,8 +87,11 @@ def simulate_counts(
     elif likelihood == "bivariate_normal":
         c0 = 1 + (n_neg - 1) * tau
         c1 = 1 + (n_pos - 1) * tau
-        sx = np.sqrt(alpha * (1 - alpha) * n_neg * c0)
-        sy = np.sqrt(beta * (1 - beta) * n_pos * c1)
+        # variances at the rates shrunk by half a count, as in the sampler's likelihood
+        sa = (n_neg * alpha + 0.5) / (n_neg + 1)
+        sb = (n_pos * beta + 0.5) / (n_pos + 1)
+        sx = np.sqrt(sa * (1 - sa) * n_neg * c0)
+        sy = np.sqrt(sb * (1 - sb) * n_pos * c1)
         r = rho * np.sqrt(n_neg * n_pos / (c0 * c1))
         if np.any(np.abs(r) >= 1):
             raise ValueError(f"`rho` = {rho} is not admissible at tau = {tau}")

@@ -120,14 +120,20 @@ def log_bvn(a, b, x, n0, y, n1, tau, rho):
 
     Var X = a(1-a) N0 (1 + (N0-1) tau), Var Y = b(1-b) N1 (1 + (N1-1) tau),
     Cov = N0 N1 rho sqrt(a(1-a) b(1-b)): rho is the correlation of one FP decision with one
-    FN decision, tau the correlation of two decisions under the same hypothesis.
+    FN decision, tau the correlation of two decisions under the same hypothesis. The variances
+    (and the covariance) are evaluated at a and b shrunk by half a count (see below).
     """
+    if not (a > 0.0 and a < 1.0 and b > 0.0 and b < 1.0):
+        return -np.inf
     c0 = 1.0 + (n0 - 1.0) * tau
     c1 = 1.0 + (n1 - 1.0) * tau
-    va = a * (1.0 - a) * n0 * c0
-    vb = b * (1.0 - b) * n1 * c1
-    if not (va > 0.0 and vb > 0.0):
-        return -np.inf
+    # Variances at the rates shrunk by half a count, (N a + 1/2) / (N + 1): eq. 7 as printed
+    # has Var X -> 0 as a -> 0, so at X = 0 its density grows without bound as a -> 0 and
+    # drags the latent rate (and eps) to the corner; the floor keeps it bounded.
+    sa = (n0 * a + 0.5) / (n0 + 1.0)
+    sb = (n1 * b + 0.5) / (n1 + 1.0)
+    va = sa * (1.0 - sa) * n0 * c0
+    vb = sb * (1.0 - sb) * n1 * c1
     rc = rho * math.sqrt(n0 * n1 / (c0 * c1))
     one = 1.0 - rc * rc
     if not one > 0.0:

@@ -141,10 +141,18 @@ def test_bivariate_normal_matches_scipy(tau, rho):
     x, n0, y, n1 = 30.0, 200.0, 55.0, 300.0
     for a, b in [(0.15, 0.2), (0.1, 0.18), (0.3, 0.1)]:
         c0, c1 = 1 + (n0 - 1) * tau, 1 + (n1 - 1) * tau
-        va, vb = a * (1 - a) * n0 * c0, b * (1 - b) * n1 * c1
-        cov = n0 * n1 * rho * np.sqrt(a * (1 - a) * b * (1 - b))
+        sa, sb = (n0 * a + 0.5) / (n0 + 1), (n1 * b + 0.5) / (n1 + 1)  # half-count floor
+        va, vb = sa * (1 - sa) * n0 * c0, sb * (1 - sb) * n1 * c1
+        cov = n0 * n1 * rho * np.sqrt(sa * (1 - sa) * sb * (1 - sb))
         ref = stats.multivariate_normal([n0 * a, n1 * b], [[va, cov], [cov, vb]]).logpdf([x, y])
         assert K.log_bvn(a, b, x, n0, y, n1, tau, rho) == pytest.approx(ref, rel=1e-10)
+
+
+def test_bivariate_normal_is_bounded_at_zero_counts():
+    # eq. 7 as printed diverges as a -> 0 when X = 0; with the half-count floor it stays bounded
+    vals = [K.log_bvn(a, 0.3, 0.0, 1000.0, 300.0, 1000.0, 0.0, 0.0) for a in (1e-3, 1e-6, 1e-12)]
+    assert np.all(np.isfinite(vals)) and max(vals) < 0.0
+    assert vals[2] == pytest.approx(vals[1], abs=0.01)
 
 
 def test_rho_max_is_the_positive_definiteness_boundary():
