@@ -3,7 +3,8 @@
 Data: the paper's strong-attack counts (Sec. 4.1, n = 10, N = 1000) and a 20-base case (n = 20,
 N = 100, rates drawn once with a fixed seed). Configurations: the paper's (uniform auxiliary
 proposal, K = 1000), the default (truncated-normal likelihood-shaped proposal, K = 16, two
-iterations per stored draw) and the alternatives measured to choose it. Wall time excludes numba compilation (a warm-up call compiles first).
+iterations per stored draw) and the alternatives measured to choose it. Wall time excludes
+numba compilation (a warm-up call compiles first).
 
 Run: ``python benchmarks/bench_sampler.py [--quick]``
 """
