@@ -36,4 +36,4 @@ def test_quick_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     _load().main(["--quick", "--jobs", "1"])
     out = capsys.readouterr().out
-    assert "A4 (s=0.01)" in out and "DP-SGD" in out
+    assert "A4 (sigma=0.01)" in out and "DP-SGD" in out
