@@ -59,6 +59,8 @@ def estimate_epsilon(
     n_aux: int = 16,
     aux_proposal: str = "normal",
     aux_uniform_weight: float = 0.05,
+    aux_band_weight: float = 0.0,
+    integrate_latents: bool = True,
     target_accept: float = 0.3,
     cores: int | None = None,
     check: bool = True,
@@ -82,7 +84,7 @@ def estimate_epsilon(
     seed : int, numpy.random.Generator or None
         Seeds everything; each chain gets an independent stream (``Generator.spawn``).
     thin : int
-        MHAAR iterations per stored draw (default 4): the chain runs ``tune + thin * draws``
+        MHAAR iterations per stored draw (default 2): the chain runs ``tune + thin * draws``
         iterations and keeps every ``thin``-th state, so ``draws`` carry more information
         without more memory.
     n_aux : int
@@ -93,6 +95,16 @@ def estimate_epsilon(
         fastest), the binomial likelihood's Beta shape, or uniform (reproduces the paper).
     aux_uniform_weight : float
         Weight of the defensive uniform part of the "likelihood" proposal, in [0, 1].
+    aux_band_weight : float
+        Weight, in [0, 1), of the part of the auxiliary proposal that draws uniformly from the
+        bands R_s of the current and the proposed state (half each). It keeps the averaged
+        acceptance ratio stable when the band is thin (s near 1) or the likelihood is wide
+        (over-dispersed groups); 0 gives the proposal of ``aux_proposal`` alone.
+    integrate_latents : bool
+        For over-dispersed groups ("bivariate_normal", "beta_binomial"), integrate each base's
+        latent (alpha, beta) out by Gauss-Legendre quadrature over R_s (default) instead of
+        averaging over auxiliary pairs. Their likelihoods are wide, and the auxiliary
+        average then becomes too noisy for the chain to move (see ``docs/correlated.md``).
     target_accept : float
         Acceptance rate the warm-up tunes both moves to, in (0, 1).
     cores : int, optional
@@ -133,9 +145,14 @@ def estimate_epsilon(
             f"`aux_proposal` must be one of {sorted(AUX_PROPOSALS)}; found {aux_proposal!r}"
         )
     aux_uniform_weight = check_real("aux_uniform_weight", aux_uniform_weight, low=0.0, high=1.0)
+    aux_band_weight = check_real(
+        "aux_band_weight", aux_band_weight, low=0.0, high=1.0, high_open=True
+    )
     target_accept = check_real(
         "target_accept", target_accept, low=0.0, high=1.0, low_open=True, high_open=True
     )
+    if not isinstance(integrate_latents, bool):
+        raise TypeError(f"`integrate_latents` must be True or False; found {integrate_latents!r}")
     if cores is not None:
         cores = check_positive_int("cores", cores)
     if seed is None:
@@ -198,6 +215,8 @@ def estimate_epsilon(
         n_aux=n_aux,
         aux_proposal=aux_proposal,
         aux_uniform_weight=aux_uniform_weight,
+        aux_band_weight=aux_band_weight,
+        integrate_latents=integrate_latents,
         target_accept=target_accept,
         cores=cores,
     )
@@ -271,6 +290,8 @@ def estimate_epsilon(
         "n_aux": n_aux,
         "aux_proposal": aux_proposal,
         "aux_uniform_weight": aux_uniform_weight,
+        "aux_band_weight": aux_band_weight,
+        "integrate_latents": integrate_latents,
         "target_accept": target_accept,
         "tuned_scales": out["scales"].tolist(),
         "versions": _versions(),

@@ -264,6 +264,244 @@ def in_rs(lo, hi, e_eps, e_seps, delta, s):
     return (hi + e_eps * lo >= 1.0 - delta) and (hi + e_seps * lo < 1.0 - s * delta)
 
 
+@njit(**_JIT)
+def draw_band(rng, eps, s, delta):
+    """Draw (a, b) uniformly from the band R_s(eps, delta).
+
+    In the folded coordinates (lo, hi) the band is the quadrilateral A = (0, t1), B = (0, t2),
+    C = (d2, d2), D = (d1, d1) with t1 = 1 - delta, t2 = 1 - s delta, d1 = t1 / (1 + e^eps),
+    d2 = t2 / (1 + e^(s eps)), cut into the triangles ABC and ACD; the point is then mapped to
+    one of its four images in the unit square at random.
+    """
+    t1 = 1.0 - delta
+    t2 = 1.0 - s * delta
+    d1 = t1 / (1.0 + math.exp(eps))
+    d2 = t2 / (1.0 + math.exp(s * eps))
+    area_abc = (t2 - t1) * d2
+    area_acd = t1 * (d2 - d1)
+    r1 = rng.random()
+    r2 = rng.random()
+    if r1 + r2 > 1.0:
+        r1 = 1.0 - r1
+        r2 = 1.0 - r2
+    if rng.random() * (area_abc + area_acd) < area_abc:
+        # A + r1 (B - A) + r2 (C - A)
+        lo = r2 * d2
+        hi = t1 + r1 * (t2 - t1) + r2 * (d2 - t1)
+    else:
+        # A + r1 (C - A) + r2 (D - A)
+        lo = r1 * d2 + r2 * d1
+        hi = t1 + r1 * (d2 - t1) + r2 * (d1 - t1)
+    u = rng.random()
+    if u < 0.5:
+        a, b = lo, hi
+    else:
+        a, b = hi, lo
+    if rng.random() < 0.5:
+        return 1.0 - a, 1.0 - b
+    return a, b
+
+
+# ------------------------------------------------------------- latents integrated out
+#: Half-width of the integration window around the likelihood's peak, in likelihood sds.
+QUAD_K = 7.0
+#: Gauss-Legendre nodes per likelihood sd of an interval (plus four), up to the rules given.
+QUAD_DENSITY = 2.0
+
+
+@njit(**_JIT)
+def _half_width(m, n, c, k):
+    """Window half-width around rate m for N = n decisions with variance inflation c.
+
+    The sd of the likelihood in the rate grows with the rate's distance from 0 or 1
+    (a(1 - a) <= m(1 - m) + |a - m|), so the width w solves w^2 = k^2 c (m(1 - m) + w) / n.
+    """
+    h = k * k * c / n
+    return 0.5 * (h + math.sqrt(h * h + 4.0 * h * m * (1.0 - m)))
+
+
+@njit(**_JIT)
+def _clip_linear(alpha, beta, u0, u1):
+    """Intersect [u0, u1] with {u : alpha u <= beta}."""
+    if alpha > 0.0:
+        u1 = min(u1, beta / alpha)
+    elif alpha < 0.0:
+        u0 = max(u0, beta / alpha)
+    elif beta < 0.0:
+        u1 = u0
+    return u0, u1
+
+
+@njit(**_JIT)
+def _n_nodes(u0, u1, centre, sd, nmax):
+    """Nodes for a Gaussian-like integrand on [u0, u1]: QUAD_DENSITY per unit of its scale,
+    which is sd near the peak and sd / |z| in the tail at z sds from it."""
+    z0 = (u0 - centre) / sd
+    z1 = (u1 - centre) / sd
+    zmin = 0.0 if z0 <= 0.0 <= z1 else min(abs(z0), abs(z1))
+    n = 4.0 + QUAD_DENSITY * (z1 - z0) * max(1.0, zmin)
+    return int(min(float(nmax), math.ceil(n)))
+
+
+@njit(**_JIT)
+def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
+    """log of the integral of g_i(a, b) (as :func:`log_g`) over R_s(eps, delta).
+
+    The band is integrated in the folded coordinates (lo, hi), where it is the quadrilateral
+    between hi = t1 - e^eps lo and hi = t2 - e^(s eps) lo (t1 = 1 - delta, t2 = 1 - s delta),
+    0 <= lo and lo <= hi, once for each of the four images of (lo, hi) in the unit square.
+    Gauss-Legendre rules (row n of XG, WG holds the n-point rule on [-1, 1]) run over the part
+    of the band inside a window of QUAD_K likelihood sds around the peak: the outer rule over
+    lo (split where the lower edge turns from the boundary line into the diagonal, cut to where
+    the band meets the window, with QUAD_DENSITY nodes per scale of the integrand, composite
+    when more are needed), the inner rule over hi, inside a window centred on the conditional
+    mean of hi given lo when the counts are correlated.
+    Where the band lies entirely outside the window (a region of negligible posterior mass)
+    the rules run over the whole band instead, which keeps the value finite but coarse.
+    """
+    v = _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, QUAD_K)
+    if v == -np.inf:
+        v = _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, 1e6)
+    return v
+
+
+@njit(**_JIT)
+def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
+    x = P[i, 12]
+    n0 = P[i, 13]
+    y = P[i, 14]
+    n1 = P[i, 15]
+    t1 = 1.0 - delta
+    t2 = 1.0 - s * delta
+    c1 = math.exp(eps)
+    c2 = math.exp(s * eps)
+    d1 = t1 / (1.0 + c1)
+    d2 = t2 / (1.0 + c2)
+    if lik == LIK_BINOMIAL:
+        f0 = 1.0
+        f1 = 1.0
+        r = 0.0
+    else:
+        f0 = max(1.0 + (n0 - 1.0) * tau, 1e-12)
+        f1 = max(1.0 + (n1 - 1.0) * tau, 1e-12)
+        r = 0.0
+        if lik == LIK_BIVARIATE_NORMAL:
+            r = rho * math.sqrt(n0 * n1 / (f0 * f1))
+    ma = (x + 0.5) / (n0 + 1.0)
+    mb = (y + 0.5) / (n1 + 1.0)
+    wa = min(_half_width(ma, n0, f0, kwin), 1.0)
+    wb = min(_half_width(mb, n1, f1, kwin), 1.0)
+    # log g at the peak keeps the exponentials in range
+    shift = log_g(ma, mb, P, i, lik, tau, rho)
+    if not shift > -np.inf:
+        return -np.inf
+    cond = math.sqrt(max(1.0 - r * r, 0.0))
+    # log g = -log(2 pi) - log(sd_a sd_b) - log(1 - r^2) / 2 - Q / (2 (1 - r^2)) for eq. 7
+    inv2one = 0.5 / max(1.0 - r * r, 1e-300)
+    cst = shift + 1.8378770664093453 + 0.5 * math.log(max(1.0 - r * r, 1e-300))
+    nmax = XG.shape[0] - 1
+    total = 0.0
+    for img in range(4):
+        if img == 0:
+            lo_c, hi_c, wlo, whi = ma, mb, wa, wb
+        elif img == 1:
+            lo_c, hi_c, wlo, whi = mb, ma, wb, wa
+        elif img == 2:
+            lo_c, hi_c, wlo, whi = 1.0 - ma, 1.0 - mb, wa, wb
+        else:
+            lo_c, hi_c, wlo, whi = 1.0 - mb, 1.0 - ma, wb, wa
+        lo_min = max(0.0, lo_c - wlo)
+        lo_max = min(d2, lo_c + wlo)
+        if lo_min >= lo_max or hi_c - whi > t2 or hi_c + whi < d1:
+            continue
+        slope = r * whi / wlo
+        # window across hi: the conditional spread, plus room for the rates' varying sds
+        wc = whi * max(cond, 0.2)
+        if kwin > 1e5:
+            slope = 0.0
+            wc = 1.0
+        for panel in range(2):
+            if panel == 0:
+                p_lo = lo_min
+                p_hi = min(lo_max, d1)
+            else:
+                p_lo = max(lo_min, d1)
+                p_hi = lo_max
+            if p_lo >= p_hi:
+                continue
+            # the outer integrand varies with the window in lo and with the band's edges,
+            # whose slopes (e^eps, e^(s eps)) turn the hi window into a scale of wc / slope
+            # keep the part of the panel where the band meets the hi window (linear bounds:
+            # lower edge <= window top, diagonal <= window top, upper edge >= window bottom)
+            b0 = hi_c - slope * lo_c
+            p_lo, p_hi = _clip_linear(-c1 - slope, b0 + wc - t1, p_lo, p_hi)
+            p_lo, p_hi = _clip_linear(1.0 - slope, b0 + wc, p_lo, p_hi)
+            p_lo, p_hi = _clip_linear(c2 + slope, t2 - b0 + wc, p_lo, p_hi)
+            if p_lo >= p_hi:
+                continue
+            edge = c1 if panel == 0 else c2
+            sd_eff = min(wlo, wc / max(edge, 1.0)) / kwin
+            need = int(min(64.0 * nmax, 4.0 + QUAD_DENSITY * (p_hi - p_lo) / sd_eff))
+            n_sub = (need + nmax - 1) // nmax
+            no = min(nmax, (need + n_sub - 1) // n_sub)
+            sub = (p_hi - p_lo) / n_sub
+            for jsub in range(n_sub * no):
+                isub = jsub // no
+                jo = jsub - isub * no
+                half = 0.5 * sub
+                mid = p_lo + (isub + 0.5) * sub
+                lo = mid + half * XG[no, jo]
+                h_lo = max(t1 - c1 * lo, lo)
+                h_hi = t2 - c2 * lo
+                cm = hi_c + slope * (lo - lo_c)
+                h_lo = max(h_lo, cm - wc)
+                h_hi = min(h_hi, cm + wc)
+                if h_lo >= h_hi:
+                    continue
+                ih = 0.5 * (h_hi - h_lo)
+                im = 0.5 * (h_hi + h_lo)
+                nin = _n_nodes(h_lo, h_hi, cm, wc / kwin, nmax)
+                inner = 0.0
+                if lik == LIK_BIVARIATE_NORMAL:
+                    # eq. 7 inlined: the outer rate's terms once per outer node
+                    if img == 0 or img == 2:
+                        ro = lo if img == 0 else 1.0 - lo
+                        xo, no_, fo, xi, ni, fi = x, n0, f0, y, n1, f1
+                    else:
+                        ro = lo if img == 1 else 1.0 - lo
+                        xo, no_, fo, xi, ni, fi = y, n1, f1, x, n0, f0
+                    so = (no_ * ro + 0.5) / (no_ + 1.0)
+                    sdo = math.sqrt(so * (1.0 - so) * no_ * fo)
+                    zo = (xo - no_ * ro) / sdo
+                    for ji in range(nin):
+                        hi = im + ih * XG[nin, ji]
+                        ri = hi if img < 2 else 1.0 - hi
+                        si = (ni * ri + 0.5) / (ni + 1.0)
+                        sdi = math.sqrt(si * (1.0 - si) * ni * fi)
+                        zi = (xi - ni * ri) / sdi
+                        e = -(zo * zo - 2.0 * r * zo * zi + zi * zi) * inv2one - cst
+                        if e > -700.0:
+                            inner += WG[nin, ji] * math.exp(e) / (sdo * sdi)
+                else:
+                    for ji in range(nin):
+                        hi = im + ih * XG[nin, ji]
+                        if img == 0:
+                            a, b = lo, hi
+                        elif img == 1:
+                            a, b = hi, lo
+                        elif img == 2:
+                            a, b = 1.0 - lo, 1.0 - hi
+                        else:
+                            a, b = 1.0 - hi, 1.0 - lo
+                        lg = log_g(a, b, P, i, lik, tau, rho) - shift
+                        if lg > -700.0:
+                            inner += WG[nin, ji] * math.exp(lg)
+                total += half * WG[no, jo] * ih * inner
+    if total > 0.0:
+        return math.log(total) + shift
+    return -np.inf
+
+
 # ----------------------------------------------------------------------------- MHAAR move
 @njit(**_JIT)
 def mhaar_update(
@@ -286,14 +524,18 @@ def mhaar_update(
     P,
     qkind,
     lam,
+    mu,
     lat_a,
     lat_b,
     AA,
     AB,
-    LO,
-    HI,
     WC,
     WP,
+    coll,
+    CUR,
+    NEW,
+    XG,
+    WG,
 ):
     """One MHAAR move from (eps, s, tau, rho) towards the primed values; updates latents.
 
@@ -318,29 +560,66 @@ def mhaar_update(
     possible = True
     for i in range(n):
         j = grp[i]
+        NEW[i] = np.nan
         if only_group >= 0 and j != only_group:
             continue
         g = g_sidx[j]
         lik = g_lik[j]
         same_g = lik == LIK_BINOMIAL or (tau[j] == tau_p[j] and rho[j] == rho_p[j])
+        same_band = eps == eps_p and s[g] == s_p[g]
+        if coll[j]:
+            # latent pair integrated out: the exact factor of the ratio
+            if same_g and same_band:
+                continue
+            if possible:
+                v = log_band_integral(i, lik, tau_p[j], rho_p[j], eps_p, s_p[g], delta, P, XG, WG)
+                NEW[i] = v - la_p[g]
+                if v > -np.inf:
+                    log_ratio += NEW[i] - CUR[i]
+                else:
+                    possible = False
+            continue
         rmax = -np.inf
         for k in range(K):
             if k == 0:
                 a = lat_a[i]
                 b = lat_b[i]
+            elif mu > 0.0 and rng.random() < mu:
+                # the band component of q, symmetric in the two states
+                if same_band or rng.random() < 0.5:
+                    a, b = draw_band(rng, eps, s[g], delta)
+                else:
+                    a, b = draw_band(rng, eps_p, s_p[g], delta)
             else:
                 a, b = draw_aux(rng, P, i, qkind[i], lam)
             AA[i, k] = a
             AB[i, k] = b
             lo, hi = fold(a, b)
-            LO[i, k] = lo
-            HI[i, k] = hi
+            in_c = in_rs(lo, hi, e_c, es_c[g], delta, s[g])
+            in_p = in_rs(lo, hi, e_p, es_p[g], delta, s_p[g])
             lq = log_q(a, b, P, i, qkind[i], lam)
-            rc = log_g(a, b, P, i, lik, tau[j], rho[j]) - lq
-            if same_g:
-                rp = rc
-            else:
-                rp = log_g(a, b, P, i, lik, tau_p[j], rho_p[j]) - lq
+            if mu > 0.0:
+                # q = (1 - mu) q_base + mu/2 (U(R_s(theta)) + U(R_s(theta')))
+                lq = lq + math.log1p(-mu)
+                lb = -np.inf
+                if in_c and in_p:
+                    lb = math.log(0.5 * mu) + math.log(math.exp(-la_c[g]) + math.exp(-la_p[g]))
+                elif in_c:
+                    lb = math.log(0.5 * mu) - la_c[g]
+                elif in_p:
+                    lb = math.log(0.5 * mu) - la_p[g]
+                if lb > -np.inf:
+                    m = max(lq, lb)
+                    lq = m + math.log(math.exp(lq - m) + math.exp(lb - m))
+            rc = -np.inf
+            rp = -np.inf
+            if in_c:
+                rc = log_g(a, b, P, i, lik, tau[j], rho[j]) - lq - la_c[g]
+            if in_p:
+                if same_g and in_c:
+                    rp = rc + la_c[g] - la_p[g]
+                else:
+                    rp = log_g(a, b, P, i, lik, tau_p[j], rho_p[j]) - lq - la_p[g]
             WC[i, k] = rc
             WP[i, k] = rp
             if rc > rmax:
@@ -350,18 +629,14 @@ def mhaar_update(
         sc = 0.0
         sp = 0.0
         for k in range(K):
-            wc = math.exp(WC[i, k] - rmax)
-            wp = math.exp(WP[i, k] - rmax)
-            if not in_rs(LO[i, k], HI[i, k], e_c, es_c[g], delta, s[g]):
-                wc = 0.0
-            if not in_rs(LO[i, k], HI[i, k], e_p, es_p[g], delta, s_p[g]):
-                wp = 0.0
+            wc = math.exp(WC[i, k] - rmax) if WC[i, k] > -np.inf else 0.0
+            wp = math.exp(WP[i, k] - rmax) if WP[i, k] > -np.inf else 0.0
             WC[i, k] = wc
             WP[i, k] = wp
             sc += wc
             sp += wp
         if sp > 0.0 and sc > 0.0 and possible:
-            log_ratio += math.log(sp) - math.log(sc) - (la_p[g] - la_c[g])
+            log_ratio += math.log(sp) - math.log(sc)
         else:
             possible = False
     accept = possible and math.log(rng.random()) < log_ratio
@@ -369,6 +644,10 @@ def mhaar_update(
     for i in range(n):
         j = grp[i]
         if only_group >= 0 and j != only_group:
+            continue
+        if coll[j]:
+            if accept and not np.isnan(NEW[i]):
+                CUR[i] = NEW[i]
             continue
         tot = 0.0
         for k in range(K):
@@ -470,6 +749,26 @@ def _logit(x):
 
 
 @njit(**_JIT)
+def _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P):
+    """Coordinates of the joint move: log eps, logit of each free s, logit of each free tau,
+    rho / rho_max(tau) of each free rho (in this order)."""
+    z[0] = math.log(eps)
+    k = 1
+    for g in range(s.shape[0]):
+        if s_free[g]:
+            z[k] = _logit(s[g])
+            k += 1
+    for j in range(tau.shape[0]):
+        if g_tau_free[j]:
+            z[k] = _logit(tau[j])
+            k += 1
+    for j in range(tau.shape[0]):
+        if g_rho_free[j]:
+            z[k] = rho[j] / group_rho_max(tau[j], j, grp, P)
+            k += 1
+
+
+@njit(**_JIT)
 def run_chain(
     rng,
     grp,
@@ -497,8 +796,12 @@ def run_chain(
     thin,
     K,
     lam,
+    mu,
     target_accept,
     adapt,
+    coll,
+    XG,
+    WG,
 ):
     """Run one MHAAR chain: warm-up with tuning (then frozen), then ``n_draws`` stored draws,
     one every ``thin`` iterations. The joint move is a random walk on (log eps, logit s).
@@ -547,10 +850,18 @@ def run_chain(
     KM = K * K_MULT_MAX
     AA = np.empty((n, KM))
     AB = np.empty((n, KM))
-    LO = np.empty((n, KM))
-    HI = np.empty((n, KM))
     WC = np.empty((n, KM))
     WP = np.empty((n, KM))
+    # log of the integrated likelihood (over R_s, per unit area) of the collapsed bases
+    CUR = np.zeros(n)
+    NEW = np.zeros(n)
+    for i in range(n):
+        j = grp[i]
+        if coll[j]:
+            g = g_sidx[j]
+            CUR[i] = log_band_integral(
+                i, g_lik[j], tau[j], rho[j], eps, s[g], delta, P, XG, WG
+            ) - log_area(eps, s[g], delta)
 
     eps_out = np.empty(n_draws)
     s_out = np.empty((n_draws, G))
@@ -558,17 +869,37 @@ def run_chain(
     rho_out = np.empty((n_draws, J))
     acc_out = np.zeros((n_draws, 3))
 
-    log_fj = math.log(2.38 / math.sqrt(1.0 + n_free))
+    n_tfree = 0
+    n_rfree = 0
+    for j in range(J):
+        if g_tau_free[j]:
+            n_tfree += 1
+        if g_rho_free[j]:
+            n_rfree += 1
+    D = 1 + n_free + n_tfree + n_rfree
+    z = np.empty(D)
+    zp = np.empty(D)
+    xi = np.empty(D)
+    # Cholesky factor of the joint move's step shape: diagonal until the warm-up window ends
+    Lc = np.zeros((D, D))
+    for d in range(D):
+        if d == 0:
+            Lc[d, d] = 0.5
+        elif d <= n_free:
+            Lc[d, d] = 0.6
+        elif d <= n_free + n_tfree:
+            Lc[d, d] = 0.5
+        else:
+            Lc[d, d] = 0.3
+    m_z = np.zeros(D)
+    C_z = np.zeros((D, D))
+    log_fj = math.log(2.38 / math.sqrt(D))
     log_fr = math.log(0.5)
     log_fn = np.full(J, math.log(0.5))
     shape_e = 0.5
     shape_s = np.full(G, 0.6)  # sd of the logit(s) steps of the joint move
     # Welford accumulators for the shape window
     w_n = 0
-    m_e = 0.0
-    v_e = 0.0
-    m_s = np.zeros(G)
-    v_s = np.zeros(G)
     m_t = np.zeros(J)
     win_lo = n_tune // 4
     win_hi = n_tune // 2
@@ -576,20 +907,32 @@ def run_chain(
     total = n_tune + n_draws * thin
     for it in range(total):
         tuning = it < n_tune
-        # --- move 1: joint random walk on (log eps, s) (Alg. 1)
+        # --- move 1: joint random walk on z = (log eps, logit s, logit tau, rho / rho_max)
+        # (Alg. 1, extended to the free nuisance parameters), with the step covariance
+        # estimated in warm-up
+        _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P)
         fj = math.exp(log_fj)
-        eps_p = eps * math.exp(fj * shape_e * rng.standard_normal())
+        for d in range(D):
+            xi[d] = rng.standard_normal()
+        for d in range(D):
+            acc_z = 0.0
+            for e in range(d + 1):
+                acc_z += Lc[d, e] * xi[e]
+            zp[d] = z[d] + fj * acc_z
+        eps_p = math.exp(zp[0])
         valid = eps_p > 0.0 and eps_p < 1e300
-        lpr = log_prior_eps(eps_p, eps_kind, eps_p1, eps_p2) - log_prior_eps(
-            eps, eps_kind, eps_p1, eps_p2
+        lpr = (
+            log_prior_eps(eps_p, eps_kind, eps_p1, eps_p2)
+            - log_prior_eps(eps, eps_kind, eps_p1, eps_p2)
+            + zp[0]
+            - z[0]
         )
+        k = 1
         for g in range(G):
             if s_free[g]:
-                # random walk on logit(s): near s = 1 the band R_s is thin and a step in s
-                # would move it off the current latent pairs; Jacobian s (1 - s)
-                s_p[g] = 1.0 / (
-                    1.0 + math.exp(-(_logit(s[g]) + fj * shape_s[g] * rng.standard_normal()))
-                )
+                # logit(s): near s = 1 the band R_s is thin; Jacobian s (1 - s)
+                s_p[g] = 1.0 / (1.0 + math.exp(-zp[k]))
+                k += 1
                 if not (s_p[g] > 0.0 and s_p[g] < 1.0):
                     valid = False
                 else:
@@ -603,6 +946,27 @@ def run_chain(
                     )
             else:
                 s_p[g] = s[g]
+        for j in range(J):
+            tau_p[j] = tau[j]
+            if g_tau_free[j]:
+                tau_p[j] = 1.0 / (1.0 + math.exp(-zp[k]))
+                k += 1
+                if not (tau_p[j] > 0.0 and tau_p[j] < 1.0):
+                    valid = False
+                else:
+                    lpr += tau_a[j] * (math.log(tau_p[j]) - math.log(tau[j])) + tau_b[j] * (
+                        math.log1p(-tau_p[j]) - math.log1p(-tau[j])
+                    )
+        for j in range(J):
+            rho_p[j] = rho[j]
+            rmax_p = group_rho_max(tau_p[j], j, grp, P) if valid else 0.0
+            if g_rho_free[j]:
+                if not (zp[k] > -1.0 and zp[k] < 1.0):
+                    valid = False
+                rho_p[j] = zp[k] * rmax_p
+                k += 1
+            elif g_tau_free[j] and not abs(rho[j]) < rmax_p:
+                valid = False
         a1 = False
         if valid and lpr > -np.inf:
             a1 = mhaar_update(
@@ -613,9 +977,9 @@ def run_chain(
                 rho,
                 eps_p,
                 s_p,
-                tau,
-                rho,
-                lpr + math.log(eps_p / eps),
+                tau_p,
+                rho_p,
+                lpr,
                 -1,
                 grp,
                 g_sidx,
@@ -625,19 +989,26 @@ def run_chain(
                 P,
                 qkind,
                 lam,
+                mu,
                 lat_a,
                 lat_b,
                 AA,
                 AB,
-                LO,
-                HI,
                 WC,
                 WP,
+                coll,
+                CUR,
+                NEW,
+                XG,
+                WG,
             )
             if a1:
                 eps = eps_p
                 for g in range(G):
                     s[g] = s_p[g]
+                for j in range(J):
+                    tau[j] = tau_p[j]
+                    rho[j] = rho_p[j]
         # --- move 2: ridge move along s * eps = const
         a2 = False
         if n_free > 0:
@@ -680,14 +1051,18 @@ def run_chain(
                     P,
                     qkind,
                     lam,
+                    mu,
                     lat_a,
                     lat_b,
                     AA,
                     AB,
-                    LO,
-                    HI,
                     WC,
                     WP,
+                    coll,
+                    CUR,
+                    NEW,
+                    XG,
+                    WG,
                 )
                 if a2:
                     eps = eps_p
@@ -746,14 +1121,18 @@ def run_chain(
                     P,
                     qkind,
                     lam,
+                    mu,
                     lat_a,
                     lat_b,
                     AA,
                     AB,
-                    LO,
-                    HI,
                     WC,
                     WP,
+                    coll,
+                    CUR,
+                    NEW,
+                    XG,
+                    WG,
                 )
             else:
                 acc3 = False
@@ -772,26 +1151,29 @@ def run_chain(
                     log_fr += gamma * ((1.0 if a2 else 0.0) - target_accept)
                 if it >= win_lo and it < win_hi:
                     w_n += 1
-                    le = math.log(eps)
-                    d = le - m_e
-                    m_e += d / w_n
-                    v_e += d * (le - m_e)
-                    for g in range(G):
-                        ls = _logit(s[g]) if s_free[g] else 0.0
-                        d = ls - m_s[g]
-                        m_s[g] += d / w_n
-                        v_s[g] += d * (ls - m_s[g])
+                    _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P)
+                    for d in range(D):
+                        xi[d] = z[d] - m_z[d]
+                        m_z[d] += xi[d] / w_n
+                    for d in range(D):
+                        for e in range(D):
+                            C_z[d, e] += xi[d] * (z[e] - m_z[e])
                     for j in range(J):
                         m_t[j] += (tau[j] - m_t[j]) / w_n
-                if it == win_hi - 1 and w_n > 10:
-                    sd = math.sqrt(v_e / (w_n - 1))
-                    if sd > 1e-6:
-                        shape_e = sd
+                if it == win_hi - 1 and w_n > 10 + 2 * D:
+                    cov = C_z / (w_n - 1)
+                    for d in range(D):
+                        # a coordinate that did not move keeps a usable step
+                        cov[d, d] = max(cov[d, d] * (1.0 + 1e-3), 1e-4)
+                    if np.all(np.isfinite(cov)):
+                        Lc = np.linalg.cholesky(cov)
+                    shape_e = math.sqrt(cov[0, 0])
+                    k = 1
                     for g in range(G):
-                        sd = math.sqrt(v_s[g] / (w_n - 1))
-                        if s_free[g] and sd > 1e-6:
-                            shape_s[g] = sd
-                    log_fj = math.log(2.38 / math.sqrt(1.0 + n_free))
+                        if s_free[g]:
+                            shape_s[g] = math.sqrt(cov[k, k])
+                            k += 1
+                    log_fj = math.log(2.38 / math.sqrt(D))
                     # widen the proposals of over-dispersed groups to the warm-up's mean tau;
                     # the latent pairs stay valid (q only enters through the weights)
                     for i in range(n):

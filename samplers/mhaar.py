@@ -23,6 +23,19 @@ AUX_PROPOSALS = {
 
 #: sd inflation of the truncated-normal auxiliary proposal relative to the Beta it imitates.
 NORMAL_SD_INFLATION = 1.5
+#: Most Gauss-Legendre nodes per axis of the band integrals of over-dispersed groups.
+QUAD_NODES = 24
+
+
+def gauss_legendre_table(n_max):
+    """Rules on [-1, 1] for 1..n_max nodes: row n of (nodes, weights) holds the n-point rule."""
+    X = np.zeros((n_max + 1, n_max))
+    W = np.zeros((n_max + 1, n_max))
+    for n in range(1, n_max + 1):
+        X[n, :n], W[n, :n] = np.polynomial.legendre.leggauss(n)
+    return X, W
+
+
 #: binomial bases with fewer errors (or successes) than this keep the Beta-shaped proposal
 #: under ``aux_proposal="normal"``.
 NORMAL_MIN_COUNT = 20
@@ -69,6 +82,12 @@ class SamplerConfig:
         of weight ``aux_uniform_weight`` (default), or the paper's uniform proposal.
     aux_uniform_weight : float
         Weight of the uniform component in the "likelihood" proposal.
+    aux_band_weight : float
+        Weight of the component drawing uniformly from the bands R_s of the current and the
+        proposed state.
+    integrate_latents : bool
+        Integrate the latent pair of each base of an over-dispersed group out by quadrature
+        (``_kernels.log_band_integral``) instead of averaging over auxiliary pairs.
     target_accept : float
         Acceptance rate the warm-up aims at for both moves.
     cores : int or None
@@ -82,6 +101,8 @@ class SamplerConfig:
     n_aux: int = 16
     aux_proposal: str = "normal"
     aux_uniform_weight: float = 0.05
+    aux_band_weight: float = 0.0
+    integrate_latents: bool = True
     target_accept: float = 0.3
     cores: int | None = None
 
@@ -147,6 +168,8 @@ def run_mhaar(
         # proposal, whose width follows their tau during warm-up
         qkind[~binomial] = _kernels.PROP_NORMAL_MIX
     eps_kind, eps_p1, eps_p2 = eps_prior
+    coll = (g_lik != _kernels.LIK_BINOMIAL) & bool(config.integrate_latents)
+    XG, WG = gauss_legendre_table(QUAD_NODES)
 
     def one(c):
         return _kernels.run_chain(
@@ -176,8 +199,12 @@ def run_mhaar(
             int(config.thin),
             int(config.n_aux),
             float(config.aux_uniform_weight),
+            float(config.aux_band_weight),
             float(config.target_accept),
             True,
+            coll,
+            XG,
+            WG,
         )
 
     workers = config.cores or os.cpu_count() or 1

@@ -7,7 +7,7 @@ from scipy import stats
 
 import bayes_dp as bdp
 from samplers import _kernels as K
-from samplers.mhaar import aux_params
+from samplers.mhaar import QUAD_NODES, aux_params, gauss_legendre_table
 
 
 @pytest.mark.parametrize(
@@ -186,3 +186,55 @@ def test_beta_binomial_matches_scipy_and_its_binomial_limit():
     lo = K.log_g(a, b, P, 0, K.LIK_BETA_BINOMIAL, 1e-11, 0.0)
     hi = K.log_g(a, b, P, 0, K.LIK_BETA_BINOMIAL, 1e-9, 0.0)
     assert lo == pytest.approx(hi, abs=1e-5)
+
+
+@njit
+def _dense_band_integral(P, lik, tau, rho, eps, s, delta, m):
+    # midpoint rule on an m x m grid of the unit square with the band's indicator: slow and
+    # first-order at the band's edges, but independent of the windowed Gauss-Legendre rules
+    e1 = np.exp(eps)
+    e2 = np.exp(s * eps)
+    shift = K.log_g(
+        (P[0, 12] + 0.5) / (P[0, 13] + 1), (P[0, 14] + 0.5) / (P[0, 15] + 1), P, 0, lik, tau, rho
+    )
+    tot = 0.0
+    h = 1.0 / m
+    for ia in range(m):
+        a = (ia + 0.5) * h
+        for ib in range(m):
+            b = (ib + 0.5) * h
+            lo, hi = K.fold(a, b)
+            if K.in_rs(lo, hi, e1, e2, delta, s):
+                tot += np.exp(K.log_g(a, b, P, 0, lik, tau, rho) - shift)
+    return np.log(tot * h * h) + shift
+
+
+@pytest.mark.parametrize(
+    "lik, x, n0, y, n1, tau, rho_frac, eps, s, delta",
+    [
+        (K.LIK_BIVARIATE_NORMAL, 30, 100, 40, 100, 0.01, 0.0, 2.0, 0.5, 1e-5),
+        (K.LIK_BIVARIATE_NORMAL, 120, 1000, 300, 1000, 0.003, 0.9, 1.5, 0.3, 0.0),
+        (K.LIK_BIVARIATE_NORMAL, 0, 200, 150, 200, 0.05, -0.8, 3.0, 0.0, 0.05),
+        (K.LIK_BIVARIATE_NORMAL, 455, 1000, 187, 1000, 0.001, 0.1, 2.4, 0.62, 0.05),
+        (K.LIK_BETA_BINOMIAL, 5, 20, 9, 20, 0.2, 0.0, 1.0, 0.7, 1e-5),
+        (K.LIK_BETA_BINOMIAL, 60, 500, 210, 400, 0.01, 0.0, 2.5, 0.4, 0.0),
+        (K.LIK_BINOMIAL, 40, 1000, 250, 1000, 0.0, 0.0, 3.0, 0.5, 1e-5),
+    ],
+)
+def test_band_integral_matches_dense_grid(lik, x, n0, y, n1, tau, rho_frac, eps, s, delta):
+    P = aux_params([x], [n0], [y], [n1])
+    rho = rho_frac * K.rho_max(tau, n0, n1)
+    XG, WG = gauss_legendre_table(QUAD_NODES)
+    got = K.log_band_integral(0, lik, tau, rho, eps, s, delta, P, XG, WG)
+    ref = _dense_band_integral(P, lik, tau, rho, eps, s, delta, 3000)
+    assert abs(got - ref) < 0.01, (got, ref)
+
+
+def test_band_integral_of_binomial_is_the_incomplete_beta_integral():
+    # binomial likelihood: the normalised likelihood is a Beta density in each rate, so over
+    # the whole square (s = 0, eps large, delta = 0: R_s is all of the square but the line
+    # a + b = 1) the integral is 1
+    P = aux_params([40], [1000], [250], [1000])
+    XG, WG = gauss_legendre_table(QUAD_NODES)
+    got = K.log_band_integral(0, K.LIK_BINOMIAL, 0.0, 0.0, 30.0, 0.0, 0.0, P, XG, WG)
+    assert abs(got) < 1e-5

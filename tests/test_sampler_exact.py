@@ -125,3 +125,8 @@ def test_sampler_matches_exact_posterior(case):
 )
 def test_every_aux_proposal_is_exact(proposal, k, case):
     _compare(case, 20_000, 0.03, 0.015, aux_proposal=proposal, n_aux=k)
+
+
+def test_band_proposal_is_exact():
+    # the auxiliary proposal's band component depends on both states (symmetrically)
+    _compare(CASES[0], 4000, 0.03 * np.sqrt(5), 0.015 * np.sqrt(5), aux_band_weight=0.5)
