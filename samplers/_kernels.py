@@ -959,6 +959,8 @@ def run_chain(
                     )
         for j in range(J):
             rho_p[j] = rho[j]
+            if not (g_rho_free[j] or g_tau_free[j]):
+                continue  # rho_max (a pass over the bases) only where it can change or bind
             rmax_p = group_rho_max(tau_p[j], j, grp, P) if valid else 0.0
             if g_rho_free[j]:
                 if not (zp[k] > -1.0 and zp[k] < 1.0):
