@@ -219,6 +219,12 @@ def _dense_band_integral(P, lik, tau, rho, eps, s, delta, m):
         (K.LIK_BETA_BINOMIAL, 5, 20, 9, 20, 0.2, 0.0, 1.0, 0.7, 1e-5),
         (K.LIK_BETA_BINOMIAL, 60, 500, 210, 400, 0.01, 0.0, 2.5, 0.4, 0.0),
         (K.LIK_BINOMIAL, 40, 1000, 250, 1000, 0.0, 0.0, 3.0, 0.5, 1e-5),
+        # small counts (likelihood skewed in the rate) and rho near its bound (thin conditional):
+        # the earlier rules in the rates missed the first two by 0.58 and 0.045 in log
+        (K.LIK_BIVARIATE_NORMAL, 6, 100, 60, 100, 0.0011, -0.999, 2.008, 0.522, 1e-5),
+        (K.LIK_BIVARIATE_NORMAL, 3, 100, 49, 100, 0.0045, -0.99, 2.3, 0.46, 1e-5),
+        (K.LIK_BIVARIATE_NORMAL, 7, 100, 38, 100, 0.12, 0.97, 1.97, 0.52, 1e-5),
+        (K.LIK_BETA_BINOMIAL, 2, 100, 45, 100, 0.02, 0.0, 2.0, 0.5, 1e-5),
     ],
 )
 def test_band_integral_matches_dense_grid(lik, x, n0, y, n1, tau, rho_frac, eps, s, delta):
@@ -227,7 +233,7 @@ def test_band_integral_matches_dense_grid(lik, x, n0, y, n1, tau, rho_frac, eps,
     XG, WG = gauss_legendre_table(QUAD_NODES)
     got = K.log_band_integral(0, lik, tau, rho, eps, s, delta, P, XG, WG)
     ref = _dense_band_integral(P, lik, tau, rho, eps, s, delta, 3000)
-    assert abs(got - ref) < 0.01, (got, ref)
+    assert abs(got - ref) < 0.003, (got, ref)
 
 
 def test_band_integral_of_binomial_is_the_incomplete_beta_integral():
