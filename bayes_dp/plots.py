@@ -394,6 +394,10 @@ def plot_region(
     grey curves are the lower-left boundary of R(eps, delta) for ``n_draws`` posterior draws of
     eps (their density shows where the posterior puts the boundary), the bold curve the
     boundary at the posterior median, and the dotted curve that at the classical estimate.
+    Dashed curves are the inner edge of the band R_s that the attack strength s allows (the
+    boundary at s * eps, s * delta, with eps and s at their posterior medians): black for the
+    shared strength ``s``, and for each group with its own strength ``s_<name>`` one in that
+    group's colour, labelled with its name.
     Points below a boundary (or above its mirror image in the upper right, for attacks worse
     than guessing) are error pairs that a test of that eps could not reach.
 
@@ -489,6 +493,22 @@ def plot_region(
                 ls="--",
                 lw=1,
                 label=f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)",
+            )
+        # groups with their own strength: each one's inner edge in that group's colour
+        shown = [name for name, _ in groups]
+        own = [v[2:] for v in posterior.var_names if v.startswith("s_")]
+        for k, name in enumerate(own):
+            j = shown.index(name) if name in shown else len(shown) + k
+            s_med = posterior.quantile(0.5, f"s_{name}")
+            _both(
+                ax,
+                grid,
+                s_med * med,
+                s_med * delta,
+                color=f"C{j}",
+                ls="--",
+                lw=1.3,
+                label=f"inner edge of R_s for {name}: median s_{name} = {s_med:.2f} (at s·ε)",
             )
     for e in np.atleast_1d(eps if eps is not None else []):
         _both(ax, grid, float(e), delta, color="k", lw=1.5, label=f"ε = {e:.3g}")

@@ -214,3 +214,49 @@ def test_histogram_and_curve_are_the_density_of_all_draws():
     assert heights.sum() * (hi - lo) / 50 == pytest.approx(frac, rel=1e-9)
     grid, dens = _curve(post, "eps")
     assert np.trapezoid(dens, grid) == pytest.approx(frac, rel=0.01)
+
+
+# -- inner edges of R_s for groups with their own strength ------------------------------------
+
+WEAK = bdp.AttackCounts(fp=[300, 350], n_neg=1000, fn=[500, 450], n_pos=1000)
+
+
+@pytest.fixture(scope="module")
+def post_own():
+    groups = [
+        bdp.Evidence(STRONG, name="strong", strength="own"),
+        bdp.Evidence(WEAK, name="weak", strength="own"),
+    ]
+    return bdp.estimate_epsilon(
+        groups, delta=1e-5, chains=2, draws=200, tune=200, seed=5, check=False
+    )
+
+
+def test_region_inner_edge_per_own_strength(post_own):
+    assert {"s_strong", "s_weak"} <= set(post_own.var_names) and "s" not in post_own.var_names
+    ax = plots.plot_region(post_own, confidence=None)
+    eps_med = post_own.quantile(0.5, "eps")
+    grid = np.linspace(0.0, 1.0 - 1e-5, 400)
+    points = {c.get_label(): c.lines[0] for c in ax.containers}  # errorbar: label on container
+    for j, name in enumerate(["strong", "weak"]):
+        s_med = post_own.quantile(0.5, f"s_{name}")
+        label = f"inner edge of R_s for {name}: median s_{name} = {s_med:.2f} (at s·ε)"
+        (edge,) = [ln for ln in ax.lines if ln.get_label() == label]
+        assert edge.get_linestyle() == "--"
+        # in the colour of that group's points
+        dots = points[f"observed rates: {name}"]
+        assert edge.get_color() == dots.get_color() == f"C{j}"
+        np.testing.assert_allclose(edge.get_xdata(), grid)
+        want = plots._boundary(s_med * eps_med, s_med * 1e-5, grid)
+        np.testing.assert_allclose(edge.get_ydata(), want)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert sum("inner edge of R_s for" in t for t in texts) == 2
+    assert not any("inner edge of R_s at median s" in t for t in texts)
+
+
+def test_region_inner_edge_shared_s_kept(post):
+    ax = plots.plot_region(post, confidence=None)
+    s_med = post.quantile(0.5, "s")
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)" in texts
+    assert not any("inner edge of R_s for" in t for t in texts)
