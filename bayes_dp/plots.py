@@ -6,10 +6,15 @@ labelled and titled so that each figure can be read on its own.
 
 The figures follow the paper (Yildirim et al.): :func:`plot_region` is Fig. 1/3 (left),
 :func:`plot_marginal` and :func:`plot_joint` Fig. 3 (right) and Fig. 4 (bottom),
-:func:`plot_error_curves` Fig. 4 (top), :func:`plot_autocorr` Fig. 6.
+:func:`plot_error_curves` Fig. 4 (top), :func:`plot_autocorr` Fig. 6. :func:`plot_compare`
+overlays the posteriors of one variable from several analyses (e.g. each audit alone and
+combined).
 """
 
 from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -23,6 +28,7 @@ __all__ = [
     "posterior_counts",
     "plot_marginal",
     "plot_eps_posterior",
+    "plot_compare",
     "plot_joint",
     "plot_region",
     "plot_error_curves",
@@ -247,6 +253,120 @@ def plot_marginal(
     ax.set_xlabel(_cut_label(var, x, hi_plot))
     ax.set_xlim(lo_plot, hi_plot)
     ax.legend(fontsize="small")
+    return ax
+
+
+def plot_compare(
+    posteriors: Mapping[str, Posterior],
+    var: str = "eps",
+    *,
+    prob: float = 0.9,
+    colors: Sequence | None = None,
+    ax=None,
+):
+    """Posterior densities of one variable from several posteriors, with their credible intervals.
+
+    For comparing evidence (e.g. each audit alone and all audits in one posterior) or priors:
+    one kernel density curve per posterior (reflected at the bounds of the support, as in
+    :func:`plot_marginal`), the area under it inside its equal-tailed ``prob`` credible interval
+    shaded, and below the axis each interval as a bar with the median as a white dot. The eps
+    axis is cut in the upper tail (the widest posterior decides); the share of each posterior's
+    draws beyond the cut is given in the axis label.
+
+    Parameters
+    ----------
+    posteriors : dict of str -> Posterior
+        Posteriors to compare, by the name shown in the legend (in drawing order).
+    var : str
+        Variable name, sampled in every posterior.
+    prob : float
+        Credible mass of the intervals, in (0, 1). Default 0.9.
+    colors : sequence of matplotlib colours, optional
+        One per posterior; default "C0", "C1", ...
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> wide = Posterior({"eps": rng.lognormal(1.0, 0.5, size=(2, 1000))}, {}, {})
+    >>> narrow = Posterior({"eps": rng.lognormal(1.0, 0.1, size=(2, 1000))}, {}, {})
+    >>> ax = plot_compare({"one audit": wide, "two audits": narrow})
+    >>> [t.get_text().split(":")[0] for t in ax.get_legend().get_texts()]
+    ['one audit', 'two audits']
+    """
+    if not isinstance(posteriors, Mapping):
+        raise TypeError(
+            "`posteriors` must be a dict of name -> bayes_dp.Posterior; "
+            f"found {type(posteriors).__name__}"
+        )
+    if not posteriors:
+        raise ValueError("`posteriors` must hold at least one posterior; found none")
+    for p in posteriors.values():
+        _check_post(p)
+    prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+    names = [str(k) for k in posteriors]
+    if colors is None:
+        colors = [f"C{j % 10}" for j in range(len(names))]
+    elif isinstance(colors, str) or len(colors) != len(names):
+        raise ValueError(
+            f"`colors` must be a sequence of {len(names)} colours (one per posterior); "
+            f"found {colors!r}"
+        )
+    ax = _axes(ax)
+    draws = [p.draws(var).ravel() for p in posteriors.values()]
+    views = [_view(var, x) for x in draws]
+    lo_plot, hi_plot = min(v[0] for v in views), max(v[1] for v in views)
+    grid = np.linspace(lo_plot, hi_plot, 400)
+    pct = f"{100 * prob:g}%"
+    top = 0.0
+    bars = []
+    for name, post, x, (lo_v, hi_v), col in zip(
+        names, posteriors.values(), draws, views, colors, strict=True
+    ):
+        lo, hi = post.interval(prob, var)
+        med = post.quantile(0.5, var)
+        shown = x[(x >= lo_v) & (x <= hi_v)]
+        if np.ptp(shown) > 0:
+            dens = _kde(x, grid, _support(var), bw_draws=shown)
+        else:  # all draws equal: a spike
+            dens = np.zeros_like(grid)
+        top = max(top, float(np.max(dens)))
+        ax.plot(
+            grid,
+            dens,
+            color=col,
+            lw=2,
+            label=f"{name}: median {med:.3g}, {pct} interval [{lo:.3g}, {hi:.3g}]",
+        )
+        inside = (grid >= lo) & (grid <= hi)
+        ax.fill_between(grid, 0, dens, where=inside, color=col, alpha=0.15, lw=0)
+        bars.append((lo, hi, med, col))
+    top = top if top > 0 else 1.0
+    gap = 0.07 * top
+    for k, (lo, hi, med, col) in enumerate(bars):
+        y = -(k + 1) * gap
+        ax.plot([lo, hi], [y, y], color=col, lw=5, solid_capstyle="butt")
+        ax.plot([med], [y], "o", ms=5, mfc="white", mec=col, mew=1.5)
+    ax.axhline(0, color="0.3", lw=0.8)
+    ax.set_xlim(lo_plot, hi_plot)
+    ax.set_ylim(-(len(bars) + 0.7) * gap, 1.08 * top)
+    ax.set_yticks([t for t in ax.get_yticks() if 0 <= t <= 1.08 * top])
+    notes = [
+        f"{name} {100 * np.mean(x > hi_plot):.1f}%"
+        for name, x in zip(names, draws, strict=True)
+        if np.mean(x > hi_plot) > 0
+    ]
+    note = f"(axis cut at {hi_plot:.3g}; draws beyond it: {', '.join(notes)})"
+    ax.set_xlabel(_label(var) + ("\n" + textwrap.fill(note, 64) if notes else ""))
+    ax.set_ylabel("posterior density")
+    ax.set_title(f"Posterior of {'ε' if var == 'eps' else var}: {pct} credible intervals compared")
+    ax.legend(fontsize="small", title=f"bars below 0: {pct} intervals, dots: medians")
+    ax.get_legend().get_title().set_fontsize("small")
     return ax
 
 

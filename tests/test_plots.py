@@ -260,3 +260,51 @@ def test_region_inner_edge_shared_s_kept(post):
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)" in texts
     assert not any("inner edge of R_s for" in t for t in texts)
+
+
+# -- several posteriors of one variable --------------------------------------------------------
+
+
+def test_compare_curves_intervals_and_bars():
+    rng = np.random.default_rng(21)
+    wide = bdp.Posterior({"eps": rng.lognormal(1.0, 0.6, size=(2, 4000))}, {}, {})
+    narrow = bdp.Posterior({"eps": rng.lognormal(1.0, 0.1, size=(2, 4000))}, {}, {})
+    ax = plots.plot_compare({"alone": wide, "combined": narrow}, colors=["C1", "k"])
+    _labelled(ax)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    for name, p in (("alone", wide), ("combined", narrow)):
+        lo, hi = p.interval(0.9)
+        med = p.quantile(0.5)
+        assert f"{name}: median {med:.3g}, 90% interval [{lo:.3g}, {hi:.3g}]" in texts
+    curves = [ln for ln in ax.lines if ln.get_label().startswith(("alone", "combined"))]
+    assert [c.get_color() for c in curves] == ["C1", "k"]
+    # the interval bars below the axis span the intervals
+    bars = [ln for ln in ax.lines if ln.get_linewidth() == 5]
+    assert len(bars) == 2
+    np.testing.assert_allclose(bars[1].get_xdata(), narrow.interval(0.9))
+    assert max(bars[0].get_ydata()) < 0 and max(bars[1].get_ydata()) < 0
+    # the eps axis is cut for the wide posterior; the label says how many draws lie beyond
+    assert "axis cut" in ax.get_xlabel() and "alone" in ax.get_xlabel()
+
+
+def test_compare_bounded_variable_uses_reflection():
+    x = np.random.default_rng(22).uniform(size=(2, 10_000))
+    post = bdp.Posterior({"eps": 1 + x, "s": x}, {}, {})
+    ax = plots.plot_compare({"u": post}, "s")
+    dens = ax.lines[0].get_ydata()
+    assert abs(dens[0] - 1) < 0.1 and abs(dens[-1] - 1) < 0.1
+
+
+def test_compare_bad_input(post):
+    with pytest.raises(TypeError, match="`posteriors` must be a dict"):
+        plots.plot_compare([post])
+    with pytest.raises(ValueError, match="`posteriors` must hold at least one"):
+        plots.plot_compare({})
+    with pytest.raises(TypeError, match="`posterior` must be a bayes_dp.Posterior"):
+        plots.plot_compare({"a": post, "b": "not a posterior"})
+    with pytest.raises(ValueError, match="`colors`"):
+        plots.plot_compare({"a": post}, colors=["C0", "C1"])
+    with pytest.raises(ValueError, match="`var`"):
+        plots.plot_compare({"a": post}, "tau_x")
+    with pytest.raises(ValueError, match="`prob`"):
+        plots.plot_compare({"a": post}, prob=1.0)
