@@ -6,10 +6,15 @@ labelled and titled so that each figure can be read on its own.
 
 The figures follow the paper (Yildirim et al.): :func:`plot_region` is Fig. 1/3 (left),
 :func:`plot_marginal` and :func:`plot_joint` Fig. 3 (right) and Fig. 4 (bottom),
-:func:`plot_error_curves` Fig. 4 (top), :func:`plot_autocorr` Fig. 6.
+:func:`plot_error_curves` Fig. 4 (top), :func:`plot_autocorr` Fig. 6. :func:`plot_compare`
+overlays the posteriors of one variable from several analyses (e.g. each audit alone and
+combined).
 """
 
 from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -23,6 +28,7 @@ __all__ = [
     "posterior_counts",
     "plot_marginal",
     "plot_eps_posterior",
+    "plot_compare",
     "plot_joint",
     "plot_region",
     "plot_error_curves",
@@ -112,6 +118,66 @@ def _all_counts(posterior: Posterior) -> AttackCounts | None:
     return AttackCounts.concat([c for _, c in groups])
 
 
+def _support(var: str) -> tuple[float, float]:
+    """Known support of ``var``: eps >= 0; s, s_<group>, tau_<group> in [0, 1]; |rho_<group>| <= 1.
+
+    rho's admissible interval (-rho_max(tau), rho_max(tau)) depends on tau, but rho_max <= 1, so
+    [-1, 1] holds every draw.
+    """
+    if var == "eps":
+        return 0.0, np.inf
+    if var == "s" or var.startswith(("s_", "tau_")):
+        return 0.0, 1.0
+    if var.startswith("rho_"):
+        return -1.0, 1.0
+    return -np.inf, np.inf
+
+
+#: At most this many draws (every k-th) enter the kernel density.
+KDE_MAX_DRAWS = 20_000
+
+
+def _kde(
+    x: np.ndarray,
+    grid: np.ndarray,
+    bounds: tuple[float, float] = (-np.inf, np.inf),
+    bw_draws: np.ndarray | None = None,
+) -> np.ndarray:
+    """Gaussian kernel density of the draws ``x`` on ``grid``, reflected at the support bounds.
+
+    A plain kernel density spreads the mass of draws near a bound of the support across it, so
+    inside the support it falls to about half the true density at the bound (the curve of s
+    dipped towards 0 at s = 0 and 1, that of eps at 0). Reflection (Silverman 1986, Sec. 3.10)
+    adds the mirror images ``2 L - x`` of the draws within 8 bandwidths of each finite bound L;
+    the estimate then integrates to 1 over the support, is unbiased at a bound where the density
+    is flat, and has bias O(h f'(L)) there otherwise (h the bandwidth). The bandwidth is Scott's
+    rule, sd * n**(-1/5), computed from ``bw_draws`` (default ``x``): the eps plot passes only
+    the draws on its axis, so that the long upper tail does not over-smooth the curve, while the
+    kernel sum runs over all draws, so that the curve does not dip at the axis cut either.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    x = x[:: max(1, x.size // KDE_MAX_DRAWS)]
+    ref = x if bw_draws is None else np.asarray(bw_draws, dtype=np.float64)
+    ref = ref[:: max(1, ref.size // KDE_MAX_DRAWS)]
+    h = float(np.std(ref, ddof=1)) * ref.size ** (-0.2)
+    if not h > 0:
+        raise ValueError(f"the draws must not all be equal; found {x.size} draws of {x[0]}")
+    centres = [x]
+    lo, hi = bounds
+    if np.isfinite(lo):
+        centres.append(2 * lo - x[x < lo + 8 * h])
+    if np.isfinite(hi):
+        centres.append(2 * hi - x[x > hi - 8 * h])
+    c = np.concatenate(centres)
+    dens = np.zeros(grid.size)
+    for i in range(0, grid.size, 50):  # 50 grid points at a time: bounded memory
+        u = (grid[i : i + 50, None] - c[None, :]) / h
+        dens[i : i + 50] = np.exp(-0.5 * u * u).sum(axis=1)
+    dens /= x.size * h * np.sqrt(2 * np.pi)
+    inside = (grid >= lo) & (grid <= hi)
+    return np.where(inside, dens, 0.0)
+
+
 def plot_marginal(
     posterior: Posterior,
     var: str = "eps",
@@ -122,11 +188,16 @@ def plot_marginal(
 ):
     """Histogram and kernel density of one variable's posterior, with its credible interval.
 
+    The kernel density is reflected at the known bounds of the variable's support (eps >= 0;
+    s, s_<group> and tau_<group> in [0, 1]; rho_<group> in [-1, 1]): a plain kernel density
+    falls to about half the true density at a bound, because it spreads the draws' mass across
+    it. The eps axis is cut in the upper tail; the density there is still that of all draws.
+
     Parameters
     ----------
     posterior : Posterior
     var : str
-        Variable name ("eps", "s", "s_<group>").
+        Variable name ("eps", "s", "s_<group>", "tau_<group>", "rho_<group>").
     prob : float
         Mass of the equal-tailed credible interval shaded, in (0, 1).
     bins : int
@@ -136,9 +207,19 @@ def plot_marginal(
     Returns
     -------
     matplotlib.axes.Axes
-    """
-    from scipy.stats import gaussian_kde
 
+    Examples
+    --------
+    Draws of s from Uniform(0, 1): the density curve stays near 1 up to both bounds.
+
+    >>> import numpy as np
+    >>> s = np.random.default_rng(0).uniform(size=(1, 20_000))
+    >>> post = Posterior({"eps": 1 + s, "s": s}, {}, {})
+    >>> ax = plot_marginal(post, "s")
+    >>> curve = ax.lines[0].get_ydata()
+    >>> bool(np.all(np.abs(curve[[0, -1]] - 1.0) < 0.1))
+    True
+    """
     _check_post(posterior)
     prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
     bins = check_positive_int("bins", bins, minimum=2)
@@ -150,16 +231,16 @@ def plot_marginal(
         shown,
         bins=bins,
         range=(lo_plot, hi_plot),
-        density=True,
+        # density of all draws (those beyond a cut axis included), like the curve
+        weights=np.full(shown.size, bins / ((hi_plot - lo_plot) * x.size)),
         color="0.8",
         edgecolor="0.6",
         label="posterior draws (histogram)",
     )
     if np.ptp(shown) > 0:
-        sub = shown[:: max(1, shown.size // 20_000)]
         grid = np.linspace(lo_plot, hi_plot, 400)
-        dens = gaussian_kde(sub)(grid) * shown.size / x.size
-        ax.plot(grid, dens, color="C0", lw=1.8, label="kernel density")
+        dens = _kde(x, grid, _support(var), bw_draws=shown)
+        ax.plot(grid, dens, color="C0", lw=1.8, label="kernel density (reflected at bounds)")
     lo, hi = posterior.interval(prob, var)
     pct = f"{100 * prob:g}%"
     ax.axvspan(
@@ -172,6 +253,120 @@ def plot_marginal(
     ax.set_xlabel(_cut_label(var, x, hi_plot))
     ax.set_xlim(lo_plot, hi_plot)
     ax.legend(fontsize="small")
+    return ax
+
+
+def plot_compare(
+    posteriors: Mapping[str, Posterior],
+    var: str = "eps",
+    *,
+    prob: float = 0.9,
+    colors: Sequence | None = None,
+    ax=None,
+):
+    """Posterior densities of one variable from several posteriors, with their credible intervals.
+
+    For comparing evidence (e.g. each audit alone and all audits in one posterior) or priors:
+    one kernel density curve per posterior (reflected at the bounds of the support, as in
+    :func:`plot_marginal`), the area under it inside its equal-tailed ``prob`` credible interval
+    shaded, and below the axis each interval as a bar with the median as a white dot. The eps
+    axis is cut in the upper tail (the widest posterior decides); the share of each posterior's
+    draws beyond the cut is given in the axis label.
+
+    Parameters
+    ----------
+    posteriors : dict of str -> Posterior
+        Posteriors to compare, by the name shown in the legend (in drawing order).
+    var : str
+        Variable name, sampled in every posterior.
+    prob : float
+        Credible mass of the intervals, in (0, 1). Default 0.9.
+    colors : sequence of matplotlib colours, optional
+        One per posterior; default "C0", "C1", ...
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> wide = Posterior({"eps": rng.lognormal(1.0, 0.5, size=(2, 1000))}, {}, {})
+    >>> narrow = Posterior({"eps": rng.lognormal(1.0, 0.1, size=(2, 1000))}, {}, {})
+    >>> ax = plot_compare({"one audit": wide, "two audits": narrow})
+    >>> [t.get_text().split(":")[0] for t in ax.get_legend().get_texts()]
+    ['one audit', 'two audits']
+    """
+    if not isinstance(posteriors, Mapping):
+        raise TypeError(
+            "`posteriors` must be a dict of name -> bayes_dp.Posterior; "
+            f"found {type(posteriors).__name__}"
+        )
+    if not posteriors:
+        raise ValueError("`posteriors` must hold at least one posterior; found none")
+    for p in posteriors.values():
+        _check_post(p)
+    prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+    names = [str(k) for k in posteriors]
+    if colors is None:
+        colors = [f"C{j % 10}" for j in range(len(names))]
+    elif isinstance(colors, str) or len(colors) != len(names):
+        raise ValueError(
+            f"`colors` must be a sequence of {len(names)} colours (one per posterior); "
+            f"found {colors!r}"
+        )
+    ax = _axes(ax)
+    draws = [p.draws(var).ravel() for p in posteriors.values()]
+    views = [_view(var, x) for x in draws]
+    lo_plot, hi_plot = min(v[0] for v in views), max(v[1] for v in views)
+    grid = np.linspace(lo_plot, hi_plot, 400)
+    pct = f"{100 * prob:g}%"
+    top = 0.0
+    bars = []
+    for name, post, x, (lo_v, hi_v), col in zip(
+        names, posteriors.values(), draws, views, colors, strict=True
+    ):
+        lo, hi = post.interval(prob, var)
+        med = post.quantile(0.5, var)
+        shown = x[(x >= lo_v) & (x <= hi_v)]
+        if np.ptp(shown) > 0:
+            dens = _kde(x, grid, _support(var), bw_draws=shown)
+        else:  # all draws equal: a spike
+            dens = np.zeros_like(grid)
+        top = max(top, float(np.max(dens)))
+        ax.plot(
+            grid,
+            dens,
+            color=col,
+            lw=2,
+            label=f"{name}: median {med:.3g}, {pct} interval [{lo:.3g}, {hi:.3g}]",
+        )
+        inside = (grid >= lo) & (grid <= hi)
+        ax.fill_between(grid, 0, dens, where=inside, color=col, alpha=0.15, lw=0)
+        bars.append((lo, hi, med, col))
+    top = top if top > 0 else 1.0
+    gap = 0.07 * top
+    for k, (lo, hi, med, col) in enumerate(bars):
+        y = -(k + 1) * gap
+        ax.plot([lo, hi], [y, y], color=col, lw=5, solid_capstyle="butt")
+        ax.plot([med], [y], "o", ms=5, mfc="white", mec=col, mew=1.5)
+    ax.axhline(0, color="0.3", lw=0.8)
+    ax.set_xlim(lo_plot, hi_plot)
+    ax.set_ylim(-(len(bars) + 0.7) * gap, 1.08 * top)
+    ax.set_yticks([t for t in ax.get_yticks() if 0 <= t <= 1.08 * top])
+    notes = [
+        f"{name} {100 * np.mean(x > hi_plot):.1f}%"
+        for name, x in zip(names, draws, strict=True)
+        if np.mean(x > hi_plot) > 0
+    ]
+    note = f"(axis cut at {hi_plot:.3g}; draws beyond it: {', '.join(notes)})"
+    ax.set_xlabel(_label(var) + ("\n" + textwrap.fill(note, 64) if notes else ""))
+    ax.set_ylabel("posterior density")
+    ax.set_title(f"Posterior of {'ε' if var == 'eps' else var}: {pct} credible intervals compared")
+    ax.legend(fontsize="small", title=f"bars below 0: {pct} intervals, dots: medians")
+    ax.get_legend().get_title().set_fontsize("small")
     return ax
 
 
@@ -319,6 +514,10 @@ def plot_region(
     grey curves are the lower-left boundary of R(eps, delta) for ``n_draws`` posterior draws of
     eps (their density shows where the posterior puts the boundary), the bold curve the
     boundary at the posterior median, and the dotted curve that at the classical estimate.
+    Dashed curves are the inner edge of the band R_s that the attack strength s allows (the
+    boundary at s * eps, s * delta, with eps and s at their posterior medians): black for the
+    shared strength ``s``, and for each group with its own strength ``s_<name>`` one in that
+    group's colour, labelled with its name.
     Points below a boundary (or above its mirror image in the upper right, for attacks worse
     than guessing) are error pairs that a test of that eps could not reach.
 
@@ -414,6 +613,22 @@ def plot_region(
                 ls="--",
                 lw=1,
                 label=f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)",
+            )
+        # groups with their own strength: each one's inner edge in that group's colour
+        shown = [name for name, _ in groups]
+        own = [v[2:] for v in posterior.var_names if v.startswith("s_")]
+        for k, name in enumerate(own):
+            j = shown.index(name) if name in shown else len(shown) + k
+            s_med = posterior.quantile(0.5, f"s_{name}")
+            _both(
+                ax,
+                grid,
+                s_med * med,
+                s_med * delta,
+                color=f"C{j}",
+                ls="--",
+                lw=1.3,
+                label=f"inner edge of R_s for {name}: median s_{name} = {s_med:.2f} (at s·ε)",
             )
     for e in np.atleast_1d(eps if eps is not None else []):
         _both(ax, grid, float(e), delta, color="k", lw=1.5, label=f"ε = {e:.3g}")

@@ -141,3 +141,170 @@ def test_clopper_pearson_epsilon_above_the_diagonal():
     point = bdp.classical_epsilon(0.585, 0.741, 1e-5)
     assert 0 < lo < point < hi
     assert (lo, hi) == pytest.approx(bdp.clopper_pearson_epsilon(415, 1000, 259, 1000, 1e-5))
+
+
+# -- kernel density at the bounds of the support ----------------------------------------------
+
+
+def _curve(post, var):
+    ax = plots.plot_marginal(post, var)
+    (line,) = [ln for ln in ax.lines if ln.get_label().startswith("kernel density")]
+    return line.get_xdata(), line.get_ydata()
+
+
+def _one_var(var, x):
+    draws = {"eps": np.abs(x), var: x} if var != "eps" else {"eps": x}
+    return bdp.Posterior({k: v.reshape(2, -1) for k, v in draws.items()}, {}, {})
+
+
+def test_density_of_uniform_s_reaches_both_bounds():
+    # Uniform(0, 1): true density 1 up to s = 0 and s = 1. Without the boundary correction the
+    # curve falls to about 0.5 there; with reflection it is unbiased at a flat bound, and 0.08
+    # is about 3 sd of the estimate's noise at 20,000 draws.
+    x = np.random.default_rng(11).uniform(size=20_000)
+    grid, dens = _curve(_one_var("s", x), "s")
+    near = (grid < 0.03) | (grid > 0.97)
+    assert near.sum() >= 10
+    np.testing.assert_allclose(dens[near], 1.0, atol=0.08)
+    assert np.mean(np.abs(dens - 1.0)) < 0.03
+
+
+@pytest.mark.parametrize("var", ["s_canary", "tau_lira"])
+def test_density_of_beta_1_3_at_zero(var):
+    # Beta(1, 3): density 3 (1 - x)^2, steepest at the bound x = 0 (f'(0) = -6). Reflection has
+    # bias about 0.8 h f'(0) there (h the bandwidth, ~0.027 here: ~5%); allowed: 10% on [0, 0.05].
+    x = np.random.default_rng(12).beta(1.0, 3.0, size=20_000)
+    grid, dens = _curve(_one_var(var, x), var)
+    near = grid < 0.05
+    truth = 3.0 * (1.0 - grid) ** 2
+    assert near.sum() >= 10
+    np.testing.assert_allclose(dens[near], truth[near], rtol=0.10)
+    far = grid > 0.9  # density ~0 at the upper bound: reflection adds nothing visible there
+    np.testing.assert_allclose(dens[far], truth[far], atol=0.02)
+
+
+def test_density_of_eps_at_zero_and_at_the_axis_cut():
+    # eps ~ HalfNormal(1): density sqrt(2/pi) at eps = 0, with zero slope there. The eps axis
+    # ends at 1.25 x its 97.5% quantile; the curve must follow the density of all draws up to
+    # that cut, not dip there (as a density of only the draws on the axis would).
+    from scipy import stats
+
+    x = np.abs(np.random.default_rng(13).normal(size=40_000))
+    grid, dens = _curve(_one_var("eps", x), "eps")
+    truth = stats.halfnorm.pdf(grid)
+    near = grid < 0.1
+    assert near.sum() >= 10
+    np.testing.assert_allclose(dens[near], truth[near], rtol=0.06)
+    assert grid[-1] == pytest.approx(1.25 * np.quantile(x, 0.975))
+    # at the cut the density is ~0.005 and a 20,000-draw estimate has ~15% noise; a density of
+    # the draws on the axis alone is ~50% low there
+    np.testing.assert_allclose(dens[-5:], truth[-5:], rtol=0.3)
+
+
+def test_histogram_and_curve_are_the_density_of_all_draws():
+    # with a cut eps axis both integrate to the fraction of draws on the axis, not to 1
+    x = np.random.default_rng(14).lognormal(1.0, 0.8, size=20_000)
+    post = _one_var("eps", x)
+    ax = plots.plot_marginal(post, "eps", bins=50)
+    lo, hi = ax.get_xlim()
+    frac = np.mean(x <= hi)
+    assert frac < 0.995
+    heights = np.array([p.get_height() for p in ax.containers[0]])  # the histogram's bars
+    assert heights.size == 50
+    assert heights.sum() * (hi - lo) / 50 == pytest.approx(frac, rel=1e-9)
+    grid, dens = _curve(post, "eps")
+    assert np.trapezoid(dens, grid) == pytest.approx(frac, rel=0.01)
+
+
+# -- inner edges of R_s for groups with their own strength ------------------------------------
+
+WEAK = bdp.AttackCounts(fp=[300, 350], n_neg=1000, fn=[500, 450], n_pos=1000)
+
+
+@pytest.fixture(scope="module")
+def post_own():
+    groups = [
+        bdp.Evidence(STRONG, name="strong", strength="own"),
+        bdp.Evidence(WEAK, name="weak", strength="own"),
+    ]
+    return bdp.estimate_epsilon(
+        groups, delta=1e-5, chains=2, draws=200, tune=200, seed=5, check=False
+    )
+
+
+def test_region_inner_edge_per_own_strength(post_own):
+    assert {"s_strong", "s_weak"} <= set(post_own.var_names) and "s" not in post_own.var_names
+    ax = plots.plot_region(post_own, confidence=None)
+    eps_med = post_own.quantile(0.5, "eps")
+    grid = np.linspace(0.0, 1.0 - 1e-5, 400)
+    points = {c.get_label(): c.lines[0] for c in ax.containers}  # errorbar: label on container
+    for j, name in enumerate(["strong", "weak"]):
+        s_med = post_own.quantile(0.5, f"s_{name}")
+        label = f"inner edge of R_s for {name}: median s_{name} = {s_med:.2f} (at s·ε)"
+        (edge,) = [ln for ln in ax.lines if ln.get_label() == label]
+        assert edge.get_linestyle() == "--"
+        # in the colour of that group's points
+        dots = points[f"observed rates: {name}"]
+        assert edge.get_color() == dots.get_color() == f"C{j}"
+        np.testing.assert_allclose(edge.get_xdata(), grid)
+        want = plots._boundary(s_med * eps_med, s_med * 1e-5, grid)
+        np.testing.assert_allclose(edge.get_ydata(), want)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert sum("inner edge of R_s for" in t for t in texts) == 2
+    assert not any("inner edge of R_s at median s" in t for t in texts)
+
+
+def test_region_inner_edge_shared_s_kept(post):
+    ax = plots.plot_region(post, confidence=None)
+    s_med = post.quantile(0.5, "s")
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)" in texts
+    assert not any("inner edge of R_s for" in t for t in texts)
+
+
+# -- several posteriors of one variable --------------------------------------------------------
+
+
+def test_compare_curves_intervals_and_bars():
+    rng = np.random.default_rng(21)
+    wide = bdp.Posterior({"eps": rng.lognormal(1.0, 0.6, size=(2, 4000))}, {}, {})
+    narrow = bdp.Posterior({"eps": rng.lognormal(1.0, 0.1, size=(2, 4000))}, {}, {})
+    ax = plots.plot_compare({"alone": wide, "combined": narrow}, colors=["C1", "k"])
+    _labelled(ax)
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    for name, p in (("alone", wide), ("combined", narrow)):
+        lo, hi = p.interval(0.9)
+        med = p.quantile(0.5)
+        assert f"{name}: median {med:.3g}, 90% interval [{lo:.3g}, {hi:.3g}]" in texts
+    curves = [ln for ln in ax.lines if ln.get_label().startswith(("alone", "combined"))]
+    assert [c.get_color() for c in curves] == ["C1", "k"]
+    # the interval bars below the axis span the intervals
+    bars = [ln for ln in ax.lines if ln.get_linewidth() == 5]
+    assert len(bars) == 2
+    np.testing.assert_allclose(bars[1].get_xdata(), narrow.interval(0.9))
+    assert max(bars[0].get_ydata()) < 0 and max(bars[1].get_ydata()) < 0
+    # the eps axis is cut for the wide posterior; the label says how many draws lie beyond
+    assert "axis cut" in ax.get_xlabel() and "alone" in ax.get_xlabel()
+
+
+def test_compare_bounded_variable_uses_reflection():
+    x = np.random.default_rng(22).uniform(size=(2, 10_000))
+    post = bdp.Posterior({"eps": 1 + x, "s": x}, {}, {})
+    ax = plots.plot_compare({"u": post}, "s")
+    dens = ax.lines[0].get_ydata()
+    assert abs(dens[0] - 1) < 0.1 and abs(dens[-1] - 1) < 0.1
+
+
+def test_compare_bad_input(post):
+    with pytest.raises(TypeError, match="`posteriors` must be a dict"):
+        plots.plot_compare([post])
+    with pytest.raises(ValueError, match="`posteriors` must hold at least one"):
+        plots.plot_compare({})
+    with pytest.raises(TypeError, match="`posterior` must be a bayes_dp.Posterior"):
+        plots.plot_compare({"a": post, "b": "not a posterior"})
+    with pytest.raises(ValueError, match="`colors`"):
+        plots.plot_compare({"a": post}, colors=["C0", "C1"])
+    with pytest.raises(ValueError, match="`var`"):
+        plots.plot_compare({"a": post}, "tau_x")
+    with pytest.raises(ValueError, match="`prob`"):
+        plots.plot_compare({"a": post}, prob=1.0)
