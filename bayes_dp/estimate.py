@@ -102,8 +102,9 @@ def estimate_epsilon(
         (over-dispersed groups); 0 gives the proposal of ``aux_proposal`` alone.
     integrate_latents : bool
         For over-dispersed groups ("bivariate_normal", "beta_binomial"), integrate each base's
-        latent (alpha, beta) out by Gauss-Legendre quadrature over R_s (default) instead of
-        averaging over auxiliary pairs. Their likelihoods are wide, and the auxiliary
+        latent (alpha, beta) out by quadrature over R_s (default; adaptive Gauss-Kronrod in
+        the rates' standard scores, relative error goal 1e-6) instead of averaging over
+        auxiliary pairs. Their likelihoods are wide, and the auxiliary
         average then becomes too noisy for the chain to move (see ``docs/correlated.md``).
     target_accept : float
         Acceptance rate the warm-up tunes both moves to, in (0, 1).

@@ -23,7 +23,7 @@ AUX_PROPOSALS = {
 
 #: sd inflation of the truncated-normal auxiliary proposal relative to the Beta it imitates.
 NORMAL_SD_INFLATION = 1.5
-#: Most Gauss-Legendre nodes per axis of the band integrals of over-dispersed groups.
+#: Most Gauss-Legendre nodes of the inner rule of the band integrals of over-dispersed groups.
 QUAD_NODES = 24
 
 

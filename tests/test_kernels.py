@@ -191,7 +191,7 @@ def test_beta_binomial_matches_scipy_and_its_binomial_limit():
 @njit
 def _dense_band_integral(P, lik, tau, rho, eps, s, delta, m):
     # midpoint rule on an m x m grid of the unit square with the band's indicator: slow and
-    # first-order at the band's edges, but independent of the windowed Gauss-Legendre rules
+    # first-order at the band's edges, but independent of the windowed quadrature in the scores
     e1 = np.exp(eps)
     e2 = np.exp(s * eps)
     shift = K.log_g(
