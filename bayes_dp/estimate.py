@@ -60,7 +60,7 @@ def estimate_epsilon(
     aux_proposal: str = "normal",
     aux_uniform_weight: float = 0.05,
     aux_band_weight: float = 0.0,
-    integrate_latents: bool = True,
+    integrate_latents: bool = False,
     target_accept: float = 0.3,
     cores: int | None = None,
     check: bool = True,
@@ -89,23 +89,30 @@ def estimate_epsilon(
         without more memory.
     n_aux : int
         K, auxiliary pairs per challenge base and move (>= 2; the paper used 1000 with uniform
-        proposals; 8 suffices with the default likelihood-shaped proposals).
+        proposals). With the default likelihood-shaped proposals 8 suffices for the paper's
+        10-base case but not for 20 bases, where chains stick (``benchmarks/bench_sampler.py``),
+        hence the default 16.
     aux_proposal : {"normal", "likelihood", "uniform"}
-        Proposal of the auxiliary pairs: truncated normals shaped like the likelihood (default,
-        fastest), the binomial likelihood's Beta shape, or uniform (reproduces the paper).
+        Proposal of the auxiliary pairs of binomial groups: truncated normals shaped like the
+        likelihood (default, fastest), the binomial likelihood's Beta shape, or uniform
+        (reproduces the paper). Over-dispersed groups use a bivariate normal that follows
+        their (tau, rho), mixed with draws from R_s near the data, unless "uniform" is asked
+        for (see ``docs/correlated.md``).
     aux_uniform_weight : float
-        Weight of the defensive uniform part of the "likelihood" proposal, in [0, 1].
+        Weight of the defensive uniform part of the auxiliary proposal, in [0, 1].
     aux_band_weight : float
-        Weight, in [0, 1), of the part of the auxiliary proposal that draws uniformly from the
-        bands R_s of the current and the proposed state (half each). It keeps the averaged
-        acceptance ratio stable when the band is thin (s near 1) or the likelihood is wide
-        (over-dispersed groups); 0 gives the proposal of ``aux_proposal`` alone.
+        Weight, in [0, 1), of the part of the binomial groups' auxiliary proposal that draws
+        uniformly from the bands R_s of the current and the proposed state (half each). It
+        keeps the averaged acceptance ratio stable when the band is thin (s near 1); 0 gives
+        the proposal of ``aux_proposal`` alone. (Over-dispersed groups always have such a
+        part, restricted to a box around the data, of weight 0.5.)
     integrate_latents : bool
         For over-dispersed groups ("bivariate_normal", "beta_binomial"), integrate each base's
-        latent (alpha, beta) out by quadrature over R_s (default; adaptive Gauss-Kronrod in
-        the rates' standard scores, relative error goal 1e-6) instead of averaging over
-        auxiliary pairs. Their likelihoods are wide, and the auxiliary
-        average then becomes too noisy for the chain to move (see ``docs/correlated.md``).
+        latent (alpha, beta) out by quadrature over R_s (adaptive Gauss-Kronrod in the rates'
+        standard scores, relative error goal 1e-4) instead of averaging over auxiliary pairs
+        (default False). Exact up to the quadrature and with the best mixing per iteration,
+        but each integral costs tens of microseconds: about 5x fewer effective draws of eps
+        per second on the 20-base benchmark (see ``docs/correlated.md``).
     target_accept : float
         Acceptance rate the warm-up tunes both moves to, in (0, 1).
     cores : int, optional

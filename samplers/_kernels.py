@@ -17,7 +17,15 @@ the posterior exact for any K, Andrieu et al. 2020):
 * ``PROP_BETA_MIX`` (1): q = (1 - lam) Beta(X+1, N0-X+1) x Beta(Y+1, N1-Y+1) + lam Uniform, the
   normalised binomial likelihood with a defensive uniform part.
 * ``PROP_NORMAL_MIX`` (2): as (1) with each Beta replaced by a normal of the same mean and an
-  inflated sd (widened for over-dispersed groups during warm-up), truncated to [0, 1].
+  inflated sd, truncated to [0, 1].
+* ``PROP_PAIR_NORMAL`` (3), for over-dispersed groups: q = lam Uniform + (1 - lam) [(1 - m)
+  (N_theta + N_theta') / 2 + m B], where N_theta is the bivariate normal (untruncated: draws
+  outside the square get weight 0) with the mean of (2), sds sqrt(1 + (N - 1) tau) times those
+  of (2) and the correlation of eq. 7 at the state's (tau, rho), and B is uniform on R_s of
+  either state within a box around the data (:func:`band_box`; m = PAIR_BAND_WEIGHT). It
+  follows the likelihood's width and tilt as tau and rho move and puts pairs into thin bands;
+  being symmetric in the current and the proposed state, it keeps MHAAR exact (the same
+  argument as for the band component below).
 
 The weight of a candidate (a, b) is ``1{(a, b) in R_s} / |R_s| * g(X, Y | a, b) / q(a, b)``. We
 store ``r = log g - log q`` (up to per-base constants that do not depend on the parameters) and
@@ -35,6 +43,7 @@ from numba import njit
 PROP_UNIFORM = 0
 PROP_BETA_MIX = 1
 PROP_NORMAL_MIX = 2
+PROP_PAIR_NORMAL = 3
 
 LIK_BINOMIAL = 0
 LIK_BIVARIATE_NORMAL = 1
@@ -43,7 +52,7 @@ LIK_BETA_BINOMIAL = 2
 #: Columns of the per-base parameter matrix P: Beta shapes (0-3) and log-normalisers (4, 5) of
 #: the normalised likelihood; (mean, sd, log normaliser) of the truncated-normal proposal of
 #: each coordinate (6-8, 9-11); the counts X, N0, Y, N1 (12-15); the binomial sd of each
-#: coordinate (16, 17) from which the normal proposal's width is set.
+#: coordinate (16, 17), from which PROP_PAIR_NORMAL's sds are set.
 N_PARAMS = 18
 _SD_INFLATION = 1.5
 
@@ -230,20 +239,209 @@ def draw_aux(rng, P, i, kind, lam):
     return _trunc_normal01(rng, P[i, 6], P[i, 7]), _trunc_normal01(rng, P[i, 9], P[i, 10])
 
 
-@njit(**_JIT)
-def _ndtr(z):
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+#: Largest |correlation| of the PROP_PAIR_NORMAL proposal.
+PAIR_RC_MAX = 0.995
 
 
 @njit(**_JIT)
-def set_normal_width(P, i, factor0, factor1):
-    """Set the sd of base i's truncated-normal proposal to factor x its binomial sd."""
-    for col, fac in ((0, factor0), (1, factor1)):
-        m = P[i, 6 + 3 * col]
-        sd = fac * P[i, 16 + col]
-        z = _ndtr((1.0 - m) / sd) - _ndtr(-m / sd)
-        P[i, 7 + 3 * col] = sd
-        P[i, 8 + 3 * col] = math.log(sd * math.sqrt(2.0 * math.pi)) + math.log(z)
+def pair_shape(P, i, lik, tau, rho, Q, o):
+    """Write (sd of a, sd of b, correlation) of base i's PROP_PAIR_NORMAL component at
+    (tau, rho) into Q[o:o + 3]."""
+    n0 = P[i, 13]
+    n1 = P[i, 15]
+    f0 = max(1.0 + (n0 - 1.0) * tau, 1e-6)
+    f1 = max(1.0 + (n1 - 1.0) * tau, 1e-6)
+    Q[o] = _SD_INFLATION * P[i, 16] * math.sqrt(f0)
+    Q[o + 1] = _SD_INFLATION * P[i, 17] * math.sqrt(f1)
+    rc = 0.0
+    if lik == LIK_BIVARIATE_NORMAL:
+        rc = rho * math.sqrt(n0 * n1 / (f0 * f1))
+    Q[o + 2] = min(max(rc, -PAIR_RC_MAX), PAIR_RC_MAX)
+
+
+@njit(**_JIT)
+def _log_n2(a, b, m0, m1, s0, s1, rc):
+    za = (a - m0) / s0
+    zb = (b - m1) / s1
+    one = 1.0 - rc * rc
+    return (
+        -1.8378770664093453
+        - math.log(s0 * s1)
+        - 0.5 * math.log(one)
+        - (za * za - 2.0 * rc * za * zb + zb * zb) / (2.0 * one)
+    )
+
+
+@njit(**_JIT)
+def log_q_pair(a, b, P, i, Q, lam, mb, bd):
+    """log density of base i's PROP_PAIR_NORMAL proposal: the normals Q[0:3] and Q[3:6] with
+    weight 1 - mb and a band part of weight mb whose density at (a, b) is ``bd`` (see
+    :func:`band_box`), all times 1 - lam, plus lam times the uniform density on the square."""
+    lq = _log_n2(a, b, P[i, 6], P[i, 9], Q[0], Q[1], Q[2])
+    if Q[0] != Q[3] or Q[1] != Q[4] or Q[2] != Q[5]:
+        l2 = _log_n2(a, b, P[i, 6], P[i, 9], Q[3], Q[4], Q[5])
+        m = max(lq, l2)
+        lq = m + math.log(0.5 * (math.exp(lq - m) + math.exp(l2 - m)))
+    if mb > 0.0:
+        # log((1 - mb) e^lq + mb bd)
+        u = math.log1p(-mb) + lq
+        if bd > 0.0:
+            v = math.log(mb * bd)
+            m = max(u, v)
+            lq = m + math.log(math.exp(u - m) + math.exp(v - m))
+        else:
+            lq = u
+    if lam <= 0.0:
+        return lq
+    u = math.log1p(-lam) + lq
+    if not (a > 0.0 and a < 1.0 and b > 0.0 and b < 1.0):
+        return u
+    v = math.log(lam)
+    m = max(u, v)
+    return m + math.log(math.exp(u - m) + math.exp(v - m))
+
+
+@njit(**_JIT)
+def draw_aux_pair(rng, P, i, Q, lam):
+    """Draw one auxiliary pair from base i's PROP_PAIR_NORMAL proposal (may leave the square)."""
+    if lam > 0.0 and rng.random() < lam:
+        return rng.random(), rng.random()
+    o = 0 if rng.random() < 0.5 else 3
+    z1 = rng.standard_normal()
+    z2 = rng.standard_normal()
+    rc = Q[o + 2]
+    a = P[i, 6] + Q[o] * z1
+    b = P[i, 9] + Q[o + 1] * (rc * z1 + math.sqrt(1.0 - rc * rc) * z2)
+    return a, b
+
+
+#: Weight of the band part of PROP_PAIR_NORMAL (uniform on the band near the data).
+PAIR_BAND_WEIGHT = 0.5
+#: Half-width of the box of the band part, in sds of the proposal's normals.
+PAIR_BOX_K = 2.0
+
+
+@njit(**_JIT)
+def _clip_half(V, nv, W, axis, bound, keep_below):
+    """Sutherland-Hodgman: clip polygon V[:nv] to {v[axis] <= bound} (or >=) into W."""
+    m = 0
+    for k in range(nv):
+        ax, ay = V[k, 0], V[k, 1]
+        bx, by = V[(k + 1) % nv, 0], V[(k + 1) % nv, 1]
+        ca = V[k, axis]
+        cb = V[(k + 1) % nv, axis]
+        ina = ca <= bound if keep_below else ca >= bound
+        inb = cb <= bound if keep_below else cb >= bound
+        if ina:
+            W[m, 0] = ax
+            W[m, 1] = ay
+            m += 1
+        if ina != inb:
+            t = (bound - ca) / (cb - ca)
+            W[m, 0] = ax + t * (bx - ax)
+            W[m, 1] = ay + t * (by - ay)
+            m += 1
+    return m
+
+
+@njit(**_JIT)
+def band_box(eps, s, delta, box, V, NV, AR, W, U):
+    """Clip the four quadrilaterals that make up R_s(eps, delta) in the unit square (the
+    images of the folded band, see :func:`draw_band`) to box = (a_lo, a_hi, b_lo, b_hi).
+
+    Writes each clipped polygon into V[img, :NV[img]], its area into AR[img] and returns the
+    total area of R_s within the box. W and U are (12, 2) scratch arrays.
+    """
+    t1 = 1.0 - delta
+    t2 = 1.0 - s * delta
+    d1 = t1 / (1.0 + math.exp(eps))
+    d2 = t2 / (1.0 + math.exp(s * eps))
+    tot = 0.0
+    for img in range(4):
+        NV[img] = 0
+        AR[img] = 0.0
+        # the image's bounding box: (a, b) ranges over [0, t2] x [d1, t2] or its transpose,
+        # or their reflections through (1/2, 1/2)
+        if img == 0 or img == 2:
+            alo, ahi, blo, bhi = 0.0, d2, d1, t2
+        else:
+            alo, ahi, blo, bhi = d1, t2, 0.0, d2
+        if img >= 2:
+            alo, ahi, blo, bhi = 1.0 - ahi, 1.0 - alo, 1.0 - bhi, 1.0 - blo
+        if alo > box[1] or ahi < box[0] or blo > box[3] or bhi < box[2]:
+            continue
+        # folded vertices A, B, C, D mapped to this image
+        for k in range(4):
+            if k == 0:
+                lo, hi = 0.0, t1
+            elif k == 1:
+                lo, hi = 0.0, t2
+            elif k == 2:
+                lo, hi = d2, d2
+            else:
+                lo, hi = d1, d1
+            a, b = (lo, hi) if (img == 0 or img == 2) else (hi, lo)
+            if img >= 2:
+                a, b = 1.0 - a, 1.0 - b
+            U[k, 0] = a
+            U[k, 1] = b
+        m = _clip_half(U, 4, W, 0, box[0], False)
+        m = _clip_half(W, m, U, 0, box[1], True)
+        m = _clip_half(U, m, W, 1, box[2], False)
+        m = _clip_half(W, m, U, 1, box[3], True)
+        area = 0.0
+        for k in range(m):
+            V[img, k, 0] = U[k, 0]
+            V[img, k, 1] = U[k, 1]
+            kk = (k + 1) % m
+            area += U[k, 0] * U[kk, 1] - U[kk, 0] * U[k, 1]
+        area = abs(0.5 * area) if m >= 3 else 0.0
+        NV[img] = m
+        AR[img] = area
+        tot += area
+    return tot
+
+
+@njit(**_JIT)
+def draw_band_box(rng, V, NV, AR, tot):
+    """Draw uniformly from the clipped band of :func:`band_box` (tot > 0)."""
+    u = rng.random() * tot
+    img = 3
+    acc = 0.0
+    for k in range(4):
+        acc += AR[k]
+        if AR[k] > 0.0 and u <= acc:
+            img = k
+            break
+    while AR[img] <= 0.0:
+        img -= 1
+    m = NV[img]
+    # fan triangulation from vertex 0 (the polygon is convex)
+    u = rng.random() * AR[img]
+    acc = 0.0
+    t = m - 2
+    for k in range(1, m - 1):
+        ar = 0.5 * abs(
+            (V[img, k, 0] - V[img, 0, 0]) * (V[img, k + 1, 1] - V[img, 0, 1])
+            - (V[img, k + 1, 0] - V[img, 0, 0]) * (V[img, k, 1] - V[img, 0, 1])
+        )
+        acc += ar
+        if u <= acc:
+            t = k
+            break
+    r1 = rng.random()
+    r2 = rng.random()
+    if r1 + r2 > 1.0:
+        r1 = 1.0 - r1
+        r2 = 1.0 - r2
+    a = V[img, 0, 0] + r1 * (V[img, t, 0] - V[img, 0, 0]) + r2 * (V[img, t + 1, 0] - V[img, 0, 0])
+    b = V[img, 0, 1] + r1 * (V[img, t, 1] - V[img, 0, 1]) + r2 * (V[img, t + 1, 1] - V[img, 0, 1])
+    return a, b
+
+
+@njit(**_JIT)
+def in_box(a, b, box):
+    return a >= box[0] and a <= box[1] and b >= box[2] and b <= box[3]
 
 
 # ------------------------------------------------------------------------------- geometry
@@ -306,9 +504,9 @@ def draw_band(rng, eps, s, delta):
 #: Half-width of the integration window around the likelihood's peak, in standard scores.
 QUAD_K = 7.0
 #: Gauss-Legendre nodes per unit of the inner integrand's scale (plus four), up to the rules given.
-QUAD_DENSITY = 2.0
+QUAD_DENSITY = 1.5
 #: Relative error goal of the adaptive outer rule (sum of Kronrod error estimates / value).
-QUAD_TOL = 1e-6
+QUAD_TOL = 1e-4
 #: Most subintervals of the adaptive outer rule.
 QUAD_MAX_INTERVALS = 128
 #: Widest initial subinterval of the outer rule, in standard scores.
@@ -752,6 +950,16 @@ def mhaar_update(
         la_p[g] = log_area(eps_p, s_p[g], delta)
     log_ratio = log_extra
     possible = True
+    QP = np.empty(6)
+    BOX = np.empty(4)
+    VC = np.empty((4, 12, 2))
+    VP = np.empty((4, 12, 2))
+    NC = np.empty(4, dtype=np.int64)
+    NP_ = np.empty(4, dtype=np.int64)
+    ARC = np.empty(4)
+    ARP = np.empty(4)
+    SW = np.empty((12, 2))
+    SU = np.empty((12, 2))
     for i in range(n):
         j = grp[i]
         NEW[i] = np.nan
@@ -774,10 +982,50 @@ def mhaar_update(
                     possible = False
             continue
         rmax = -np.inf
+        pair = qkind[i] == PROP_PAIR_NORMAL
+        mb = 0.0
+        wbc = 0.0
+        tbc = 0.0
+        tbp = 0.0
+        if pair:
+            pair_shape(P, i, lik, tau[j], rho[j], QP, 0)
+            pair_shape(P, i, lik, tau_p[j], rho_p[j], QP, 3)
+            # the band part: uniform on R_s of each state within a box around the data
+            # (the box depends on both states symmetrically)
+            hw0 = PAIR_BOX_K * max(QP[0], QP[3])
+            hw1 = PAIR_BOX_K * max(QP[1], QP[4])
+            BOX[0] = P[i, 6] - hw0
+            BOX[1] = P[i, 6] + hw0
+            BOX[2] = P[i, 9] - hw1
+            BOX[3] = P[i, 9] + hw1
+            tbc = band_box(eps, s[g], delta, BOX, VC, NC, ARC, SW, SU)
+            if same_band:
+                tbp = tbc
+                VP[:, :, :] = VC
+                NP_[:] = NC
+                ARP[:] = ARC
+            else:
+                tbp = band_box(eps_p, s_p[g], delta, BOX, VP, NP_, ARP, SW, SU)
+            if tbc > 0.0 and tbp > 0.0:
+                wbc = 0.5
+            elif tbc > 0.0:
+                wbc = 1.0
+            if tbc > 0.0 or tbp > 0.0:
+                mb = PAIR_BAND_WEIGHT
         for k in range(K):
             if k == 0:
                 a = lat_a[i]
                 b = lat_b[i]
+            elif pair:
+                if lam > 0.0 and rng.random() < lam:
+                    a, b = rng.random(), rng.random()
+                elif mb > 0.0 and rng.random() < mb:
+                    if rng.random() < wbc:
+                        a, b = draw_band_box(rng, VC, NC, ARC, tbc)
+                    else:
+                        a, b = draw_band_box(rng, VP, NP_, ARP, tbp)
+                else:
+                    a, b = draw_aux_pair(rng, P, i, QP, 0.0)
             elif mu > 0.0 and rng.random() < mu:
                 # the band component of q, symmetric in the two states
                 if same_band or rng.random() < 0.5:
@@ -791,8 +1039,17 @@ def mhaar_update(
             lo, hi = fold(a, b)
             in_c = in_rs(lo, hi, e_c, es_c[g], delta, s[g])
             in_p = in_rs(lo, hi, e_p, es_p[g], delta, s_p[g])
-            lq = log_q(a, b, P, i, qkind[i], lam)
-            if mu > 0.0:
+            if pair:
+                bd = 0.0
+                if mb > 0.0 and in_box(a, b, BOX):
+                    if in_c and tbc > 0.0:
+                        bd += wbc / tbc
+                    if in_p and tbp > 0.0:
+                        bd += (1.0 - wbc) / tbp
+                lq = log_q_pair(a, b, P, i, QP, lam, mb, bd)
+            else:
+                lq = log_q(a, b, P, i, qkind[i], lam)
+            if mu > 0.0 and not pair:
                 # q = (1 - mu) q_base + mu/2 (U(R_s(theta)) + U(R_s(theta')))
                 lq = lq + math.log1p(-mu)
                 lb = -np.inf
@@ -867,19 +1124,31 @@ def init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, 
     draw falls inside, the point of the diagonal halfway between the two boundary curves."""
     n = lat_a.shape[0]
     e_c = math.exp(eps)
+    QP = np.empty(6)
     for i in range(n):
         j = grp[i]
         g = g_sidx[j]
         es = math.exp(s[g] * eps)
+        pair = qkind[i] == PROP_PAIR_NORMAL
+        if pair:
+            pair_shape(P, i, g_lik[j], tau[j], rho[j], QP, 0)
+            pair_shape(P, i, g_lik[j], tau[j], rho[j], QP, 3)
         best_w = -np.inf
         tot = 0.0
         cand_a = -1.0
         cand_b = -1.0
         for _ in range(K):
-            a, b = draw_aux(rng, P, i, qkind[i], lam)
+            if pair:
+                a, b = draw_aux_pair(rng, P, i, QP, lam)
+            else:
+                a, b = draw_aux(rng, P, i, qkind[i], lam)
             lo, hi = fold(a, b)
             if in_rs(lo, hi, e_c, es, delta, s[g]):
-                r = log_g(a, b, P, i, g_lik[j], tau[j], rho[j]) - log_q(a, b, P, i, qkind[i], lam)
+                if pair:
+                    lq = log_q_pair(a, b, P, i, QP, lam, 0.0, 0.0)
+                else:
+                    lq = log_q(a, b, P, i, qkind[i], lam)
+                r = log_g(a, b, P, i, g_lik[j], tau[j], rho[j]) - lq
                 if r == -np.inf:
                     continue
                 # streaming weighted reservoir of size one, in log space
@@ -994,6 +1263,7 @@ def run_chain(
     target_accept,
     adapt,
     coll,
+    nuis_joint,
     XG,
     WG,
 ):
@@ -1004,7 +1274,8 @@ def run_chain(
     (log eps, s); a ridge move (eps, s) -> (eps c, s / c) that keeps s eps fixed, along which
     the likelihood is nearly flat (when some s is free); and, for each group with free
     over-dispersion parameters, a random walk on (logit tau, rho / rho_max(tau)) that touches
-    only that group's bases.
+    only that group's bases. With ``nuis_joint`` the joint move also proposes the free
+    (logit tau, rho / rho_max) of every group.
 
     Returns
     -------
@@ -1031,13 +1302,6 @@ def run_chain(
     rho = rho0.copy()
     tau_p = tau0.copy()
     rho_p = rho0.copy()
-    # proposal widths of over-dispersed groups follow their starting tau until warm-up ends
-    for i in range(n):
-        j = grp[i]
-        if g_lik[j] != LIK_BINOMIAL and qkind[i] == PROP_NORMAL_MIX:
-            f0 = _SD_INFLATION * math.sqrt(max(1.0 + (P[i, 13] - 1.0) * tau[j], 1e-6))
-            f1 = _SD_INFLATION * math.sqrt(max(1.0 + (P[i, 15] - 1.0) * tau[j], 1e-6))
-            set_normal_width(P, i, f0, f1)
     lat_a = np.empty(n)
     lat_b = np.empty(n)
     init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b)
@@ -1063,12 +1327,15 @@ def run_chain(
     rho_out = np.empty((n_draws, J))
     acc_out = np.zeros((n_draws, 3))
 
+    # the free nuisance parameters that the joint move also proposes (all, or none)
+    jt_free = g_tau_free & nuis_joint
+    jr_free = g_rho_free & nuis_joint
     n_tfree = 0
     n_rfree = 0
     for j in range(J):
-        if g_tau_free[j]:
+        if jt_free[j]:
             n_tfree += 1
-        if g_rho_free[j]:
+        if jr_free[j]:
             n_rfree += 1
     D = 1 + n_free + n_tfree + n_rfree
     z = np.empty(D)
@@ -1094,7 +1361,6 @@ def run_chain(
     shape_s = np.full(G, 0.6)  # sd of the logit(s) steps of the joint move
     # Welford accumulators for the shape window
     w_n = 0
-    m_t = np.zeros(J)
     win_lo = n_tune // 4
     win_hi = n_tune // 2
 
@@ -1102,9 +1368,9 @@ def run_chain(
     for it in range(total):
         tuning = it < n_tune
         # --- move 1: joint random walk on z = (log eps, logit s, logit tau, rho / rho_max)
-        # (Alg. 1, extended to the free nuisance parameters), with the step covariance
-        # estimated in warm-up
-        _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P)
+        # (Alg. 1, extended to the free nuisance parameters when nuis_joint), with the step
+        # covariance estimated in warm-up
+        _pack(z, eps, s, tau, rho, s_free, jt_free, jr_free, grp, P)
         fj = math.exp(log_fj)
         for d in range(D):
             xi[d] = rng.standard_normal()
@@ -1142,7 +1408,7 @@ def run_chain(
                 s_p[g] = s[g]
         for j in range(J):
             tau_p[j] = tau[j]
-            if g_tau_free[j]:
+            if jt_free[j]:
                 tau_p[j] = 1.0 / (1.0 + math.exp(-zp[k]))
                 k += 1
                 if not (tau_p[j] > 0.0 and tau_p[j] < 1.0):
@@ -1153,15 +1419,15 @@ def run_chain(
                     )
         for j in range(J):
             rho_p[j] = rho[j]
-            if not (g_rho_free[j] or g_tau_free[j]):
+            if not (jr_free[j] or jt_free[j]):
                 continue  # rho_max (a pass over the bases) only where it can change or bind
             rmax_p = group_rho_max(tau_p[j], j, grp, P) if valid else 0.0
-            if g_rho_free[j]:
+            if jr_free[j]:
                 if not (zp[k] > -1.0 and zp[k] < 1.0):
                     valid = False
                 rho_p[j] = zp[k] * rmax_p
                 k += 1
-            elif g_tau_free[j] and not abs(rho[j]) < rmax_p:
+            elif jt_free[j] and not abs(rho[j]) < rmax_p:
                 valid = False
         a1 = False
         if valid and lpr > -np.inf:
@@ -1347,15 +1613,13 @@ def run_chain(
                     log_fr += gamma * ((1.0 if a2 else 0.0) - target_accept)
                 if it >= win_lo and it < win_hi:
                     w_n += 1
-                    _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P)
+                    _pack(z, eps, s, tau, rho, s_free, jt_free, jr_free, grp, P)
                     for d in range(D):
                         xi[d] = z[d] - m_z[d]
                         m_z[d] += xi[d] / w_n
                     for d in range(D):
                         for e in range(D):
                             C_z[d, e] += xi[d] * (z[e] - m_z[e])
-                    for j in range(J):
-                        m_t[j] += (tau[j] - m_t[j]) / w_n
                 if it == win_hi - 1 and w_n > 10 + 2 * D:
                     cov = C_z / (w_n - 1)
                     for d in range(D):
@@ -1370,15 +1634,6 @@ def run_chain(
                             shape_s[g] = math.sqrt(cov[k, k])
                             k += 1
                     log_fj = math.log(2.38 / math.sqrt(D))
-                    # widen the proposals of over-dispersed groups to the warm-up's mean tau;
-                    # the latent pairs stay valid (q only enters through the weights)
-                    for i in range(n):
-                        j = grp[i]
-                        if g_lik[j] != LIK_BINOMIAL and qkind[i] == PROP_NORMAL_MIX:
-                            t = max(m_t[j], 0.0)
-                            f0 = _SD_INFLATION * math.sqrt(1.0 + (P[i, 13] - 1.0) * t)
-                            f1 = _SD_INFLATION * math.sqrt(1.0 + (P[i, 15] - 1.0) * t)
-                            set_normal_width(P, i, f0, f1)
         else:
             # acceptance is averaged over the `thin` iterations of each stored draw
             d = (it - n_tune) // thin

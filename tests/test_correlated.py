@@ -180,13 +180,18 @@ def _grid_posterior_fixed_tau(fp, n0, fn, n1, tau, rho, m=500):
     return eps_grid, np.cumsum(p) / p.sum()
 
 
+@pytest.mark.parametrize("integrate", [False, True], ids=["aux-pairs", "integrated"])
 @pytest.mark.parametrize("tau, rho_frac", [(0.03, 0.0), (0.01, 0.7)])
-def test_integrated_latents_match_brute_force_grid(tau, rho_frac):
-    # the quadrature-integrated sampler against an independent grid posterior (fixed tau, rho)
+def test_sampler_matches_brute_force_grid(tau, rho_frac, integrate):
+    # both samplers of over-dispersed groups (auxiliary pairs from PROP_PAIR_NORMAL, the
+    # default; latents integrated by quadrature) against an independent grid posterior at
+    # fixed (tau, rho)
     counts = bdp.AttackCounts([8, 22, 11], 100, [56, 31, 40], 100)
     rho = rho_frac * np.sqrt((1 + 99 * tau) ** 2 / 100**2)
     ev = bdp.Evidence(counts, likelihood="bivariate_normal", name="x", fix={"tau": tau, "rho": rho})
-    post = bdp.estimate_epsilon(ev, delta=0.0, chains=4, draws=4000, seed=3, check=False)
+    post = bdp.estimate_epsilon(
+        ev, delta=0.0, chains=4, draws=4000, seed=3, check=False, integrate_latents=integrate
+    )
     eps_grid, cdf = _grid_posterior_fixed_tau(
         counts.fp, counts.n_neg, counts.fn, counts.n_pos, tau, rho
     )

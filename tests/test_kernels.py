@@ -244,3 +244,94 @@ def test_band_integral_of_binomial_is_the_incomplete_beta_integral():
     XG, WG = gauss_legendre_table(QUAD_NODES)
     got = K.log_band_integral(0, K.LIK_BINOMIAL, 0.0, 0.0, 30.0, 0.0, 0.0, P, XG, WG)
     assert abs(got) < 1e-5
+
+
+@njit
+def _draw_pairs(rng, n, P, Q, lam):
+    out = np.empty((n, 3))
+    for i in range(n):
+        a, b = K.draw_aux_pair(rng, P, 0, Q, lam)
+        out[i, 0] = a
+        out[i, 1] = b
+        out[i, 2] = K.log_q_pair(a, b, P, 0, Q, lam, 0.0, 0.0)
+    return out
+
+
+@pytest.mark.parametrize("lik, tau, rho", [(1, 0.05, 0.02), (1, 0.2, -0.15), (2, 0.1, 0.0)])
+def test_pair_normal_proposal_density_and_draws(lik, tau, rho):
+    """PROP_PAIR_NORMAL: the density is the mixture of scipy bivariate normals (and the
+    uniform part), its shape follows (tau, rho) as documented, and the draws follow it."""
+    P = aux_params([12], [100], [30], [80])
+    Q = np.empty(6)
+    K.pair_shape(P, 0, lik, tau, rho, Q, 0)
+    K.pair_shape(P, 0, lik, 0.5 * tau, 0.3 * rho, Q, 3)
+    f0, f1 = 1 + 99 * tau, 1 + 79 * tau
+    assert Q[0] == pytest.approx(1.5 * P[0, 16] * np.sqrt(f0))
+    assert Q[1] == pytest.approx(1.5 * P[0, 17] * np.sqrt(f1))
+    rc = rho * np.sqrt(100 * 80 / (f0 * f1)) if lik == 1 else 0.0
+    assert Q[2] == pytest.approx(rc)
+    lam = 0.05
+    m = [P[0, 6], P[0, 9]]
+
+    def q(a, b):
+        out = 0.0
+        for o in (0, 3):
+            c = Q[o + 2] * Q[o] * Q[o + 1]
+            cov = [[Q[o] ** 2, c], [c, Q[o + 1] ** 2]]
+            out = out + 0.5 * stats.multivariate_normal(m, cov).pdf(np.c_[a, b])
+        inside = (a > 0) & (a < 1) & (b > 0) & (b < 1)
+        return (1 - lam) * out + lam * inside
+
+    rng = np.random.default_rng(3)
+    d = _draw_pairs(rng, 200_000, P, Q, lam)
+    np.testing.assert_allclose(d[:500, 2], np.log(q(d[:500, 0], d[:500, 1])), rtol=1e-10)
+    # importance identity: E_q[1{in square} / q] = 1 (the square's area)
+    inside = (d[:, 0] > 0) & (d[:, 0] < 1) & (d[:, 1] > 0) & (d[:, 1] < 1)
+    w = np.where(inside, np.exp(-d[:, 2]), 0.0)
+    assert w.mean() == pytest.approx(1.0, abs=5 * w.std() / np.sqrt(w.size))
+    # and E_q[a b / q] over the square = 1/4
+    w2 = w * d[:, 0] * d[:, 1]
+    assert w2.mean() == pytest.approx(0.25, abs=5 * w2.std() / np.sqrt(w2.size))
+
+
+@njit
+def _draw_box(rng, n, V, NV, AR, tot):
+    out = np.empty((n, 2))
+    for k in range(n):
+        out[k, 0], out[k, 1] = K.draw_band_box(rng, V, NV, AR, tot)
+    return out
+
+
+@pytest.mark.parametrize(
+    "eps, s, delta, box",
+    [
+        (1.5, 0.5, 1e-5, (0.0, 1.0, 0.0, 1.0)),
+        (1.5, 0.5, 1e-5, (0.05, 0.25, 0.3, 0.7)),
+        (2.2, 0.97, 1e-3, (0.0, 0.2, 0.05, 0.3)),
+        (0.8, 0.2, 0.05, (0.55, 0.95, -0.1, 0.3)),
+    ],
+)
+def test_band_box_area_and_draws(eps, s, delta, box):
+    """The band part of PROP_PAIR_NORMAL: the area of R_s inside a box equals the closed form
+    (whole square) or a dense midpoint grid, and its draws are uniform on that set."""
+    box = np.array(box)
+    V = np.empty((4, 12, 2))
+    NV = np.empty(4, dtype=np.int64)
+    AR = np.empty(4)
+    tot = K.band_box(eps, s, delta, box, V, NV, AR, np.empty((12, 2)), np.empty((12, 2)))
+    m = 3000
+    g = (np.arange(m) + 0.5) / m
+    A, B = np.meshgrid(g, g, indexing="ij")
+    inside = bdp.in_strength_region(A, B, eps, s, delta)
+    inside &= (A >= box[0]) & (A <= box[1]) & (B >= box[2]) & (B <= box[3])
+    if box[1] - box[0] == 1.0:
+        assert tot == pytest.approx(np.exp(K.log_area(eps, s, delta)), rel=1e-12)
+    assert tot == pytest.approx(inside.mean(), rel=3e-3, abs=1e-6)
+    d = _draw_box(np.random.default_rng(1), 100_000, V, NV, AR, tot)
+    ok = [K.in_rs(*K.fold(a, b), np.exp(eps), np.exp(s * eps), delta, s) for a, b in d[:2000]]
+    assert all(ok)
+    assert np.all((d[:, 0] >= box[0]) & (d[:, 0] <= box[1]) & (d[:, 1] >= box[2]))
+    for col, G in ((0, A), (1, B)):
+        ref = G[inside].mean()
+        se = d[:, col].std() / np.sqrt(d.shape[0])
+        assert d[:, col].mean() == pytest.approx(ref, abs=5 * se + 2e-4)
