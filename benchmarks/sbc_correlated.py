@@ -119,9 +119,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     t0 = time.perf_counter()
-    out = run_sbc(
-        args.reps, n=args.n, likelihood=args.likelihood, integrate_latents=args.integrate
-    )
+    out = run_sbc(args.reps, n=args.n, likelihood=args.likelihood, integrate_latents=args.integrate)
     sd = np.sqrt(0.9 * 0.1 / args.reps)
     print(
         f"{args.likelihood}, N = {args.n}"
