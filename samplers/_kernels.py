@@ -1241,7 +1241,7 @@ def run_chain(
     g_rho_free,
     tau_a,
     tau_b,
-    P_in,
+    P,
     qkind,
     delta,
     eps_kind,
@@ -1283,7 +1283,6 @@ def run_chain(
     nuisance: fraction of groups accepted), scales (3 + G + J,) (joint factor, ridge factor,
     shape of log eps, shape of each s, nuisance factor of each group).
     """
-    P = P_in.copy()
     n = P.shape[0]
     G = s0.shape[0]
     J = g_sidx.shape[0]
