@@ -23,6 +23,7 @@ __all__ = [
     "ARVIZ_VERSION",
     "ARVIZ_1",
     "from_dict",
+    "has_group",
     "attrs",
     "group",
     "to_netcdf",
@@ -37,15 +38,34 @@ __all__ = [
 ]
 
 
-def from_dict(posterior: dict, sample_stats: dict, attrs: dict):
-    """Build the ArviZ data object (groups ``posterior`` and ``sample_stats``, dims chain/draw)."""
+def from_dict(posterior: dict, sample_stats: dict, attrs: dict, log_likelihood=None):
+    """Build the ArviZ data object (groups ``posterior`` and ``sample_stats``, dims chain/draw;
+    ``log_likelihood`` with a third dim ``base`` when given)."""
+    dims = None
+    if log_likelihood:
+        dims = {k: ["base"] for k in log_likelihood}
     if ARVIZ_1:
-        data = az.from_dict({"posterior": posterior, "sample_stats": sample_stats})
+        groups = {"posterior": posterior, "sample_stats": sample_stats}
+        if log_likelihood:
+            groups["log_likelihood"] = log_likelihood
+        data = az.from_dict(groups, dims=dims)
         data.attrs.update(attrs)
         return data
-    data = az.from_dict(posterior=posterior, sample_stats=sample_stats)
+    data = az.from_dict(
+        posterior=posterior,
+        sample_stats=sample_stats,
+        log_likelihood=log_likelihood or None,
+        dims=dims,
+    )
     data.posterior.attrs.update(attrs)
     return data
+
+
+def has_group(data, name: str) -> bool:
+    """Whether the data object has the group ``name``."""
+    if ARVIZ_1:
+        return name in data.children
+    return name in data.groups()
 
 
 def group(data, name: str):

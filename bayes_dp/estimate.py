@@ -51,11 +51,15 @@ def estimate_epsilon(
     *,
     delta: float,
     prior: Prior | None = None,
+    method: str = "exact",
     chains: int = 4,
-    draws: int = 5000,
-    tune: int = 2000,
+    draws: int | None = None,
+    tune: int | None = None,
     seed=None,
-    thin: int = 2,
+    thin: int | None = None,
+    max_time: float | None = None,
+    log_likelihood: bool = True,
+    progress=None,
     n_aux: int = 16,
     aux_proposal: str = "normal",
     aux_uniform_weight: float = 0.05,
@@ -143,11 +147,24 @@ def estimate_epsilon(
         prior = Prior()
     if not isinstance(prior, Prior):
         raise TypeError(f"`prior` must be a bayes_dp.Prior; found {type(prior).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {list(METHODS)}; found {method!r}")
     chains = check_positive_int("chains", chains)
-    draws = check_positive_int("draws", draws)
+    if draws is not None:
+        draws = check_positive_int("draws", draws)
+    if tune is None:
+        tune = DEFAULT_TUNE[method]
     tune = check_positive_int("tune", tune, minimum=0)
-    n_aux = check_positive_int("n_aux", n_aux, minimum=2)
+    if thin is None:
+        thin = 2 if method == "mhaar" else 1
     thin = check_positive_int("thin", thin)
+    if method == "exact" and thin != 1:
+        raise ValueError(f"`thin` applies to method='mhaar' only; found thin={thin!r}")
+    if max_time is not None:
+        max_time = check_real("max_time", max_time, low=0.0, low_open=True)
+    if not isinstance(log_likelihood, bool):
+        raise TypeError(f"`log_likelihood` must be True or False; found {log_likelihood!r}")
+    n_aux = check_positive_int("n_aux", n_aux, minimum=2)
     if aux_proposal not in AUX_PROPOSALS:
         raise ValueError(
             f"`aux_proposal` must be one of {sorted(AUX_PROPOSALS)}; found {aux_proposal!r}"
@@ -161,6 +178,20 @@ def estimate_epsilon(
     )
     if not isinstance(integrate_latents, bool):
         raise TypeError(f"`integrate_latents` must be True or False; found {integrate_latents!r}")
+    if method == "exact":
+        given = {
+            "n_aux": (n_aux, 16),
+            "aux_proposal": (aux_proposal, "normal"),
+            "aux_uniform_weight": (aux_uniform_weight, 0.05),
+            "aux_band_weight": (aux_band_weight, 0.0),
+            "integrate_latents": (integrate_latents, False),
+        }
+        for name, (val, default) in given.items():
+            if val != default:
+                raise ValueError(
+                    f"`{name}` applies to method='mhaar' only (the exact sampler has no "
+                    f"auxiliary pairs); found {name}={val!r}"
+                )
     if cores is not None:
         cores = check_positive_int("cores", cores)
     if seed is None:
@@ -180,11 +211,19 @@ def estimate_epsilon(
         if vname not in s_names:
             s_names.append(vname)
         g_sidx.append(s_names.index(vname))
+    if prior.s_fixed and float(prior.s) == 1.0:
+        if method != "exact":
+            raise ValueError("s = 1 (`prior.s=1.0`) needs method='exact'; found method='mhaar'")
+        bad = [g.name for g in groups if g.likelihood != "binomial"]
+        if bad:
+            raise ValueError(
+                "s = 1 (`prior.s=1.0`) is supported for binomial evidence only; found "
+                f"over-dispersed groups {bad}"
+            )
     allc = AttackCounts.concat([g.counts for g in groups])
     grp = np.concatenate([np.full(len(g.counts), j, dtype=np.int64) for j, g in enumerate(groups)])
     G = len(s_names)
     J = len(groups)
-    s_priors = [prior._s_code()] * G
     lik = [_LIK_CODES[g.likelihood] for g in groups]
     has_tau = [g.likelihood != "binomial" for g in groups]
     has_rho = [g.likelihood == "bivariate_normal" for g in groups]
@@ -198,61 +237,51 @@ def estimate_epsilon(
         if has_rho[j] and "rho" in g.fix:
             tau_start[j] = _admissible_tau(g, tau_start[j], fixed_tau="tau" in g.fix)
 
-    # dispersed starting points around the classical estimate
-    ehat = classical_epsilon(allc.fpr, allc.fnr, delta)
-    ehat = np.asarray(ehat, dtype=np.float64)
-    finite = ehat[np.isfinite(ehat)]
-    base = float(np.max(finite)) if finite.size else 1.0
-    if not np.all(np.isfinite(ehat)):
-        base = max(base, 3.0)
-    base = max(base, 0.2)
-    init_rng, *chain_rngs = rng.spawn(chains + 1)
-    eps0 = base * np.exp(init_rng.uniform(0.0, 0.7, size=chains))
-    if prior.s_fixed:
-        s0 = np.full((chains, G), float(prior.s))
-    else:
-        s0 = init_rng.uniform(0.2, 0.8, size=(chains, G))
-    tau0 = np.tile(tau_start, (chains, 1))
-    rho0 = np.tile(rho_start, (chains, 1))
-
-    config = SamplerConfig(
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        thin=thin,
-        n_aux=n_aux,
-        aux_proposal=aux_proposal,
-        aux_uniform_weight=aux_uniform_weight,
-        aux_band_weight=aux_band_weight,
-        integrate_latents=integrate_latents,
-        target_accept=target_accept,
-        cores=cores,
-    )
-    group_arrays = {
-        "sidx": g_sidx,
+    layout = {
+        "allc": allc,
+        "grp": grp,
         "lik": lik,
+        "g_sidx": g_sidx,
         "tau_free": tau_free,
         "rho_free": rho_free,
-        "tau_a": [prior.tau.a] * J,
-        "tau_b": [prior.tau.b] * J,
+        "tau_start": tau_start,
+        "rho_start": rho_start,
     }
-    out = run_mhaar(
-        allc.fp,
-        allc.n_neg,
-        allc.fn,
-        allc.n_pos,
-        grp,
-        groups=group_arrays,
-        delta=delta,
-        eps_prior=prior.eps._code(),
-        s_priors=s_priors,
-        config=config,
-        rngs=chain_rngs,
-        eps0=eps0,
-        s0=s0,
-        tau0=tau0,
-        rho0=rho0,
-    )
+    if method == "exact":
+        out = _sample_exact(
+            layout,
+            G=G,
+            delta=delta,
+            prior=prior,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            max_time=max_time,
+            target_accept=target_accept,
+            log_likelihood=log_likelihood,
+            progress=progress,
+            cores=cores,
+            rng=rng,
+        )
+    else:
+        out = _sample_mhaar(
+            layout,
+            G=G,
+            delta=delta,
+            prior=prior,
+            chains=chains,
+            draws=5000 if draws is None else draws,
+            tune=tune,
+            thin=thin,
+            n_aux=n_aux,
+            aux_proposal=aux_proposal,
+            aux_uniform_weight=aux_uniform_weight,
+            aux_band_weight=aux_band_weight,
+            integrate_latents=integrate_latents,
+            target_accept=target_accept,
+            cores=cores,
+            rng=rng,
+        )
 
     draws_dict = {"eps": out["eps"]}
     fixed: dict[str, float] = {}
@@ -275,7 +304,7 @@ def estimate_epsilon(
     stats = {"accept_joint": out["accept"][:, :, 0]}
     if not prior.s_fixed:
         stats["accept_ridge"] = out["accept"][:, :, 1]
-    if any(tau_free) or any(rho_free):
+    if method == "mhaar" and (any(tau_free) or any(rho_free)):
         stats["accept_overdispersion"] = out["accept"][:, :, 2]
     settings = {
         "delta": delta,
@@ -286,28 +315,272 @@ def estimate_epsilon(
                 "likelihood": g.likelihood,
                 "strength": g.strength,
                 "counts": g.counts.to_dict(),
+                "fix": dict(g.fix),
             }
             for g in groups
         ],
         "fixed": fixed,
         "seed": seed_record,
+        "method": method,
         "chains": chains,
-        "draws": draws,
+        "draws": int(out["eps"].shape[1]),
+        "draws_requested": draws,
         "tune": tune,
-        "thin": thin,
-        "n_aux": n_aux,
-        "aux_proposal": aux_proposal,
-        "aux_uniform_weight": aux_uniform_weight,
-        "aux_band_weight": aux_band_weight,
-        "integrate_latents": integrate_latents,
         "target_accept": target_accept,
         "tuned_scales": out["scales"].tolist(),
         "versions": _versions(),
     }
-    post = Posterior(draws_dict, stats, settings)
+    if method == "mhaar":
+        settings.update(
+            thin=thin,
+            n_aux=n_aux,
+            aux_proposal=aux_proposal,
+            aux_uniform_weight=aux_uniform_weight,
+            aux_band_weight=aux_band_weight,
+            integrate_latents=integrate_latents,
+        )
+    else:
+        settings.update(
+            max_time=out["max_time"],
+            converged=out["converged"],
+            stop_reason=out["stop_reason"],
+            seconds=out["seconds"],
+        )
+    loglik = None
+    if out.get("log_lik") is not None:
+        loglik = {"counts": out["log_lik"]}
+    post = Posterior(draws_dict, stats, settings, log_likelihood=loglik)
     if check:
         post.check(stacklevel=2)
     return post
+
+
+#: Sampling methods: the noise-free sampler on the exact marginal likelihood, and the paper's
+#: MHAAR (Alg. 1) over latent (alpha, beta) pairs.
+METHODS = ("exact", "mhaar")
+DEFAULT_TUNE = {"exact": 1000, "mhaar": 2000}
+#: Automatic run length of the exact sampler: first round, largest round, the criteria every
+#: sampled variable must meet, and the default time budget in seconds.
+AUTO_FIRST_DRAWS = 1000
+AUTO_MAX_DRAWS = 200_000
+AUTO_RHAT_MAX = 1.01
+AUTO_ESS_MIN = 400
+AUTO_MAX_TIME = 600.0
+
+
+def _logit(p):
+    return np.log(p) - np.log1p(-p)
+
+
+def _sample_exact(
+    layout, *, G, delta, prior, chains, draws, tune, max_time, target_accept, log_likelihood,
+    progress, cores, rng
+) -> dict:
+    """Run the exact-likelihood sampler; ``draws=None`` runs until converged (or out of time)."""
+    import time
+
+    from samplers.driver import ExactRun, build_model, starting_points
+
+    from . import _arviz
+
+    allc = layout["allc"]
+    J = len(layout["lik"])
+    s_fixed = np.full(G, float(prior.s) if prior.s_fixed else np.nan)
+    s_code = prior._s_code()
+    model, names, base_map = build_model(
+        allc.fp,
+        allc.n_neg,
+        allc.fn,
+        allc.n_pos,
+        layout["grp"],
+        g_lik=layout["lik"],
+        g_sidx=layout["g_sidx"],
+        g_tau=layout["tau_start"],
+        g_rho=layout["rho_start"],
+        g_tau_free=layout["tau_free"],
+        g_rho_free=layout["rho_free"],
+        s_fixed=s_fixed,
+        delta=delta,
+        eps_prior=prior.eps._code(),
+        s_prior=(s_code[1], s_code[2]) if not prior.s_fixed else (1.0, 1.0),
+        tau_prior=(prior.tau.a, prior.tau.b),
+    )
+    ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, delta), dtype=np.float64)
+    finite = ehat[np.isfinite(ehat) & (ehat > 0)]
+    guess = float(np.median(finite)) if finite.size else 3.0
+    init_rng, *chain_rngs = rng.spawn(chains + 1)
+    starts = starting_points(model, names, init_rng, chains, guess)
+    run = ExactRun(
+        model,
+        names,
+        chain_rngs,
+        starts,
+        tune=tune,
+        target_accept=target_accept,
+        store_ll=log_likelihood,
+        cores=cores,
+    )
+    budget = (AUTO_MAX_TIME if draws is None else np.inf) if max_time is None else max_time
+    t0 = time.perf_counter()
+    converged = True
+    stop_reason = "draws"
+
+    def diag_ok(res):
+        z = res["z"]
+        for a in range(z.shape[2]):
+            x = z[:, :, a]
+            if not (_arviz.rhat(x) <= AUTO_RHAT_MAX and _arviz.ess(x, "bulk") >= AUTO_ESS_MIN):
+                return False, _arviz.ess(x, "bulk")
+        return True, None
+
+    target = AUTO_FIRST_DRAWS if draws is None else draws
+    while True:
+        run.run(target, progress, deadline=t0 + budget)
+        if run.n_draws < target:
+            converged = False
+            stop_reason = "max_time"
+            break
+        if draws is not None:
+            break
+        ok, _ = diag_ok(run.result())
+        if ok:
+            stop_reason = "converged"
+            break
+        if target >= AUTO_MAX_DRAWS:
+            converged = False
+            stop_reason = "max_draws"
+            break
+        ess_min = min(
+            _arviz.ess(run.result()["z"][:, :, a], "bulk") for a in range(len(names))
+        )
+        grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * AUTO_ESS_MIN / ess_min))
+        target = int(min(AUTO_MAX_DRAWS, np.ceil(target * grow / 100.0) * 100))
+    res = run.result()
+    if run.n_draws == 0:
+        raise RuntimeError(
+            f"no draws within `max_time` = {budget} s (the warm-up of {tune} iterations did not "
+            "finish); give more time or a shorter warm-up"
+        )
+    z = res["z"]
+    out = {"eps": np.exp(z[:, :, 0])}
+    s_out = np.full(z.shape[:2] + (G,), np.nan)
+    tau_out = np.full(z.shape[:2] + (J,), np.nan)
+    rho_out = np.full(z.shape[:2] + (J,), np.nan)
+    for a, nm in enumerate(names):
+        if nm == "eps":
+            continue
+        kind, k = nm
+        if kind == "s":
+            s_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+        elif kind == "tau":
+            tau_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+    for a, nm in enumerate(names):
+        if nm != "eps" and nm[0] == "rho":
+            j = nm[1]
+            tau_j = tau_out[:, :, j] if layout["tau_free"][j] else layout["tau_start"][j]
+            rows = layout["grp"] == j
+            n0 = allc.n_neg[rows].astype(float)[:, None, None]
+            n1 = allc.n_pos[rows].astype(float)[:, None, None]
+            tj = np.broadcast_to(tau_j, z.shape[:2])[None]
+            c0 = 1.0 + (n0 - 1.0) * tj
+            c1 = 1.0 + (n1 - 1.0) * tj
+            rmax = np.sqrt(np.clip(c0 * c1, 0.0, None) / (n0 * n1)).min(axis=0)
+            rho_out[:, :, j] = rmax * np.tanh(z[:, :, a])
+    out.update(s=s_out, tau=tau_out, rho=rho_out, accept=res["acc"])
+    out["scales"] = np.exp(res["log_scale"])
+    out["log_lik"] = None
+    if log_likelihood:
+        ll = np.empty(z.shape[:2] + (base_map.shape[0],))
+        is_b = base_map[:, 0] == 0
+        ll[:, :, is_b] = res["ll_b"][:, :, base_map[is_b, 1]]
+        ll[:, :, ~is_b] = res["ll_c"][:, :, base_map[~is_b, 1]]
+        out["log_lik"] = ll
+    out.update(
+        converged=converged,
+        stop_reason=stop_reason,
+        max_time=None if not np.isfinite(budget) else float(budget),
+        seconds=time.perf_counter() - t0,
+    )
+    return out
+
+
+def _sample_mhaar(
+    layout,
+    *,
+    G,
+    delta,
+    prior,
+    chains,
+    draws,
+    tune,
+    thin,
+    n_aux,
+    aux_proposal,
+    aux_uniform_weight,
+    aux_band_weight,
+    integrate_latents,
+    target_accept,
+    cores,
+    rng,
+) -> dict:
+    """Run MHAAR (the paper's Alg. 1 with the proposals of ``docs/model.md``)."""
+    allc = layout["allc"]
+    J = len(layout["lik"])
+    # dispersed starting points around the classical estimate
+    ehat = classical_epsilon(allc.fpr, allc.fnr, delta)
+    ehat = np.asarray(ehat, dtype=np.float64)
+    finite = ehat[np.isfinite(ehat)]
+    base = float(np.max(finite)) if finite.size else 1.0
+    if not np.all(np.isfinite(ehat)):
+        # a perfect attack on some base (classical eps infinite): start higher
+        base = max(base, 3.0)
+    base = max(base, 0.2)
+    init_rng, *chain_rngs = rng.spawn(chains + 1)
+    eps0 = base * np.exp(init_rng.uniform(0.0, 0.7, size=chains))
+    if prior.s_fixed:
+        s0 = np.full((chains, G), float(prior.s))
+    else:
+        s0 = init_rng.uniform(0.2, 0.8, size=(chains, G))
+    tau0 = np.tile(layout["tau_start"], (chains, 1))
+    rho0 = np.tile(layout["rho_start"], (chains, 1))
+    config = SamplerConfig(
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        thin=thin,
+        n_aux=n_aux,
+        aux_proposal=aux_proposal,
+        aux_uniform_weight=aux_uniform_weight,
+        aux_band_weight=aux_band_weight,
+        integrate_latents=integrate_latents,
+        target_accept=target_accept,
+        cores=cores,
+    )
+    group_arrays = {
+        "sidx": layout["g_sidx"],
+        "lik": layout["lik"],
+        "tau_free": layout["tau_free"],
+        "rho_free": layout["rho_free"],
+        "tau_a": [prior.tau.a] * J,
+        "tau_b": [prior.tau.b] * J,
+    }
+    return run_mhaar(
+        allc.fp,
+        allc.n_neg,
+        allc.fn,
+        allc.n_pos,
+        layout["grp"],
+        groups=group_arrays,
+        delta=delta,
+        eps_prior=prior.eps._code(),
+        s_priors=[prior._s_code()] * G,
+        config=config,
+        rngs=chain_rngs,
+        eps0=eps0,
+        s0=s0,
+        tau0=tau0,
+        rho0=rho0,
+    )
 
 
 _LIK_CODES = {"binomial": 0, "bivariate_normal": 1, "beta_binomial": 2}

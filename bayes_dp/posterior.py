@@ -32,6 +32,11 @@ class Posterior:
         Per-draw sampler statistics (acceptance of each move).
     settings : dict
         JSON-serialisable record of the inputs and sampler settings (seed included).
+    log_likelihood : dict of str -> ndarray (chains, draws, bases), optional
+        Pointwise log likelihood of each challenge base at each draw (ArviZ's
+        ``log_likelihood`` group, for ``az.loo`` / ``az.compare``): log P(X_i, Y_i | theta) with
+        the latent rates integrated out, normalised as a probability of the counts (binomial,
+        beta-binomial) or a density of them (bivariate normal, paper eq. 7).
 
     Examples
     --------
@@ -43,10 +48,29 @@ class Posterior:
     True
     """
 
-    def __init__(self, draws: dict, sample_stats: dict, settings: dict):
+    def __init__(
+        self, draws: dict, sample_stats: dict, settings: dict, log_likelihood: dict | None = None
+    ):
         self._draws = {k: np.asarray(v, dtype=np.float64) for k, v in draws.items()}
         self._stats = {k: np.asarray(v) for k, v in sample_stats.items()}
         self.settings = dict(settings)
+        self._loglik = (
+            None
+            if log_likelihood is None
+            else {k: np.asarray(v, dtype=np.float64) for k, v in log_likelihood.items()}
+        )
+
+    @property
+    def log_likelihood(self) -> dict[str, np.ndarray] | None:
+        """Pointwise log likelihood per base and draw, ``{"counts": (chains, draws, bases)}``,
+        or None when it was not kept (``estimate_epsilon(log_likelihood=False)`` or MHAAR)."""
+        return self._loglik
+
+    @property
+    def converged(self) -> bool | None:
+        """Whether an automatic-length run met its criteria (r_hat <= 1.01 and ESS_bulk >= 400
+        for every variable) before its time budget ran out; None for fixed-length runs."""
+        return self.settings.get("converged")
 
     # -- access ---------------------------------------------------------------------------
     @property
@@ -196,9 +220,12 @@ class Posterior:
     # -- ArviZ and files --------------------------------------------------------------------
     def to_arviz(self):
         """The ArviZ data object: ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x),
-        groups ``posterior`` and ``sample_stats`` with dims (chain, draw)."""
+        groups ``posterior`` and ``sample_stats`` with dims (chain, draw), and
+        ``log_likelihood`` (dims chain, draw, base) when it was kept."""
         attrs = {"bayes_dp_settings": json.dumps(self.settings), "bayes_dp_format": 1}
-        return _arviz.from_dict(dict(self._draws), dict(self._stats), attrs)
+        return _arviz.from_dict(
+            dict(self._draws), dict(self._stats), attrs, log_likelihood=self._loglik
+        )
 
     def to_netcdf(self, path) -> Path:
         """Write the posterior (draws, sampler statistics, settings) to a netCDF file."""
@@ -220,4 +247,8 @@ def load_posterior(path) -> Posterior:
         raise ValueError(f"{str(path)!r} was not written by bayes_dp (no settings recorded)")
     draws = {v: post[v].transpose("chain", "draw").values for v in post.data_vars}
     sstats = {v: stats[v].transpose("chain", "draw").values for v in stats.data_vars}
-    return Posterior(draws, sstats, json.loads(raw))
+    loglik = None
+    if _arviz.has_group(data, "log_likelihood"):
+        ll = _arviz.group(data, "log_likelihood")
+        loglik = {v: ll[v].transpose("chain", "draw", ...).values for v in ll.data_vars}
+    return Posterior(draws, sstats, json.loads(raw), log_likelihood=loglik)

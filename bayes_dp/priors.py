@@ -124,8 +124,8 @@ def _check_s_prior(name: str, s):
     if isinstance(s, Beta):
         return s
     if isinstance(s, (HalfNormal, LogNormal)):
-        raise TypeError(f"`{name}` must be a Beta prior or a float in [0, 1); found {s!r}")
-    return check_real(name, s, low=0.0, high=1.0, high_open=True)
+        raise TypeError(f"`{name}` must be a Beta prior or a float in [0, 1]; found {s!r}")
+    return check_real(name, s, low=0.0, high=1.0)
 
 
 @dataclass(frozen=True)
@@ -137,9 +137,12 @@ class Prior:
     eps : HalfNormal or LogNormal
         Prior of eps. Default ``HalfNormal(10.0)`` (the paper's choice).
     s : Beta or float
-        Prior of s, or a float in [0, 1) that fixes s. ``s=0`` is the uniform prior on
+        Prior of s, or a float in [0, 1] that fixes s. ``s=0`` is the uniform prior on
         R(eps, delta); values near 1 assume near-optimal attacks on worst-case challenge bases
-        (the paper's Remark 2: over-confident unless that is really so). Default ``Beta(1, 1)``.
+        (the paper's Remark 2: over-confident unless that is really so). ``s=1`` is the limit
+        in which (alpha, beta) lie on the boundary of R(eps, delta), what tools that assume an
+        optimal attack compute; the exact sampler supports it for binomial evidence.
+        Default ``Beta(1, 1)``.
         Groups with their own strength (``Evidence(strength="own")``) use the same prior.
     tau : Beta
         Prior of the over-dispersion ``tau`` of correlated-count groups (the correlation of two

@@ -1,0 +1,352 @@
+"""Driver of the exact-likelihood sampler: builds the model, starts and runs chains in chunks.
+
+Chains run in parallel threads (the kernels release the GIL) in chunks of a few hundred
+milliseconds, so a caller can show progress, check convergence between rounds and stop on
+Ctrl-C within about a second; how the iterations are chunked does not change the draws.
+Numpy and numba only.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import exact
+from .binomial import binomial_bases
+from .mhaar import QUAD_NODES, aux_params, gauss_legendre_table
+
+__all__ = ["ExactRun", "build_model", "LIK_BINOMIAL"]
+
+LIK_BINOMIAL = 0
+#: Seconds of work per chunk of one chain.
+CHUNK_SECONDS = 0.25
+
+
+def _log_binom_coef(n, k):
+    from math import lgamma
+
+    return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0)
+
+
+def build_model(
+    fp,
+    n_neg,
+    fn,
+    n_pos,
+    grp,
+    *,
+    g_lik,
+    g_sidx,
+    g_tau,
+    g_rho,
+    g_tau_free,
+    g_rho_free,
+    s_fixed,
+    delta,
+    eps_prior,
+    s_prior,
+    tau_prior,
+):
+    """The :class:`samplers.exact.Model` of validated arrays, and the layout of z.
+
+    Parameters
+    ----------
+    fp, n_neg, fn, n_pos, grp : arrays (n,)
+        Counts of every base and its group index.
+    g_lik, g_sidx : sequences (J,)
+        Likelihood code (0 binomial, 1 bivariate normal, 2 beta-binomial) and strength variable
+        of each group.
+    g_tau, g_rho : sequences (J,)
+        Starting or fixed values of tau and rho per group; g_tau_free, g_rho_free say which are
+        free.
+    s_fixed : sequence (G,)
+        Fixed value of each strength variable, or nan where it is free.
+    eps_prior : (kind, p1, p2); s_prior : (a, b); tau_prior : (a, b).
+
+    Returns
+    -------
+    model, names, base_map : the model, the names of the coordinates of z (``"eps"``,
+    ``("s", k)``, ``("tau", j)``, ``("rho", j)``) and, per base, (kind, index) with kind 0 for a
+    distinct binomial base, 1 for an over-dispersed row.
+    """
+    fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.int64) for v in (fp, n_neg, fn, n_pos))
+    grp = np.asarray(grp, dtype=np.int64)
+    g_lik = np.asarray(g_lik, dtype=np.int64)
+    is_bin = g_lik[grp] == LIK_BINOMIAL
+    # distinct binomial bases (group, counts) with multiplicities
+    rows = np.stack([grp, fp, n_neg, fn, n_pos], axis=1)[is_bin]
+    if rows.shape[0]:
+        uniq, inv, mult = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+        inv = inv.reshape(-1)
+    else:
+        uniq = np.zeros((0, 5), dtype=np.int64)
+        inv = np.zeros(0, dtype=np.int64)
+        mult = np.zeros(0, dtype=np.int64)
+    B = binomial_bases(uniq[:, 1], uniq[:, 2], uniq[:, 3], uniq[:, 4])
+    corr = ~is_bin
+    c_idx = np.flatnonzero(corr)
+    if c_idx.size:
+        P = aux_params(fp[c_idx], n_neg[c_idx], fn[c_idx], n_pos[c_idx])
+    else:
+        P = np.zeros((0, 18))
+    c_lik = g_lik[grp[c_idx]]
+    c_const = np.zeros(c_idx.size)
+    for r, i in enumerate(c_idx):
+        if c_lik[r] == 2:  # the beta-binomial kernel leaves out the binomial coefficients
+            c_const[r] = _log_binom_coef(n_neg[i], fp[i]) + _log_binom_coef(n_pos[i], fn[i])
+    base_map = np.zeros((fp.size, 2), dtype=np.int64)
+    base_map[is_bin, 0] = 0
+    base_map[is_bin, 1] = inv
+    base_map[corr, 0] = 1
+    base_map[corr, 1] = np.arange(c_idx.size)
+
+    names: list = ["eps"]
+    s_fixed = np.asarray(s_fixed, dtype=np.float64)
+    s_z = np.full(s_fixed.size, -1, dtype=np.int64)
+    for k in range(s_fixed.size):
+        if np.isnan(s_fixed[k]):
+            s_z[k] = len(names)
+            names.append(("s", k))
+    J = g_lik.size
+    g_tau_z = np.full(J, -1, dtype=np.int64)
+    g_rho_z = np.full(J, -1, dtype=np.int64)
+    for j in range(J):
+        if g_tau_free[j]:
+            g_tau_z[j] = len(names)
+            names.append(("tau", j))
+    for j in range(J):
+        if g_rho_free[j]:
+            g_rho_z[j] = len(names)
+            names.append(("rho", j))
+    XG, WG = gauss_legendre_table(QUAD_NODES)
+    model = exact.Model(
+        B=B,
+        b_grp=uniq[:, 0].astype(np.int64).copy(),
+        b_mult=mult.astype(np.float64),
+        P=P,
+        c_grp=grp[c_idx].copy(),
+        c_lik=c_lik.astype(np.int64),
+        c_const=c_const,
+        XG=XG,
+        WG=WG,
+        g_sidx=np.asarray(g_sidx, dtype=np.int64),
+        g_tau_z=g_tau_z,
+        g_rho_z=g_rho_z,
+        g_tau=np.asarray(g_tau, dtype=np.float64),
+        g_rho=np.asarray(g_rho, dtype=np.float64),
+        s_z=s_z,
+        s_fixed=np.where(np.isnan(s_fixed), 0.5, s_fixed),
+        delta=float(delta),
+        eps_kind=int(eps_prior[0]),
+        eps_p1=float(eps_prior[1]),
+        eps_p2=float(eps_prior[2]),
+        s_a=float(s_prior[0]),
+        s_b=float(s_prior[1]),
+        tau_a=float(tau_prior[0]),
+        tau_b=float(tau_prior[1]),
+    )
+    return model, names, base_map
+
+
+def _log_post(model, z):
+    llb = np.empty(model.b_grp.size)
+    llc = np.empty(model.c_grp.size)
+    return exact.log_posterior(np.asarray(z, dtype=np.float64), model, llb, llc)
+
+
+def starting_points(model, names, rng, chains, eps_guess):
+    """Dispersed starting points near the best point of a coarse grid.
+
+    The grid crosses eps (geometric, around ``eps_guess`` and out to 60) with a common value of
+    the free strengths; the chains start at that point plus N(0, 0.3^2) noise in z (kept only
+    where the log posterior is finite). A chain that starts far out on a flat tail could take
+    the whole warm-up to find the mode, and one that starts where a base has likelihood zero
+    could not move at all.
+    """
+    d = len(names)
+    z = np.zeros(d)
+    for a, nm in enumerate(names):
+        if nm != "eps" and nm[0] == "rho":
+            z[a] = 0.0
+        elif nm != "eps" and nm[0] == "tau":
+            z[a] = np.log(0.05 / 0.95)
+    eps_grid = np.unique(
+        np.concatenate([np.geomspace(0.01, 60.0, 25), eps_guess * np.array([0.7, 1.0, 1.4])])
+    )
+    s_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "s"]
+    s_grid = [0.05, 0.3, 0.6, 0.85, 0.95, 0.99] if s_free else [0.5]
+    best, best_z = -np.inf, None
+    for e in eps_grid:
+        for sv in s_grid:
+            zz = z.copy()
+            zz[0] = np.log(e)
+            for a in s_free:
+                zz[a] = np.log(sv / (1.0 - sv))
+            v = _log_post(model, zz)
+            if v > best:
+                best, best_z = v, zz
+    if best_z is None or not np.isfinite(best):
+        raise ValueError(
+            "the posterior is zero at every starting point tried (eps from 0.01 to 60): the "
+            "counts are incompatible with the model at these settings"
+        )
+    starts = []
+    for _ in range(chains):
+        for k in range(100):
+            zz = best_z + rng.normal(0.0, 0.3 / (1 + k // 20), size=d)
+            if np.isfinite(_log_post(model, zz)):
+                break
+        else:
+            zz = best_z.copy()
+        starts.append(zz)
+    return starts
+
+
+@dataclass
+class _Chain:
+    state: object
+    rng: np.random.Generator
+    z: np.ndarray
+    ll_b: np.ndarray
+    ll_c: np.ndarray
+    acc: np.ndarray
+    rows: int = 0
+    sec_per_iter: float = 0.0
+
+
+class ExactRun:
+    """Chains of the exact-likelihood sampler that can be extended round by round.
+
+    Parameters
+    ----------
+    model, names : from :func:`build_model`.
+    rngs : list of numpy Generators, one per chain.
+    starts : list of starting points z.
+    tune : warm-up iterations.
+    target_accept : goal of the scale recursions.
+    store_ll : keep the per-base log likelihood of every draw.
+    cores : threads (default: all cores, at most one per chain).
+    """
+
+    def __init__(self, model, names, rngs, starts, *, tune, target_accept, store_ll, cores=None):
+        self.model = model
+        self.names = names
+        self.tune = int(tune)
+        n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
+        self.settings = exact.Settings(
+            tune=self.tune,
+            cov_start=self.tune // 4,
+            cov_end=self.tune // 2,
+            target_accept=float(target_accept),
+            ridge=n_free_s > 0,
+        )
+        self.store_ll = bool(store_ll)
+        self.cores = cores or min(len(rngs), os.cpu_count() or 1)
+        self.chains = []
+        for rng, z0 in zip(rngs, starts, strict=True):
+            st = exact.new_state(model, np.asarray(z0, dtype=np.float64))
+            self.chains.append(
+                _Chain(
+                    st,
+                    rng,
+                    np.zeros((0, len(names))),
+                    np.zeros((0, model.b_grp.size if store_ll else 0)),
+                    np.zeros((0, model.c_grp.size if store_ll else 0)),
+                    np.zeros((0, 2)),
+                )
+            )
+        self._stop = threading.Event()
+
+    @property
+    def n_draws(self) -> int:
+        """Draws stored per chain (the smallest over chains)."""
+        return min(c.rows for c in self.chains)
+
+    def _grow(self, c: _Chain, rows: int) -> None:
+        if c.z.shape[0] >= rows:
+            return
+
+        def grow(a):
+            out = np.zeros((rows,) + a.shape[1:])
+            out[: a.shape[0]] = a
+            return out
+        c.z, c.ll_b, c.ll_c, c.acc = grow(c.z), grow(c.ll_b), grow(c.ll_c), grow(c.acc)
+
+    def _work(self, c: _Chain, target_rows: int, progress, deadline: float) -> None:
+        """Advance chain c until it holds target_rows draws, in chunks of ~CHUNK_SECONDS, or
+        until the deadline (``time.perf_counter()`` value) passes."""
+        self._grow(c, target_rows)
+        while not self._stop.is_set() and time.perf_counter() < deadline:
+            it = int(c.state.it[0])
+            left = self.tune + target_rows - it
+            if left <= 0:
+                return
+            if c.sec_per_iter > 0:
+                n = int(max(1, min(left, CHUNK_SECONDS / c.sec_per_iter)))
+            else:
+                n = min(left, 5)
+            t0 = time.perf_counter()
+            row = c.rows
+            c.rows = exact.advance(
+                c.state,
+                self.model,
+                self.settings,
+                c.rng,
+                n,
+                c.z,
+                c.ll_b,
+                c.ll_c,
+                c.acc,
+                row,
+                self.store_ll,
+            )
+            dt = time.perf_counter() - t0
+            per = dt / n
+            c.sec_per_iter = per if c.sec_per_iter == 0 else 0.5 * (c.sec_per_iter + per)
+            if progress is not None:
+                progress(n)
+
+    def run(self, draws: int, progress=None, deadline: float = float("inf")) -> None:
+        """Extend every chain to ``draws`` stored draws (warm-up first, if not yet done), or
+        until ``deadline`` (a ``time.perf_counter()`` value) has passed.
+
+        ``progress(n)`` is called from the worker threads after each chunk of n iterations.
+        Ctrl-C (KeyboardInterrupt in the calling thread) stops the workers after their current
+        chunk and re-raises; the chains keep the draws completed so far.
+        """
+        self._stop.clear()
+        with ThreadPoolExecutor(max_workers=self.cores) as pool:
+            futs = [
+                pool.submit(self._work, c, int(draws), progress, deadline) for c in self.chains
+            ]
+            try:
+                while True:
+                    done, pending = wait(futs, timeout=0.1)
+                    if not pending:
+                        break
+            except BaseException:
+                self._stop.set()
+                wait(futs)
+                raise
+            for f in futs:
+                f.result()
+
+    def iterations_left(self, draws: int) -> int:
+        """Iterations (all chains) still to run to reach ``draws`` draws per chain."""
+        return sum(max(0, self.tune + draws - int(c.state.it[0])) for c in self.chains)
+
+    def result(self) -> dict:
+        """Draws of z (chains, draws, d), per-base log likelihoods and acceptance indicators."""
+        n = self.n_draws
+        return {
+            "z": np.stack([c.z[:n] for c in self.chains]),
+            "ll_b": np.stack([c.ll_b[:n] for c in self.chains]),
+            "ll_c": np.stack([c.ll_c[:n] for c in self.chains]),
+            "acc": np.stack([c.acc[:n] for c in self.chains]),
+            "log_scale": np.stack([c.state.log_scale for c in self.chains]),
+        }

@@ -1,0 +1,320 @@
+"""Noise-free sampler on the exact marginal likelihood (numpy and numba only).
+
+The latent (alpha_i, beta_i) are integrated out of the model exactly (binomial bases:
+:mod:`samplers.binomial`; over-dispersed bases: the band quadrature of :mod:`samplers._kernels`),
+so the chain runs on theta = (eps, the free strengths, the free tau and rho of each group) alone,
+in unconstrained coordinates
+
+    z = (log eps, logit s_k for each free strength, logit tau_j, atanh(rho_j / rho_max_j(tau_j))).
+
+Each iteration makes two Metropolis moves:
+
+1. a joint Gaussian random walk on z, whose shape (Cholesky factor of the covariance) is
+   measured between ``cov_start`` and ``cov_end`` of the warm-up and whose scale follows a
+   Robbins-Monro recursion towards ``target_accept`` during warm-up;
+2. when some strength is free, a move along the ridge s * eps = const,
+   (log eps, log s_k) -> (log eps + u, log s_k - u), symmetric in those coordinates (so its ratio
+   carries the Jacobian prod (1 - s_k) / (1 - s_k') of logit against log s), with its own tuned
+   scale. With s free the likelihood is nearly flat along that ridge and the joint walk alone
+   crawls along it.
+
+After warm-up nothing adapts, so stored draws come from a time-homogeneous Metropolis chain whose
+target is the exact posterior. The kernel advances a chain by a given number of iterations from a
+:class:`ChainState` (modified in place), so a driver can run in chunks; draws depend only on the
+seed and the number of iterations, not on how they are chunked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from . import _kernels
+from .binomial import log_lik as binomial_log_lik
+from .region import log_area
+
+__all__ = ["Model", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
+
+_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: Everything the log posterior needs. B: :class:`samplers.binomial.BinomialBases` of the
+#: distinct binomial bases, b_grp / b_mult their group and multiplicity; P, c_grp, c_lik,
+#: c_const: rows of the over-dispersed bases (:func:`samplers.mhaar.aux_params`), their group,
+#: likelihood code and additive constant; XG, WG: Gauss-Legendre table of their quadrature.
+#: Per group j: g_sidx (strength variable), g_tau_z / g_rho_z (index in z, -1 when fixed or
+#: absent), g_tau / g_rho (the fixed values). Per strength variable k: s_z (index in z or -1),
+#: s_fixed. Priors: eps (kind 0 half-normal(p1), 1 lognormal(p1, p2)), s ~ Beta(s_a, s_b),
+#: tau ~ Beta(tau_a, tau_b), rho uniform on (-rho_max, rho_max).
+Model = namedtuple(
+    "Model",
+    [
+        "B",
+        "b_grp",
+        "b_mult",
+        "P",
+        "c_grp",
+        "c_lik",
+        "c_const",
+        "XG",
+        "WG",
+        "g_sidx",
+        "g_tau_z",
+        "g_rho_z",
+        "g_tau",
+        "g_rho",
+        "s_z",
+        "s_fixed",
+        "delta",
+        "eps_kind",
+        "eps_p1",
+        "eps_p2",
+        "s_a",
+        "s_b",
+        "tau_a",
+        "tau_b",
+    ],
+)
+
+#: it: iterations done; z, lp: current point and log posterior; ll_b, ll_c: its per-base log
+#: likelihoods; log_scale: (joint, ridge) log step factors; chol: shape of the joint walk;
+#: cov_n, cov_sum, cov_sq: running sums for the covariance; n_acc: accepted moves (joint, ridge)
+#: since the last reset. All arrays, so the kernel updates them in place.
+ChainState = namedtuple(
+    "ChainState",
+    ["it", "z", "lp", "ll_b", "ll_c", "log_scale", "chol", "cov_n", "cov_sum", "cov_sq", "n_acc"],
+)
+
+#: tune: warm-up iterations; cov_start / cov_end: the window of the warm-up whose draws shape
+#: the joint walk; target_accept: goal of both scale recursions; ridge: make the ridge move.
+Settings = namedtuple("Settings", ["tune", "cov_start", "cov_end", "target_accept", "ridge"])
+
+#: Initial sd of the joint walk in every coordinate of z (before the shape is measured).
+INITIAL_STEP = 0.1
+#: Exponent of the Robbins-Monro gain (t + 1)^-RM_POWER.
+RM_POWER = 0.6
+
+
+def new_state(model, z0: np.ndarray) -> ChainState:
+    """A chain state at z0 (its log posterior is evaluated by :func:`advance`)."""
+    d = z0.size
+    return ChainState(
+        it=np.zeros(1, dtype=np.int64),
+        z=np.array(z0, dtype=np.float64),
+        lp=np.array([np.nan]),
+        ll_b=np.zeros(model.b_grp.size),
+        ll_c=np.zeros(model.c_grp.size),
+        log_scale=np.array([math.log(2.38 / math.sqrt(d)), math.log(0.5)]),
+        chol=np.eye(d) * INITIAL_STEP * math.sqrt(d) / 2.38,
+        cov_n=np.zeros(1),
+        cov_sum=np.zeros(d),
+        cov_sq=np.zeros((d, d)),
+        n_acc=np.zeros(2),
+    )
+
+
+@njit(**_JIT)
+def _log_expit(z):
+    """log(1 / (1 + e^-z)) without overflow."""
+    if z >= 0.0:
+        return -math.log1p(math.exp(-z))
+    return z - math.log1p(math.exp(z))
+
+
+@njit(**_JIT)
+def _expit(z):
+    if z >= 0.0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@njit(**_JIT)
+def group_rho_max(M, j, tau):
+    """Largest admissible |rho| of group j at tau (minimum over its rows, as eq. 7 needs)."""
+    out = math.inf
+    for i in range(M.c_grp.shape[0]):
+        if M.c_grp[i] == j:
+            r = _kernels.rho_max(tau, M.P[i, 13], M.P[i, 15])
+            out = min(out, r)
+    return out
+
+
+@njit(**_JIT)
+def log_posterior(z, M, ll_b, ll_c):
+    """log posterior density of z (up to a constant); fills the per-base log likelihoods."""
+    eps = math.exp(z[0])
+    if not (eps > 0.0 and eps < math.inf):
+        return -math.inf
+    lp = _kernels.log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z[0]
+    n_s = M.s_z.shape[0]
+    s = np.empty(n_s)
+    for k in range(n_s):
+        if M.s_z[k] >= 0:
+            zk = z[M.s_z[k]]
+            ls = _log_expit(zk)
+            l1s = _log_expit(-zk)
+            s[k] = _expit(zk)
+            if not (s[k] > 0.0 and s[k] < 1.0):
+                return -math.inf
+            # Beta(a, b) density times the Jacobian s (1 - s) of logit s
+            lp += M.s_a * ls + M.s_b * l1s
+        else:
+            s[k] = M.s_fixed[k]
+    n_g = M.g_sidx.shape[0]
+    tau = np.empty(n_g)
+    rho = np.empty(n_g)
+    for j in range(n_g):
+        tau[j] = M.g_tau[j]
+        rho[j] = M.g_rho[j]
+        if M.g_tau_z[j] >= 0:
+            zt = z[M.g_tau_z[j]]
+            tau[j] = _expit(zt)
+            if not (tau[j] > 0.0 and tau[j] < 1.0):
+                return -math.inf
+            lp += M.tau_a * _log_expit(zt) + M.tau_b * _log_expit(-zt)
+        if M.g_rho_z[j] >= 0:
+            zr = z[M.g_rho_z[j]]
+            rmax = group_rho_max(M, j, tau[j])
+            th = math.tanh(zr)
+            rho[j] = rmax * th
+            # uniform on (-rmax, rmax) times the Jacobian rmax (1 - tanh^2)
+            lp += math.log(max(1.0 - th * th, 1e-300)) - math.log(2.0)
+    total = 0.0
+    for i in range(M.b_grp.shape[0]):
+        v = binomial_log_lik(M.B, i, eps, s[M.g_sidx[M.b_grp[i]]], M.delta)
+        ll_b[i] = v
+        if v == -math.inf:
+            return -math.inf
+        total += M.b_mult[i] * v
+    for i in range(M.c_grp.shape[0]):
+        j = M.c_grp[i]
+        sj = s[M.g_sidx[j]]
+        v = _kernels.log_band_integral(
+            i, M.c_lik[i], tau[j], rho[j], eps, sj, M.delta, M.P, M.XG, M.WG
+        )
+        v = v - log_area(eps, sj, M.delta) + M.c_const[i]
+        ll_c[i] = v
+        if not v > -math.inf:
+            return -math.inf
+        total += v
+    return lp + total
+
+
+@njit(**_JIT)
+def advance(state, M, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll):
+    """Advance one chain by ``n_iter`` iterations. Each iteration after the warm-up is a draw,
+    stored in the next row of the outputs from ``row0`` on (the per-base log likelihoods only
+    with ``store_ll``); returns the next free row."""
+    d = state.z.shape[0]
+    zp = np.empty(d)
+    llb_p = np.empty(state.ll_b.shape[0])
+    llc_p = np.empty(state.ll_c.shape[0])
+    xi = np.empty(d)
+    if not state.lp[0] == state.lp[0]:  # nan: first call
+        state.lp[0] = log_posterior(state.z, M, state.ll_b, state.ll_c)
+    n_free = 0
+    for k in range(M.s_z.shape[0]):
+        if M.s_z[k] >= 0:
+            n_free += 1
+    row = row0
+    for _ in range(n_iter):
+        t = state.it[0]
+        warm = t < cfg.tune
+        # 1. joint random walk
+        for a in range(d):
+            xi[a] = rng.standard_normal()
+        sc = math.exp(state.log_scale[0])
+        for a in range(d):
+            acc = 0.0
+            for b in range(a + 1):
+                acc += state.chol[a, b] * xi[b]
+            zp[a] = state.z[a] + sc * acc
+        lpp = log_posterior(zp, M, llb_p, llc_p)
+        la = lpp - state.lp[0]
+        u = rng.random()
+        ok = la >= 0.0 or (u > 0.0 and math.log(u) < la)
+        if ok:
+            state.z[:] = zp
+            state.lp[0] = lpp
+            state.ll_b[:] = llb_p
+            state.ll_c[:] = llc_p
+        a_joint = 1.0 if ok else 0.0
+        if warm:
+            gain = (t + 1.0) ** -RM_POWER
+            state.log_scale[0] += gain * (min(1.0, math.exp(min(la, 0.0))) - cfg.target_accept)
+        # 2. ridge move
+        a_ridge = -1.0
+        if cfg.ridge and n_free > 0:
+            uu = math.exp(state.log_scale[1]) * rng.standard_normal()
+            zp[:] = state.z
+            zp[0] = state.z[0] + uu
+            ljac = 0.0
+            valid = True
+            for k in range(M.s_z.shape[0]):
+                ik = M.s_z[k]
+                if ik >= 0:
+                    s_old = _expit(state.z[ik])
+                    ls_new = _log_expit(state.z[ik]) - uu
+                    if not ls_new < 0.0:
+                        valid = False
+                        break
+                    s_new = math.exp(ls_new)
+                    if not s_new < 1.0:
+                        valid = False
+                        break
+                    zp[ik] = ls_new - math.log1p(-s_new)
+                    ljac += math.log1p(-s_old) - math.log1p(-s_new)
+            la = -math.inf
+            if valid:
+                lpp = log_posterior(zp, M, llb_p, llc_p)
+                la = lpp - state.lp[0] + ljac
+            u = rng.random()
+            ok = valid and (la >= 0.0 or (u > 0.0 and math.log(u) < la))
+            if ok:
+                state.z[:] = zp
+                state.lp[0] = lpp
+                state.ll_b[:] = llb_p
+                state.ll_c[:] = llc_p
+            a_ridge = 1.0 if ok else 0.0
+            if warm:
+                gain = (t + 1.0) ** -RM_POWER
+                pa = 0.0
+                if valid:
+                    pa = min(1.0, math.exp(min(la, 0.0)))
+                state.log_scale[1] += gain * (pa - cfg.target_accept)
+        # covariance of the joint walk, measured in a window of the warm-up
+        if warm and t >= cfg.cov_start and t < cfg.cov_end:
+            state.cov_n[0] += 1.0
+            for a in range(d):
+                state.cov_sum[a] += state.z[a]
+                for b in range(d):
+                    state.cov_sq[a, b] += state.z[a] * state.z[b]
+            if t == cfg.cov_end - 1 and state.cov_n[0] > 2.0 * d + 2.0:
+                n = state.cov_n[0]
+                C = np.empty((d, d))
+                for a in range(d):
+                    for b in range(d):
+                        C[a, b] = (state.cov_sq[a, b] - state.cov_sum[a] * state.cov_sum[b] / n) / (
+                            n - 1.0
+                        )
+                    C[a, a] += 1e-10 + 1e-6 * abs(C[a, a])
+                ok_c = True
+                for a in range(d):
+                    if not C[a, a] > 0.0:
+                        ok_c = False
+                if ok_c:
+                    state.chol[:, :] = np.linalg.cholesky(C)
+                    state.log_scale[0] = math.log(2.38 / math.sqrt(d))
+        if not warm:
+            out_z[row, :] = state.z
+            out_acc[row, 0] = a_joint
+            out_acc[row, 1] = a_ridge
+            if store_ll:
+                out_ll_b[row, :] = state.ll_b
+                out_ll_c[row, :] = state.ll_c
+            row += 1
+        state.it[0] = t + 1
+    return row
