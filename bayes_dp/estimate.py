@@ -373,8 +373,20 @@ def _logit(p):
 
 
 def _sample_exact(
-    layout, *, G, delta, prior, chains, draws, tune, max_time, target_accept, log_likelihood,
-    progress, cores, rng
+    layout,
+    *,
+    G,
+    delta,
+    prior,
+    chains,
+    draws,
+    tune,
+    max_time,
+    target_accept,
+    log_likelihood,
+    progress,
+    cores,
+    rng,
 ) -> dict:
     """Run the exact-likelihood sampler; ``draws=None`` runs until converged (or out of time)."""
     import time
@@ -387,7 +399,7 @@ def _sample_exact(
     J = len(layout["lik"])
     s_fixed = np.full(G, float(prior.s) if prior.s_fixed else np.nan)
     s_code = prior._s_code()
-    model, names, base_map = build_model(
+    model, corr, names, base_map = build_model(
         allc.fp,
         allc.n_neg,
         allc.fn,
@@ -409,9 +421,10 @@ def _sample_exact(
     finite = ehat[np.isfinite(ehat) & (ehat > 0)]
     guess = float(np.median(finite)) if finite.size else 3.0
     init_rng, *chain_rngs = rng.spawn(chains + 1)
-    starts = starting_points(model, names, init_rng, chains, guess)
+    starts = starting_points(model, corr, names, init_rng, chains, guess)
     run = ExactRun(
         model,
+        corr,
         names,
         chain_rngs,
         starts,
@@ -450,9 +463,7 @@ def _sample_exact(
             converged = False
             stop_reason = "max_draws"
             break
-        ess_min = min(
-            _arviz.ess(run.result()["z"][:, :, a], "bulk") for a in range(len(names))
-        )
+        ess_min = min(_arviz.ess(run.result()["z"][:, :, a], "bulk") for a in range(len(names)))
         grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * AUTO_ESS_MIN / ess_min))
         target = int(min(AUTO_MAX_DRAWS, np.ceil(target * grow / 100.0) * 100))
     res = run.result()

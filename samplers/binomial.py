@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from ._special import betainc, betaincc, lbeta, xlogy
+from .cdf_table import build_tables, log_tail_scipy, log_tail_table
 from .region import log_area_rate, make_band, psi
 
 __all__ = [
@@ -87,15 +88,19 @@ def gauss_legendre_table(n_max: int) -> tuple[np.ndarray, np.ndarray]:
     return X, W
 
 
-#: One Beta(a, b) density: log B(a, b), mean, sd and the integration window [lo, hi].
-Dens = namedtuple("Dens", ["a", "b", "lb", "mean", "sd", "lo", "hi"])
+#: One Beta(a, b) density: log B(a, b), mean, sd, the integration window [lo, hi], and where
+#: its tail table is: range (wlo, whi) in logit, offset and cells in the table arrays; ``refl``
+#: when this density is the tabulated one reflected, v -> 1 - v (logit w -> -w).
+Dens = namedtuple(
+    "Dens", ["a", "b", "lb", "mean", "sd", "lo", "hi", "wlo", "whi", "off", "m", "refl"]
+)
 
 #: Per-base arrays of the binomial bases (columns named, one row per base), plus the
 #: Gauss-Legendre table. x/n0: false positives of negatives; y/n1: false negatives of positives;
 #: lo*/hi*: windows of Beta(x+1, n0-x+1) and Beta(y+1, n1-y+1); lconst: -log((n0+1)(n1+1)).
 BinomialBases = namedtuple(
     "BinomialBases",
-    ["x", "n0", "y", "n1", "win0", "win1", "lconst", "GX", "GW"],
+    ["x", "n0", "y", "n1", "win0", "win1", "lconst", "GX", "GW", "tab", "tok", "tmeta", "twin"],
 )
 
 
@@ -144,14 +149,40 @@ def binomial_bases(fp, n_neg, fn, n_pos) -> BinomialBases:
         w[:, 2], w[:, 3] = _window(k + 1.0, n - k + 1.0, WINDOW_TAIL_WIDE)
         wins.append(w)
     GX, GW = gauss_legendre_table(NODES_MAX)
-    return BinomialBases(x, n0, y, n1, wins[0], wins[1], -np.log((n0 + 1.0) * (n1 + 1.0)), GX, GW)
+    n = x.size
+    tab, tok, meta, wlim = build_tables(
+        np.concatenate([x + 1.0, y + 1.0]),
+        np.concatenate([n0 - x + 1.0, n1 - y + 1.0]),
+        np.concatenate([wins[0][:, 0], wins[1][:, 0]]),
+        np.concatenate([wins[0][:, 1], wins[1][:, 1]]),
+    )
+    tmeta = np.stack([meta[:n], meta[n:]], axis=1)
+    twin = np.stack([wlim[:n], wlim[n:]], axis=1)
+    lconst = -np.log((n0 + 1.0) * (n1 + 1.0))
+    return BinomialBases(x, n0, y, n1, wins[0], wins[1], lconst, GX, GW, tab, tok, tmeta, twin)
 
 
 @njit(**_JIT)
-def _dens(a, b, lo, hi):
-    m = a / (a + b)
+def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
+    """The density Beta(a, b) (reflected: Beta(b, a) of the tabulated one) on [lo, hi]."""
+    mean = a / (a + b)
     sd = math.sqrt(a * b / ((a + b) * (a + b) * (a + b + 1.0)))
-    return Dens(a, b, lbeta(a, b), m, sd, lo, hi)
+    return Dens(a, b, lbeta(a, b), mean, sd, lo, hi, wlo, whi, off, m, refl)
+
+
+@njit(**_JIT)
+def _log_tail(T, d, v, upper):
+    """log F(v) (or log(1 - F(v)) with ``upper``) of the density d: from its table where that
+    is checked, else from SciPy."""
+    val = math.nan
+    if v > 0.0 and v < 1.0:
+        w = math.log(v) - math.log1p(-v)
+        # the reflected density's table is the tabulated one's at -w, tails swapped
+        sign = -1.0 if d.refl else 1.0
+        val = log_tail_table(T.tab, T.tok, d.off, d.m, d.wlo, d.whi, sign * w, upper != d.refl)
+    if val == val:
+        return val
+    return log_tail_scipy(d.a, d.b, v, upper)
 
 
 @njit(**_JIT)
@@ -173,7 +204,7 @@ def _local_scale(d, v):
 
 
 @njit(**_JIT)
-def _cdf_diff(d, v2, v1):
+def _cdf_diff(T, d, v2, v1):
     """F(v2) - F(v1) for the Beta density d, v1 <= v2, without cancellation."""
     v1 = min(max(v1, 0.0), 1.0)
     v2 = min(max(v2, 0.0), 1.0)
@@ -189,11 +220,28 @@ def _cdf_diff(d, v2, v1):
             lp = _logpdf(d, mid + 0.5 * h * _GL4_X[k])
             acc += _GL4_W[k] * math.exp(lp)
         return 0.5 * h * acc
-    if v2 <= d.mean:
-        return betainc(d.a, d.b, v2) - betainc(d.a, d.b, v1)
-    if v1 >= d.mean:
-        return betaincc(d.a, d.b, v1) - betaincc(d.a, d.b, v2)
-    return 1.0 - betainc(d.a, d.b, v1) - betaincc(d.a, d.b, v2)
+    # which tail of each end: the lower one below the mean; beyond the window a tail is
+    # below WINDOW_TAIL and taken as 0 (like the outer windows). One call site of _log_tail
+    # (in the loop) keeps the compiled code small.
+    up1 = v1 >= d.mean
+    up2 = v2 > d.mean
+    lt = np.empty(2)
+    for k in range(2):
+        v = v1 if k == 0 else v2
+        outside = v <= d.lo if k == 0 else v >= d.hi
+        lt[k] = -math.inf if outside else _log_tail(T, d, v, up1 if k == 0 else up2)
+    l1, l2 = lt[0], lt[1]
+    if not up1 and not up2:
+        # F(v2) - F(v1) = F(v2) (1 - F(v1) / F(v2))
+        if l2 == -math.inf:
+            return 0.0
+        return -math.exp(l2) * math.expm1(l1 - l2)
+    if up1 and up2:
+        # S(v1) - S(v2) = S(v1) (1 - S(v2) / S(v1))
+        if l1 == -math.inf:
+            return 0.0
+        return -math.exp(l1) * math.expm1(l2 - l1)
+    return 1.0 - math.exp(l1) - math.exp(l2)
 
 
 @njit(**_JIT)
@@ -243,17 +291,25 @@ def _lse(m, acc, term):
     return m, acc + math.exp(term - m)
 
 
+#: Columns of the piece table: ends, local scale, log upper bound of the mass, which half.
+_PA, _PB, _PSC, _PBOUND, _PHALF = range(5)
+_MAX_PIECES = 12
+#: A piece whose upper bound is below this fraction of the mass found so far is skipped (the
+#: pieces are integrated in decreasing order of their bounds).
+SKIP_BELOW = 1e-15
+
+
 @njit(**_JIT)
-def _half_mass(outer, inner, bd, GX, GW, rate):
-    """log mass of one half of the lower-left band (``rate``: of its derivative in 1 - s at
-    s = 1), accumulated in log space."""
-    m = -math.inf
-    tot = 0.0
+def _pieces(T, outer, inner, bd, rate, h, P, npc):
+    """Append the pieces of half h (outer, inner) of the lower-left band to P (rows from npc):
+    the u-axis cut at the windows, the kinks of the edges and where they cross the inner
+    window; pieces where the integrand is 0 to WINDOW_TAIL are left out. Returns the new count.
+    """
     u_lo = max(outer.lo, 0.0)
     u_hi = min(outer.hi, bd.c1 if rate else bd.c2)
     if not u_hi > u_lo:
-        return -math.inf
-    bp = np.empty(13)
+        return npc
+    bp = np.empty(_MAX_PIECES + 1)
     bp[0] = u_lo
     bp[1] = u_hi
     bp[2] = bd.xs1
@@ -277,6 +333,7 @@ def _half_mass(outer, inner, bd, GX, GW, rate):
         if not ub > ua:
             continue
         um = 0.5 * (ua + ub)
+        bound = math.inf
         if rate:
             # only the line piece of the outer edge moves with s
             if um <= bd.xs1 or um >= bd.c1:
@@ -297,98 +354,134 @@ def _half_mass(outer, inner, bd, GX, GW, rate):
                 _edge_scale(inner, p1a, p1b, _slope(um, bd.c1, bd.e1, bd.xs1)),
                 _edge_scale(inner, p2a, p2b, _slope(um, bd.c2, bd.e2, bd.xs2)),
             )
-        sc = min(sc, outer.sd / _z_gap(outer, ua, ub))
-        need = NODES_MIN + NODE_DENSITY * (ub - ua) / sc
-        n_panels = int(math.ceil(need / NODES_MAX))
-        n = int(min(NODES_MAX, math.ceil(need / n_panels)))
-        w = (ub - ua) / n_panels
-        for q in range(n_panels):
-            a0 = ua + q * w
-            half = 0.5 * w
-            centre = a0 + half
-            lh = math.log(half)
-            for j in range(n):
-                u = centre + half * GX[n, j]
-                lp = _logpdf(outer, u)
-                if lp == -math.inf:
-                    continue
-                if rate:
-                    v = psi(u, bd.c1, bd.e1, bd.xs1)
-                    lf = _logpdf(inner, v)
-                    speed = bd.e1 * (bd.eps * (bd.c1 - u) + bd.delta)
-                    if lf > -math.inf and speed > 0.0:
-                        term = lh + math.log(GW[n, j] * speed) + lp + lf
-                        m, tot = _lse(m, tot, term)
-                else:
-                    v1 = psi(u, bd.c1, bd.e1, bd.xs1)
-                    v2 = psi(u, bd.c2, bd.e2, bd.xs2)
-                    dd = _cdf_diff(inner, v2, v1)
-                    if dd > 0.0:
-                        m, tot = _lse(m, tot, lh + math.log(GW[n, j] * dd) + lp)
-    if tot > 0.0:
-        return m + math.log(tot)
-    return -math.inf
+            # the integrand is at most the outer mass of the piece times the largest inner
+            # mass between the edges over the piece (edges are linear on a piece)
+            bound = 0.0
+            for k in range(2):
+                dk = outer if k == 0 else inner
+                hi_k = ub if k == 0 else max(p2a, p2b)
+                lo_k = ua if k == 0 else min(p1a, p1b)
+                mass = _cdf_diff(T, dk, hi_k, lo_k)
+                bound += math.log(mass) if mass > 0.0 else -math.inf
+        P[npc, _PA] = ua
+        P[npc, _PB] = ub
+        P[npc, _PSC] = min(sc, outer.sd / _z_gap(outer, ua, ub))
+        P[npc, _PBOUND] = bound
+        P[npc, _PHALF] = h
+        npc += 1
+    return npc
 
 
 @njit(**_JIT)
-def _log_band_mass_window(x, n0, y, n1, lo0, hi0, lo1, hi1, bd, GX, GW, rate):
+def _integrate_piece(T, outer, inner, bd, rate, ua, ub, sc, m, tot):
+    """Add the integral over [ua, ub] (composite Gauss-Legendre) to the log sum (m, tot)."""
+    need = NODES_MIN + NODE_DENSITY * (ub - ua) / sc
+    n_panels = int(math.ceil(need / NODES_MAX))
+    n = int(min(NODES_MAX, math.ceil(need / n_panels)))
+    w = (ub - ua) / n_panels
+    half = 0.5 * w
+    lh = math.log(half)
+    for q in range(n_panels):
+        centre = ua + q * w + half
+        for j in range(n):
+            u = centre + half * T.GX[n, j]
+            lp = _logpdf(outer, u)
+            if lp == -math.inf:
+                continue
+            if rate:
+                v = psi(u, bd.c1, bd.e1, bd.xs1)
+                lf = _logpdf(inner, v)
+                speed = bd.e1 * (bd.eps * (bd.c1 - u) + bd.delta)
+                if lf > -math.inf and speed > 0.0:
+                    m, tot = _lse(m, tot, lh + math.log(T.GW[n, j] * speed) + lp + lf)
+            else:
+                v1 = psi(u, bd.c1, bd.e1, bd.xs1)
+                v2 = psi(u, bd.c2, bd.e2, bd.xs2)
+                dd = _cdf_diff(T, inner, v2, v1)
+                if dd > 0.0:
+                    m, tot = _lse(m, tot, lh + math.log(T.GW[n, j] * dd) + lp)
+    return m, tot
+
+
+@njit(**_JIT)
+def _log_band_mass_window(T, i, wide, bd, rate):
+    """log band mass of base i of T over its fast (or, with ``wide``, its wide) windows."""
+    x, n0, y, n1 = T.x[i], T.n0[i], T.y[i], T.n1[i]
+    c = 2 if wide else 0
+    lo0, hi0 = T.win0[i, c], T.win0[i, c + 1]
+    lo1, hi1 = T.win1[i, c], T.win1[i, c + 1]
+    tl0, th0 = T.twin[i, 0, 0], T.twin[i, 0, 1]
+    tl1, th1 = T.twin[i, 1, 0], T.twin[i, 1, 1]
+    o0, m0 = T.tmeta[i, 0, 0], T.tmeta[i, 0, 1]
+    o1, m1 = T.tmeta[i, 1, 0], T.tmeta[i, 1, 1]
+    # the four halves: lower-left corner (inside x + y <= 1), then the reflected base for the
+    # upper-right one; in each, the FPR outer (y <= x) or the FNR outer (y > x)
+    P = np.empty((4 * _MAX_PIECES, 5))
+    npc = 0
+    # (``refl`` is a run-time value: a literal True/False would give two types of Dens and
+    # compile everything below twice)
+    no = rate and not rate
+    dx0 = _dens(x + 1.0, n0 - x + 1.0, lo0, hi0, tl0, th0, o0, m0, no)
+    dy0 = _dens(y + 1.0, n1 - y + 1.0, lo1, hi1, tl1, th1, o1, m1, no)
+    dx1 = _dens(n0 - x + 1.0, x + 1.0, 1.0 - hi0, 1.0 - lo0, tl0, th0, o0, m0, not no)
+    dy1 = _dens(n1 - y + 1.0, y + 1.0, 1.0 - hi1, 1.0 - lo1, tl1, th1, o1, m1, not no)
+    if lo0 + lo1 < 1.0:
+        npc = _pieces(T, dx0, dy0, bd, rate, 0, P, npc)
+        npc = _pieces(T, dy0, dx0, bd, rate, 1, P, npc)
+    if hi0 + hi1 > 1.0:
+        npc = _pieces(T, dx1, dy1, bd, rate, 2, P, npc)
+        npc = _pieces(T, dy1, dx1, bd, rate, 3, P, npc)
+    # largest bound first; stop where the bounds can no longer change the sum
+    order = np.argsort(-P[:npc, _PBOUND])
     m = -math.inf
     tot = 0.0
-    # lower-left corner (inside x + y <= 1), then the reflected base for the upper-right one
-    for refl in range(2):
-        if refl == 0:
-            if lo0 + lo1 >= 1.0:
-                continue
-            dx = _dens(x + 1.0, n0 - x + 1.0, lo0, hi0)
-            dy = _dens(y + 1.0, n1 - y + 1.0, lo1, hi1)
+    skip = math.log(SKIP_BELOW)
+    for r in order:
+        if P[r, _PBOUND] == -math.inf:
+            break
+        if tot > 0.0 and P[r, _PBOUND] < m + math.log(tot) + skip:
+            break
+        h = int(P[r, _PHALF])
+        if h == 0:
+            o, inn = dx0, dy0
+        elif h == 1:
+            o, inn = dy0, dx0
+        elif h == 2:
+            o, inn = dx1, dy1
         else:
-            if hi0 + hi1 <= 1.0:
-                continue
-            dx = _dens(n0 - x + 1.0, x + 1.0, 1.0 - hi0, 1.0 - lo0)
-            dy = _dens(n1 - y + 1.0, y + 1.0, 1.0 - hi1, 1.0 - lo1)
-        for half in range(2):
-            if half == 0:
-                lh = _half_mass(dx, dy, bd, GX, GW, rate)
-            else:
-                lh = _half_mass(dy, dx, bd, GX, GW, rate)
-            if lh > -math.inf:
-                m, tot = _lse(m, tot, lh)
+            o, inn = dy1, dx1
+        m, tot = _integrate_piece(T, o, inn, bd, rate, P[r, _PA], P[r, _PB], P[r, _PSC], m, tot)
     if tot > 0.0:
         return m + math.log(tot)
     return -math.inf
 
 
 @njit(**_JIT)
-def log_band_mass(x, n0, y, n1, win0, win1, eps, s, delta, GX, GW):
-    """log of the band mass M (or of dM / d(1 - s) at s = 1) of one base.
+def log_band_mass(T, i, eps, s, delta):
+    """log of the band mass M (or of dM / d(1 - s) at s = 1) of base i of T.
 
-    ``win0``/``win1``: the (fast lo, fast hi, wide lo, wide hi) windows of the two densities.
     The fast pass integrates over the fast windows; when the band is so far from the data that
     the mass found there is below TAIL_PASS_BELOW (the dropped 2e-20 would matter), the wide
     pass integrates again over windows that drop only 1e-300 of each density.
     """
     bd = make_band(eps, s, delta)
     rate = not bd.r > 0.0
-    lm = _log_band_mass_window(
-        x, n0, y, n1, win0[0], win0[1], win1[0], win1[1], bd, GX, GW, rate
-    )
     # the threshold compares a mass (a rate at s = 1: scale it by the band's thinness)
     thr = math.log(TAIL_PASS_BELOW)
     if rate:
         thr -= math.log(max(bd.eps, 1e-300))
-    if lm < thr:
-        lm = _log_band_mass_window(
-            x, n0, y, n1, win0[2], win0[3], win1[2], win1[3], bd, GX, GW, rate
-        )
+    lm = -math.inf
+    for wide in range(2):
+        lm = _log_band_mass_window(T, i, wide == 1, bd, rate)
+        if lm >= thr:
+            break
     return lm
 
 
 @njit(**_JIT)
 def log_lik(B, i, eps, s, delta):
     """log P(X_i, Y_i | eps, s) of base i of ``B`` (a :class:`BinomialBases`)."""
-    lm = log_band_mass(
-        B.x[i], B.n0[i], B.y[i], B.n1[i], B.win0[i], B.win1[i], eps, s, delta, B.GX, B.GW
-    )
+    lm = log_band_mass(B, i, eps, s, delta)
     if lm == -math.inf:
         return -math.inf
     r = 1.0 - s

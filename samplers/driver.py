@@ -70,7 +70,8 @@ def build_model(
 
     Returns
     -------
-    model, names, base_map : the model, the names of the coordinates of z (``"eps"``,
+    model, corr, names, base_map : the model, its over-dispersed bases (:class:`samplers.exact.Corr`
+    or None), the names of the coordinates of z (``"eps"``,
     ``("s", k)``, ``("tau", j)``, ``("rho", j)``) and, per base, (kind, index) with kind 0 for a
     distinct binomial base, 1 for an over-dispersed row.
     """
@@ -124,16 +125,20 @@ def build_model(
             g_rho_z[j] = len(names)
             names.append(("rho", j))
     XG, WG = gauss_legendre_table(QUAD_NODES)
+    corr = None
+    if c_idx.size:
+        corr = exact.Corr(
+            P=P,
+            c_grp=grp[c_idx].copy(),
+            c_lik=c_lik.astype(np.int64),
+            c_const=c_const,
+            XG=XG,
+            WG=WG,
+        )
     model = exact.Model(
         B=B,
         b_grp=uniq[:, 0].astype(np.int64).copy(),
         b_mult=mult.astype(np.float64),
-        P=P,
-        c_grp=grp[c_idx].copy(),
-        c_lik=c_lik.astype(np.int64),
-        c_const=c_const,
-        XG=XG,
-        WG=WG,
         g_sidx=np.asarray(g_sidx, dtype=np.int64),
         g_tau_z=g_tau_z,
         g_rho_z=g_rho_z,
@@ -150,16 +155,16 @@ def build_model(
         tau_a=float(tau_prior[0]),
         tau_b=float(tau_prior[1]),
     )
-    return model, names, base_map
+    return model, corr, names, base_map
 
 
-def _log_post(model, z):
+def _log_post(model, corr, z):
     llb = np.empty(model.b_grp.size)
-    llc = np.empty(model.c_grp.size)
-    return exact.log_posterior(np.asarray(z, dtype=np.float64), model, llb, llc)
+    llc = np.empty(0 if corr is None else corr.c_grp.size)
+    return exact.log_posterior(np.asarray(z, dtype=np.float64), model, corr, llb, llc)
 
 
-def starting_points(model, names, rng, chains, eps_guess):
+def starting_points(model, corr, names, rng, chains, eps_guess):
     """Dispersed starting points near the best point of a coarse grid.
 
     The grid crosses eps (geometric, around ``eps_guess`` and out to 60) with a common value of
@@ -187,7 +192,7 @@ def starting_points(model, names, rng, chains, eps_guess):
             zz[0] = np.log(e)
             for a in s_free:
                 zz[a] = np.log(sv / (1.0 - sv))
-            v = _log_post(model, zz)
+            v = _log_post(model, corr, zz)
             if v > best:
                 best, best_z = v, zz
     if best_z is None or not np.isfinite(best):
@@ -199,7 +204,7 @@ def starting_points(model, names, rng, chains, eps_guess):
     for _ in range(chains):
         for k in range(100):
             zz = best_z + rng.normal(0.0, 0.3 / (1 + k // 20), size=d)
-            if np.isfinite(_log_post(model, zz)):
+            if np.isfinite(_log_post(model, corr, zz)):
                 break
         else:
             zz = best_z.copy()
@@ -224,7 +229,7 @@ class ExactRun:
 
     Parameters
     ----------
-    model, names : from :func:`build_model`.
+    model, corr, names : from :func:`build_model`.
     rngs : list of numpy Generators, one per chain.
     starts : list of starting points z.
     tune : warm-up iterations.
@@ -233,8 +238,11 @@ class ExactRun:
     cores : threads (default: all cores, at most one per chain).
     """
 
-    def __init__(self, model, names, rngs, starts, *, tune, target_accept, store_ll, cores=None):
+    def __init__(
+        self, model, corr, names, rngs, starts, *, tune, target_accept, store_ll, cores=None
+    ):
         self.model = model
+        self.corr = corr
         self.names = names
         self.tune = int(tune)
         n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
@@ -249,14 +257,14 @@ class ExactRun:
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)
         self.chains = []
         for rng, z0 in zip(rngs, starts, strict=True):
-            st = exact.new_state(model, np.asarray(z0, dtype=np.float64))
+            st = exact.new_state(model, corr, np.asarray(z0, dtype=np.float64))
             self.chains.append(
                 _Chain(
                     st,
                     rng,
                     np.zeros((0, len(names))),
                     np.zeros((0, model.b_grp.size if store_ll else 0)),
-                    np.zeros((0, model.c_grp.size if store_ll else 0)),
+                    np.zeros((0, st.ll_c.size if store_ll else 0)),
                     np.zeros((0, 2)),
                 )
             )
@@ -275,6 +283,7 @@ class ExactRun:
             out = np.zeros((rows,) + a.shape[1:])
             out[: a.shape[0]] = a
             return out
+
         c.z, c.ll_b, c.ll_c, c.acc = grow(c.z), grow(c.ll_b), grow(c.ll_c), grow(c.acc)
 
     def _work(self, c: _Chain, target_rows: int, progress, deadline: float) -> None:
@@ -295,6 +304,7 @@ class ExactRun:
             c.rows = exact.advance(
                 c.state,
                 self.model,
+                self.corr,
                 self.settings,
                 c.rng,
                 n,
@@ -321,9 +331,7 @@ class ExactRun:
         """
         self._stop.clear()
         with ThreadPoolExecutor(max_workers=self.cores) as pool:
-            futs = [
-                pool.submit(self._work, c, int(draws), progress, deadline) for c in self.chains
-            ]
+            futs = [pool.submit(self._work, c, int(draws), progress, deadline) for c in self.chains]
             try:
                 while True:
                     done, pending = wait(futs, timeout=0.1)

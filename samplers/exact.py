@@ -36,15 +36,13 @@ from . import _kernels
 from .binomial import log_lik as binomial_log_lik
 from .region import log_area
 
-__all__ = ["Model", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
+__all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-#: Everything the log posterior needs. B: :class:`samplers.binomial.BinomialBases` of the
-#: distinct binomial bases, b_grp / b_mult their group and multiplicity; P, c_grp, c_lik,
-#: c_const: rows of the over-dispersed bases (:func:`samplers.mhaar.aux_params`), their group,
-#: likelihood code and additive constant; XG, WG: Gauss-Legendre table of their quadrature.
-#: Per group j: g_sidx (strength variable), g_tau_z / g_rho_z (index in z, -1 when fixed or
+#: Everything the log posterior needs but the over-dispersed bases. B:
+#: :class:`samplers.binomial.BinomialBases` of the distinct binomial bases, b_grp / b_mult their
+#: group and multiplicity. Per group j: g_sidx (strength variable), g_tau_z / g_rho_z (index in z, -1 when fixed or
 #: absent), g_tau / g_rho (the fixed values). Per strength variable k: s_z (index in z or -1),
 #: s_fixed. Priors: eps (kind 0 half-normal(p1), 1 lognormal(p1, p2)), s ~ Beta(s_a, s_b),
 #: tau ~ Beta(tau_a, tau_b), rho uniform on (-rho_max, rho_max).
@@ -54,12 +52,6 @@ Model = namedtuple(
         "B",
         "b_grp",
         "b_mult",
-        "P",
-        "c_grp",
-        "c_lik",
-        "c_const",
-        "XG",
-        "WG",
         "g_sidx",
         "g_tau_z",
         "g_rho_z",
@@ -82,6 +74,11 @@ Model = namedtuple(
 #: likelihoods; log_scale: (joint, ridge) log step factors; chol: shape of the joint walk;
 #: cov_n, cov_sum, cov_sq: running sums for the covariance; n_acc: accepted moves (joint, ridge)
 #: since the last reset. All arrays, so the kernel updates them in place.
+#: The over-dispersed bases (None when there are none, so that their quadrature is not even
+#: compiled): P, c_grp, c_lik, c_const: rows (:func:`samplers.mhaar.aux_params`), group,
+#: likelihood code and additive constant; XG, WG: Gauss-Legendre table of their quadrature.
+Corr = namedtuple("Corr", ["P", "c_grp", "c_lik", "c_const", "XG", "WG"])
+
 ChainState = namedtuple(
     "ChainState",
     ["it", "z", "lp", "ll_b", "ll_c", "log_scale", "chol", "cov_n", "cov_sum", "cov_sq", "n_acc"],
@@ -97,7 +94,7 @@ INITIAL_STEP = 0.1
 RM_POWER = 0.6
 
 
-def new_state(model, z0: np.ndarray) -> ChainState:
+def new_state(model, corr, z0: np.ndarray) -> ChainState:
     """A chain state at z0 (its log posterior is evaluated by :func:`advance`)."""
     d = z0.size
     return ChainState(
@@ -105,7 +102,7 @@ def new_state(model, z0: np.ndarray) -> ChainState:
         z=np.array(z0, dtype=np.float64),
         lp=np.array([np.nan]),
         ll_b=np.zeros(model.b_grp.size),
-        ll_c=np.zeros(model.c_grp.size),
+        ll_c=np.zeros(0 if corr is None else corr.c_grp.size),
         log_scale=np.array([math.log(2.38 / math.sqrt(d)), math.log(0.5)]),
         chol=np.eye(d) * INITIAL_STEP * math.sqrt(d) / 2.38,
         cov_n=np.zeros(1),
@@ -132,18 +129,55 @@ def _expit(z):
 
 
 @njit(**_JIT)
-def group_rho_max(M, j, tau):
+def group_rho_max(C, j, tau):
     """Largest admissible |rho| of group j at tau (minimum over its rows, as eq. 7 needs)."""
     out = math.inf
-    for i in range(M.c_grp.shape[0]):
-        if M.c_grp[i] == j:
-            r = _kernels.rho_max(tau, M.P[i, 13], M.P[i, 15])
+    for i in range(C.c_grp.shape[0]):
+        if C.c_grp[i] == j:
+            r = _kernels.rho_max(tau, C.P[i, 13], C.P[i, 15])
             out = min(out, r)
     return out
 
 
 @njit(**_JIT)
-def log_posterior(z, M, ll_b, ll_c):
+def _corr_log_lik(z, M, C, eps, s, ll_c):
+    """Prior terms of the free tau, rho and the log likelihood of the over-dispersed bases."""
+    lp = 0.0
+    n_g = M.g_sidx.shape[0]
+    tau = np.empty(n_g)
+    rho = np.empty(n_g)
+    for j in range(n_g):
+        tau[j] = M.g_tau[j]
+        rho[j] = M.g_rho[j]
+        if M.g_tau_z[j] >= 0:
+            zt = z[M.g_tau_z[j]]
+            tau[j] = _expit(zt)
+            if not (tau[j] > 0.0 and tau[j] < 1.0):
+                return -math.inf
+            lp += M.tau_a * _log_expit(zt) + M.tau_b * _log_expit(-zt)
+        if M.g_rho_z[j] >= 0:
+            zr = z[M.g_rho_z[j]]
+            rmax = group_rho_max(C, j, tau[j])
+            th = math.tanh(zr)
+            rho[j] = rmax * th
+            # uniform on (-rmax, rmax) times the Jacobian rmax (1 - tanh^2)
+            lp += math.log(max(1.0 - th * th, 1e-300)) - math.log(2.0)
+    for i in range(C.c_grp.shape[0]):
+        j = C.c_grp[i]
+        sj = s[M.g_sidx[j]]
+        v = _kernels.log_band_integral(
+            i, C.c_lik[i], tau[j], rho[j], eps, sj, M.delta, C.P, C.XG, C.WG
+        )
+        v = v - log_area(eps, sj, M.delta) + C.c_const[i]
+        ll_c[i] = v
+        if not v > -math.inf:
+            return -math.inf
+        lp += v
+    return lp
+
+
+@njit(**_JIT)
+def log_posterior(z, M, C, ll_b, ll_c):
     """log posterior density of z (up to a constant); fills the per-base log likelihoods."""
     eps = math.exp(z[0])
     if not (eps > 0.0 and eps < math.inf):
@@ -163,25 +197,6 @@ def log_posterior(z, M, ll_b, ll_c):
             lp += M.s_a * ls + M.s_b * l1s
         else:
             s[k] = M.s_fixed[k]
-    n_g = M.g_sidx.shape[0]
-    tau = np.empty(n_g)
-    rho = np.empty(n_g)
-    for j in range(n_g):
-        tau[j] = M.g_tau[j]
-        rho[j] = M.g_rho[j]
-        if M.g_tau_z[j] >= 0:
-            zt = z[M.g_tau_z[j]]
-            tau[j] = _expit(zt)
-            if not (tau[j] > 0.0 and tau[j] < 1.0):
-                return -math.inf
-            lp += M.tau_a * _log_expit(zt) + M.tau_b * _log_expit(-zt)
-        if M.g_rho_z[j] >= 0:
-            zr = z[M.g_rho_z[j]]
-            rmax = group_rho_max(M, j, tau[j])
-            th = math.tanh(zr)
-            rho[j] = rmax * th
-            # uniform on (-rmax, rmax) times the Jacobian rmax (1 - tanh^2)
-            lp += math.log(max(1.0 - th * th, 1e-300)) - math.log(2.0)
     total = 0.0
     for i in range(M.b_grp.shape[0]):
         v = binomial_log_lik(M.B, i, eps, s[M.g_sidx[M.b_grp[i]]], M.delta)
@@ -189,22 +204,13 @@ def log_posterior(z, M, ll_b, ll_c):
         if v == -math.inf:
             return -math.inf
         total += M.b_mult[i] * v
-    for i in range(M.c_grp.shape[0]):
-        j = M.c_grp[i]
-        sj = s[M.g_sidx[j]]
-        v = _kernels.log_band_integral(
-            i, M.c_lik[i], tau[j], rho[j], eps, sj, M.delta, M.P, M.XG, M.WG
-        )
-        v = v - log_area(eps, sj, M.delta) + M.c_const[i]
-        ll_c[i] = v
-        if not v > -math.inf:
-            return -math.inf
-        total += v
+    if C is not None:
+        total += _corr_log_lik(z, M, C, eps, s, ll_c)
     return lp + total
 
 
 @njit(**_JIT)
-def advance(state, M, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll):
+def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll):
     """Advance one chain by ``n_iter`` iterations. Each iteration after the warm-up is a draw,
     stored in the next row of the outputs from ``row0`` on (the per-base log likelihoods only
     with ``store_ll``); returns the next free row."""
@@ -214,7 +220,7 @@ def advance(state, M, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0
     llc_p = np.empty(state.ll_c.shape[0])
     xi = np.empty(d)
     if not state.lp[0] == state.lp[0]:  # nan: first call
-        state.lp[0] = log_posterior(state.z, M, state.ll_b, state.ll_c)
+        state.lp[0] = log_posterior(state.z, M, C, state.ll_b, state.ll_c)
     n_free = 0
     for k in range(M.s_z.shape[0]):
         if M.s_z[k] >= 0:
@@ -232,7 +238,7 @@ def advance(state, M, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0
             for b in range(a + 1):
                 acc += state.chol[a, b] * xi[b]
             zp[a] = state.z[a] + sc * acc
-        lpp = log_posterior(zp, M, llb_p, llc_p)
+        lpp = log_posterior(zp, M, C, llb_p, llc_p)
         la = lpp - state.lp[0]
         u = rng.random()
         ok = la >= 0.0 or (u > 0.0 and math.log(u) < la)
@@ -269,7 +275,7 @@ def advance(state, M, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0
                     ljac += math.log1p(-s_old) - math.log1p(-s_new)
             la = -math.inf
             if valid:
-                lpp = log_posterior(zp, M, llb_p, llc_p)
+                lpp = log_posterior(zp, M, C, llb_p, llc_p)
                 la = lpp - state.lp[0] + ljac
             u = rng.random()
             ok = valid and (la >= 0.0 or (u > 0.0 and math.log(u) < la))
