@@ -601,8 +601,6 @@ def _report(args, out, log) -> dict:
     target = Path(args.out) if args.out else Path(args.posterior).with_name("report.html")
     post.report(target)
     log(f"wrote {target}")
-    if not args.json:
-        print(f"wrote {target}", file=out)
     return _result_json(post, {"posterior": str(args.posterior), "report": str(target)})
 
 

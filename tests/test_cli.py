@@ -214,7 +214,13 @@ def test_fixed_s_and_report_subcommand(strong_csv, tmp_path, capsys):
     assert post.var_names == ["eps"] and post.settings["fixed"] == {"s": 0.5}
     assert "fixed at 0.5" in capsys.readouterr().err
     rc = main(["report", str(out / "posterior.nc"), "--out", str(tmp_path / "again.html")])
+    captured = capsys.readouterr()
     assert rc == 0 and (tmp_path / "again.html").read_text().count("<img ") >= 3
+    assert captured.out == "" and "wrote" in captured.err  # log lines go to stderr
+    rc = main(["report", str(out / "posterior.nc"), "--out", str(tmp_path / "b.html"), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert rc == 0 and result["fixed"] == {"s": 0.5} and "s" not in result["variables"]
+    assert result["files"]["report"] == str(tmp_path / "b.html")
 
 
 def test_subprocess_entry_point(strong_csv, tmp_path):
