@@ -3,21 +3,33 @@
 ``bayes-dp estimate COUNTS.csv --delta 1e-5 --out DIR`` reads attack counts, samples the
 posterior of eps, prints the summary and writes ``DIR/posterior.nc`` and ``DIR/report.html``.
 ``bayes-dp report DIR/posterior.nc`` (re)writes the HTML report of a saved posterior.
+``--json`` prints one JSON object to stdout instead of the table; log lines go to stderr
+(``--quiet`` silences them); ``bayes-dp --version`` prints the version.
 
 Input files (CSV with a header line, or JSON: a list of row objects or an object of columns)
 have the columns ``fp, n_neg, fn, n_pos`` (one row per challenge base) and optionally ``group``
 (rows with the same group form one :class:`~bayes_dp.Evidence`; the first group shares the
-strength ``s``, later groups get their own ``s_<group>``) and ``likelihood`` (default
-"binomial"). Bad input ends with exit status 1 and one line ``bayes-dp: error: ...`` naming the
-row and column; usage errors with status 2.
+strength ``s``, later groups get their own ``s_<group>``) and ``likelihood``. Column names are
+case-insensitive; unknown, duplicate or misspelt columns, empty cells and invalid group names
+are errors.
+
+Exit statuses: 0 success (possibly with warnings); 1 bad input, or a file that cannot be read
+or written (one line ``bayes-dp: error: ...`` on stderr naming the file, row and column); 2
+usage error (bad or missing options); 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import difflib
+import io
 import json
+import math
+import os
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -25,11 +37,21 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["main", "read_counts", "InputError"]
+__all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
 
 REQUIRED = ("fp", "n_neg", "fn", "n_pos")
 OPTIONAL = ("group", "likelihood")
+VALID = REQUIRED + OPTIONAL
 DEFAULT_GROUP = "counts"
+
+#: Exit statuses of ``bayes-dp`` and what they mean (also in the ``--json`` output).
+EXIT_STATUSES = {
+    0: "success (warnings, if any, are listed but do not change the status)",
+    1: "bad input, or a file that cannot be read or written; nothing was sampled or the "
+    "results were not written",
+    2: "usage error: unknown, missing or malformed command-line options",
+    130: "interrupted (Ctrl-C)",
+}
 
 
 class InputError(ValueError):
@@ -65,6 +87,72 @@ def _parse_count(text, row: int, col: str, where: str) -> int:
     return val
 
 
+def _suggest(name: str) -> str:
+    """`` (did you mean 'n_neg'?)`` for the closest valid column name, or ``""``."""
+    close = difflib.get_close_matches(name.lower(), VALID, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _canonical_columns(
+    where: str, names: list, what: str = "header cell", require: bool = True
+) -> list[str]:
+    """Map the raw column names to the valid ones (case-insensitive), or raise InputError.
+
+    Checks, in order: names that are not strings or empty, a header that looks semicolon- or
+    tab-separated, duplicates (after ignoring case and surrounding spaces), unknown names
+    (with the closest valid name suggested) and, with ``require``, missing required columns.
+    ``where`` starts every message (the file, and the row for JSON row objects).
+    """
+    out: list[str] = []
+    seen: dict[str, tuple[int, str]] = {}
+    for j, raw in enumerate(names, start=1):
+        if not isinstance(raw, str):
+            raise InputError(f"{where}: {what} {j}: column names must be text; found {raw!r}")
+        name = raw.strip()
+        if name == "":
+            raise InputError(
+                f"{where}: {what} {j} is empty (a trailing or doubled comma?); "
+                f"valid columns: {', '.join(VALID)}"
+            )
+        for sep, word in ((";", "semicolon"), ("\t", "tab")):
+            if sep in name:
+                raise InputError(
+                    f"{where}: column {raw!r} holds a {word}: the file looks {word}-separated; "
+                    f"bayes-dp reads comma-separated CSV (header like {','.join(REQUIRED)})"
+                )
+        key = name.lower()
+        if key in seen:
+            k0, raw0 = seen[key]
+            raise InputError(
+                f"{where}: duplicate column {key!r} ({what}s {k0} {raw0!r} and {j} {raw!r}; "
+                "column names are case-insensitive)"
+            )
+        seen[key] = (j, raw)
+        out.append(key)
+    unknown = [(raw, key) for raw, key in zip(names, out, strict=True) if key not in VALID]
+    if unknown:
+        listed = ", ".join(f"{raw!r}{_suggest(key)}" for raw, key in unknown)
+        raise InputError(
+            f"{where}: unknown column{'s' if len(unknown) > 1 else ''} {listed}; valid columns: "
+            f"{', '.join(VALID)}"
+        )
+    missing = [c for c in REQUIRED if c not in out]
+    if require and missing:
+        found = ", ".join(map(repr, names)) or "none"
+        raise InputError(f"{where}: missing column {missing[0]!r} (columns found: {found})")
+    return out
+
+
+def _no_duplicate_keys(pairs: list) -> dict:
+    """``object_pairs_hook`` for :func:`json.loads` that refuses repeated keys."""
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise InputError(f"duplicate key {k!r} in a JSON object")
+        out[k] = v
+    return out
+
+
 def _rows_from_file(path: Path, fmt: str) -> list[dict]:
     if fmt == "auto":
         suffix = path.suffix.lower()
@@ -79,38 +167,43 @@ def _rows_from_file(path: Path, fmt: str) -> list[dict]:
     if not text.strip():
         raise InputError(f"{path}: the file is empty; expected columns {', '.join(REQUIRED)}")
     if fmt == "csv":
-        reader = csv.DictReader(text.splitlines())
-        if reader.fieldnames is None:
+        reader = csv.reader(io.StringIO(text))
+        header_raw = next(reader, None)
+        while header_raw is not None and all(c.strip() == "" for c in header_raw):
+            header_raw = next(reader, None)  # blank lines before the header
+        if header_raw is None:
             raise InputError(f"{path}: no header line")
+        header = _canonical_columns(str(path), header_raw)
         rows = []
-        for r in reader:
-            if None in r:
-                raise InputError(
-                    f"{path}: row {len(rows) + 1} (line {reader.line_num}): more cells than "
-                    f"header columns ({len(reader.fieldnames)})"
-                )
-            if all((v is None or str(v).strip() == "") for v in r.values()):
+        for record in reader:
+            if all(c.strip() == "" for c in record):
                 continue  # blank line
-            rows.append({str(k).strip(): v for k, v in r.items()})
-        header = [str(h).strip() for h in reader.fieldnames]
+            if len(record) > len(header):
+                raise InputError(
+                    f"{path}: row {len(rows) + 1} (line {reader.line_num}): more cells "
+                    f"({len(record)}) than header columns ({len(header)})"
+                )
+            rows.append({h: (record[j] if j < len(record) else None) for j, h in enumerate(header)})
     else:
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as e:
             raise InputError(f"{path}: not valid JSON ({e})") from None
+        except InputError as e:
+            raise InputError(f"{path}: {e}") from None
         if isinstance(data, dict):
-            cols = {str(k): v for k, v in data.items()}
-            for k, v in cols.items():
+            header = _canonical_columns(str(path), list(data), what="column")
+            cols = dict(zip(header, data.values(), strict=True))
+            for raw, v in data.items():
                 if not isinstance(v, list):
                     raise InputError(
-                        f"{path}: column {k!r} must be a list of values; found {type(v).__name__}"
+                        f"{path}: column {raw!r} must be a list of values; found {type(v).__name__}"
                     )
-            lengths = {k: len(v) for k, v in cols.items()}
+            lengths = {raw: len(v) for raw, v in data.items()}
             if len(set(lengths.values())) > 1:
                 raise InputError(f"{path}: columns have different lengths: {lengths}")
             n = next(iter(lengths.values()), 0)
             rows = [{k: v[i] for k, v in cols.items()} for i in range(n)]
-            header = list(cols)
         elif isinstance(data, list):
             rows = []
             for i, r in enumerate(data, start=1):
@@ -119,26 +212,32 @@ def _rows_from_file(path: Path, fmt: str) -> list[dict]:
                         f"{path}: row {i}: expected an object with keys "
                         f"{', '.join(REQUIRED)}; found {type(r).__name__}"
                     )
-                rows.append({str(k): v for k, v in r.items()})
-            header = sorted({k for r in rows for k in r})
+                keys = _canonical_columns(f"{path}: row {i}", list(r), "key", require=False)
+                missing = [c for c in REQUIRED if c not in keys]
+                if missing:
+                    raise InputError(f"{path}: row {i}: missing column {missing[0]!r}")
+                rows.append(dict(zip(keys, r.values(), strict=True)))
         else:
             raise InputError(
                 f"{path}: expected a list of row objects or an object of columns; found "
                 f"{type(data).__name__}"
             )
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise InputError(
-            f"{path}: missing column {missing[0]!r} (columns found: {', '.join(header) or 'none'})"
-        )
     if not rows:
         raise InputError(f"{path}: no data rows")
-    if fmt == "json":
-        for i, r in enumerate(rows, start=1):
-            for c in REQUIRED:
-                if c not in r:
-                    raise InputError(f"{path}: row {i}: missing column {c!r}")
     return rows
+
+
+def _text_cell(value, row: int, col: str, where: str, has_column: bool, default: str) -> str:
+    """A ``group`` or ``likelihood`` cell as stripped text; empty cells are errors."""
+    if not has_column:
+        return default
+    text = "" if value is None else str(value).strip()
+    if text == "":
+        raise InputError(
+            f"{where}row {row}, column {col!r}: empty cell; the file has a {col!r} column, so "
+            "every row needs a value"
+        )
+    return text
 
 
 def read_counts(path, *, fmt: str = "auto") -> list:
@@ -161,11 +260,22 @@ def read_counts(path, *, fmt: str = "auto") -> list:
     Raises
     ------
     InputError
-        (a ValueError) naming the row and column of the first problem found.
+        (a ValueError) naming the row and column of the first problem found: a count that is
+        not a non-negative integer or exceeds its total, an unknown, duplicate or misspelt
+        column (the closest valid name is suggested), an empty ``group`` or ``likelihood``
+        cell, an invalid group name, or a semicolon-separated file.
     OSError
         If the file cannot be read.
+
+    Notes
+    -----
+    Column names are case-insensitive (``FP`` is ``fp``). Without a ``group`` column all rows
+    form one group named "counts"; without a ``likelihood`` column every group is "binomial".
+    Group names follow :func:`bayes_dp.evidence.check_group_name`: a letter (any script) or an
+    underscore first, then letters, digits, underscores, hyphens or single spaces, at most 64
+    characters; they are compared after Unicode NFC normalisation.
     """
-    from .evidence import Evidence
+    from .evidence import Evidence, check_group_name
     from .observations import AttackCounts
 
     if fmt not in ("auto", "csv", "json"):
@@ -173,6 +283,7 @@ def read_counts(path, *, fmt: str = "auto") -> list:
     path = Path(path)
     where = f"{path}: "
     rows = _rows_from_file(path, fmt)
+    has = {c: any(c in r for r in rows) for c in OPTIONAL}
     groups: dict[str, dict] = {}
     for i, r in enumerate(rows, start=1):
         vals = {c: _parse_count(r.get(c), i, c, where) for c in REQUIRED}
@@ -186,10 +297,12 @@ def read_counts(path, *, fmt: str = "auto") -> list:
                     f"{where}row {i}, column {count!r}: {count}={vals[count]} exceeds "
                     f"{total}={vals[total]}"
                 )
-        g = r.get("group")
-        g = DEFAULT_GROUP if g is None or str(g).strip() == "" else str(g).strip()
-        lik = r.get("likelihood")
-        lik = "binomial" if lik is None or str(lik).strip() == "" else str(lik).strip()
+        g = _text_cell(r.get("group"), i, "group", where, has["group"], DEFAULT_GROUP)
+        try:
+            g = check_group_name(g)
+        except ValueError as e:
+            raise InputError(f"{where}row {i}, column 'group': {e}") from None
+        lik = _text_cell(r.get("likelihood"), i, "likelihood", where, has["likelihood"], "binomial")
         entry = groups.setdefault(g, {"rows": [], "likelihood": lik, "first": i})
         if entry["likelihood"] != lik:
             raise InputError(
@@ -239,22 +352,51 @@ class _Ticker:
             self._thread.join()
 
 
+class _UsageError(Exception):
+    """Raised by the parser instead of exiting, so that ``main`` can return status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    from . import __version__
+
+    p = _Parser(
         prog="bayes-dp",
         description="Bayesian estimation of differential privacy (eps at a known delta) from "
         "membership-inference-attack error counts (MCMC-DP-Est).",
+        epilog="Exit statuses: "
+        + "; ".join(f"{k} {v.split(':')[0].split(' (')[0]}" for k, v in EXIT_STATUSES.items())
+        + ".",
     )
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p.add_argument("--version", action="version", version=f"bayes-dp {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (interval, quantiles, diagnostics, warnings, versions, seed, "
+        "exit status) to stdout and nothing else there",
+    )
+    common.add_argument(
+        "--quiet", "-q", action="store_true", help="no log or progress lines on stderr"
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     e = sub.add_parser(
         "estimate",
+        parents=[common],
         help="sample the posterior of eps from a counts file",
         description="Read counts (columns fp, n_neg, fn, n_pos; optional group, likelihood), "
         "sample the posterior, print its summary, write DIR/posterior.nc and DIR/report.html.",
     )
     e.add_argument("counts", metavar="COUNTS", help="counts file (.csv or .json)")
     e.add_argument("--delta", type=float, required=True, help="the known DP delta, in [0, 1)")
-    e.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    e.add_argument(
+        "--out", required=True, metavar="DIR", help="output folder (created; checked first)"
+    )
     e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     e.add_argument("--draws", type=int, default=5000, help="draws per chain (default 5000)")
     e.add_argument("--chains", type=int, default=4, help="number of chains (default 4)")
@@ -284,30 +426,121 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--cores", type=int, default=None, help="threads for the chains")
     e.add_argument("--format", choices=("auto", "csv", "json"), default="auto")
-    e.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    e.add_argument(
+        "--no-report",
+        action="store_true",
+        help="skip the HTML report (and remove a report.html left in DIR by an earlier run)",
+    )
     e.add_argument(
         "--progress-every",
         type=float,
         default=10.0,
         metavar="SEC",
-        help="print a progress line this often while sampling (0: never; default 10)",
+        help="print a progress line to stderr this often while sampling (0: never; default 10)",
     )
-    r = sub.add_parser("report", help="write the HTML report of a saved posterior")
+    r = sub.add_parser(
+        "report", parents=[common], help="write the HTML report of a saved posterior"
+    )
     r.add_argument("posterior", metavar="POSTERIOR.nc")
     r.add_argument("--out", default=None, help="HTML file (default: beside the posterior)")
     return p
 
 
-def _estimate(args, out, err) -> int:
+def _check_writable_dir(outdir: Path) -> None:
+    """Raise InputError unless ``outdir`` is, or can be created as, a writable folder.
+
+    Nothing is left behind: when ``outdir`` does not exist yet, a temporary folder is made and
+    removed in its nearest existing parent.
+    """
+    probe_in = outdir
+    while not probe_in.exists():
+        if probe_in.parent == probe_in:
+            break
+        probe_in = probe_in.parent
+    if probe_in.exists() and not probe_in.is_dir():
+        what = "exists" if probe_in == outdir else f"cannot be created: {probe_in} exists"
+        raise InputError(f"--out {outdir} {what} and is not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".bayes-dp-probe-", dir=probe_in))
+    except OSError as e:
+        raise InputError(
+            f"--out {outdir}: cannot create or write files in {probe_in} "
+            f"({e.strerror or e}); choose a writable folder"
+        ) from None
+
+
+def _finite(x):
+    """``x`` as a float, or None where it is NaN or infinite (JSON has neither)."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _result_json(post, files: dict, prob: float = 0.9) -> dict:
+    """The ``--json`` object of a posterior (see the README's command-line section)."""
+    from .report import plain_warnings
+
+    st = post.settings
+    diag = post.diagnostics()
+    lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
+    variables = {}
+    for v in post.var_names:
+        q = post.quantile([0.05, 0.25, 0.5, 0.75, 0.95], v)
+        lo, hi = post.interval(prob, v)
+        h_lo, h_hi = post.hdi(prob, v)
+        variables[v] = {
+            "mean": _finite(post.mean(v)),
+            "median": _finite(q[2]),
+            "sd": _finite(np.std(post.draws(v))),
+            "quantiles": {
+                f"{p:g}": _finite(x) for p, x in zip((0.05, 0.25, 0.5, 0.75, 0.95), q, strict=True)
+            },
+            "interval": [_finite(lo), _finite(hi)],
+            "hdi": [_finite(h_lo), _finite(h_hi)],
+            "r_hat": _finite(diag[v]["r_hat"]),
+            "ess_bulk": _finite(diag[v]["ess_bulk"]),
+            "ess_tail": _finite(diag[v]["ess_tail"]),
+        }
+    eps = variables["eps"]
+    return {
+        "exit_status": 0,
+        "exit_status_meaning": EXIT_STATUSES[0],
+        "eps": {
+            "median": eps["median"],
+            "credible_interval": eps["interval"],
+            "prob": prob,
+            "quantile_probs": [round(lo_q, 12), 0.5, round(hi_q, 12)],
+        },
+        "delta": st.get("delta"),
+        "variables": variables,
+        "diagnostics": {
+            v: {k: _finite(d[k]) for k in ("r_hat", "ess_bulk", "ess_tail")}
+            for v, d in diag.items()
+        },
+        "acceptance": {k: _finite(a) for k, a in post.acceptance.items()},
+        "warnings": plain_warnings(post),
+        "fixed": st.get("fixed", {}),
+        "groups": [
+            {k: g.get(k) for k in ("name", "likelihood", "strength")} for g in st.get("groups", [])
+        ],
+        "seed": st.get("seed"),
+        "chains": post.n_chains,
+        "draws": post.n_draws,
+        "tune": st.get("tune"),
+        "prior": st.get("prior"),
+        "versions": st.get("versions", {}),
+        "files": files,
+    }
+
+
+def _estimate(args, out, log) -> dict:
     import bayes_dp as bdp
 
     t0 = time.perf_counter()
+    outdir = Path(args.out)
+    _check_writable_dir(outdir)
     groups = read_counts(args.counts, fmt=args.format)
     n_bases = sum(len(g.counts) for g in groups)
-    print(
-        f"bayes-dp: read {n_bases} challenge bases in {len(groups)} group(s) from {args.counts}",
-        file=out,
-    )
+    log(f"read {n_bases} challenge bases in {len(groups)} group(s) from {args.counts}")
     if args.s is not None:
         s_prior = args.s
     elif args.prior_s_beta is not None:
@@ -315,18 +548,13 @@ def _estimate(args, out, err) -> int:
     else:
         s_prior = bdp.Beta(1.0, 1.0)
     prior = bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
-    outdir = Path(args.out)
-    if outdir.exists() and not outdir.is_dir():
-        raise InputError(f"--out {outdir} exists and is not a folder")
-    print(
-        f"bayes-dp: sampling {args.chains} chains x ({args.tune} warm-up + {args.draws} draws), "
+    log(
+        f"sampling {args.chains} chains x ({args.tune} warm-up + {args.draws} draws), "
         f"delta={args.delta:g}, {prior}, seed {args.seed} "
-        "(the first run also compiles the sampler, ~10-20 s)",
-        file=out,
-        flush=True,
+        "(the first run also compiles the sampler, ~10-20 s)"
     )
     t1 = time.perf_counter()
-    with _Ticker(err, args.progress_every):
+    with _Ticker(sys.stderr, 0 if args.quiet else args.progress_every):
         post = bdp.estimate_epsilon(
             groups,
             delta=args.delta,
@@ -338,34 +566,57 @@ def _estimate(args, out, err) -> int:
             cores=args.cores,
             check=False,
         )
-    print(f"bayes-dp: sampling done in {time.perf_counter() - t1:.1f} s", file=out)
-    print("", file=out)
-    print(post.summary().round(3).to_string(), file=out)
-    lo, hi = post.interval(0.9, "eps")
-    print(f"\n90% credible interval for eps: [{lo:.3g}, {hi:.3g}]", file=out)
-    print(f"acceptance: {', '.join(f'{k} {v:.2f}' for k, v in post.acceptance.items())}", file=out)
+    log(f"sampling done in {time.perf_counter() - t1:.1f} s")
+    if not args.json:
+        print(post.summary().round(3).to_string(), file=out)
+        lo, hi = post.interval(0.9, "eps")
+        print(f"\n90% credible interval for eps: [{lo:.3g}, {hi:.3g}]", file=out)
+        acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
+        print(f"acceptance: {acc}", file=out)
     from .report import plain_warnings
 
     for w in plain_warnings(post):
-        print(f"bayes-dp: warning: {w}", file=err)
+        print(f"bayes-dp: warning: {w}", file=sys.stderr)
     outdir.mkdir(parents=True, exist_ok=True)
     nc = post.to_netcdf(outdir / "posterior.nc")
-    print(f"\nwrote {nc}", file=out)
-    if not args.no_report:
-        html_path = post.report(outdir / "report.html")
-        print(f"wrote {html_path}", file=out)
-    print(f"bayes-dp: total {time.perf_counter() - t0:.1f} s", file=out)
-    return 0
+    log(f"wrote {nc}")
+    html_path = outdir / "report.html"
+    if args.no_report:
+        if html_path.is_file():
+            html_path.unlink()
+            log(f"removed {html_path} left by an earlier run (--no-report)")
+        html_path = None
+    else:
+        post.report(html_path)
+        log(f"wrote {html_path}")
+    log(f"total {time.perf_counter() - t0:.1f} s")
+    files = {"posterior": str(nc), "report": None if html_path is None else str(html_path)}
+    return _result_json(post, files)
 
 
-def _report(args, out) -> int:
+def _report(args, out, log) -> dict:
     import bayes_dp as bdp
 
     post = bdp.load_posterior(args.posterior)
     target = Path(args.out) if args.out else Path(args.posterior).with_name("report.html")
     post.report(target)
-    print(f"wrote {target}", file=out)
-    return 0
+    log(f"wrote {target}")
+    return _result_json(post, {"posterior": str(args.posterior), "report": str(target)})
+
+
+def _print_json(obj: dict, stream) -> None:
+    print(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False), file=stream, flush=True)
+
+
+def _failure(status: int, message: str) -> dict:
+    from . import __version__
+
+    return {
+        "exit_status": status,
+        "exit_status_meaning": EXIT_STATUSES[status],
+        "error": message,
+        "versions": {"bayes-dp": __version__},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -379,39 +630,67 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 for bad input (a one-line message on stderr), 2 for usage errors.
+        0 on success (warnings do not change it), 1 for bad input or a file that cannot be read
+        or written (a one-line message on stderr), 2 for usage errors, 130 when interrupted;
+        see :data:`EXIT_STATUSES`.
+
+    Notes
+    -----
+    The results (summary table, or with ``--json`` one JSON object) go to stdout; log lines,
+    progress lines, warnings and errors go to stderr. ``--quiet`` silences the log and progress
+    lines. With ``--json`` a failure also prints a JSON object, with ``exit_status`` and
+    ``error`` (usage errors too, when ``--json`` is among the arguments).
 
     Examples
     --------
     >>> main(["estimate", "no-such-file.csv", "--delta", "1e-5", "--out", "x"])
     1
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     parser = _parser()
+    want_json = "--json" in argv
     try:
         args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse has printed its message
+    except _UsageError as e:
+        print(str(e), file=err)
+        if want_json:
+            _print_json(_failure(2, str(e)), out)
+        return 2
+    except SystemExit as e:  # --help and --version have printed and exit with 0
         return int(e.code or 0)
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(f"bayes-dp: {msg}", file=err, flush=True)
+
+    def fail(status: int, msg: str) -> int:
+        msg = " ".join(msg.split())
+        print(f"bayes-dp: {'interrupted' if status == 130 else 'error: ' + msg}", file=err)
+        if args.json:
+            _print_json(_failure(status, msg), out)
+        return status
+
     try:
-        with warnings.catch_warnings():
+        # with --json nothing but the JSON object may reach stdout: anything printed on the
+        # way (by us or a library) goes to stderr instead
+        redirect = contextlib.redirect_stdout(err) if args.json else contextlib.nullcontext()
+        with warnings.catch_warnings(), redirect:
             warnings.simplefilter("ignore", FutureWarning)
-            if args.command == "estimate":
-                return _estimate(args, out, err)
-            return _report(args, out)
+            run = _estimate if args.command == "estimate" else _report
+            result = run(args, out, log)
     except NotImplementedError as e:
-        print(f"bayes-dp: error: {e}", file=err)
-        return 1
+        return fail(1, str(e))
     except (InputError, ValueError, TypeError) as e:
-        msg = " ".join(str(e).split())
-        print(f"bayes-dp: error: {msg}", file=err)
-        return 1
+        return fail(1, str(e))
     except OSError as e:
         name = e.filename if getattr(e, "filename", None) else ""
-        print(f"bayes-dp: error: {name}: {e.strerror or e}".replace(": : ", ": "), file=err)
-        return 1
+        return fail(1, f"{name}: {e.strerror or e}".removeprefix(": "))
     except KeyboardInterrupt:
-        print("bayes-dp: interrupted", file=err)
-        return 130
+        return fail(130, "interrupted")
+    if args.json:
+        _print_json(result, out)
+    return 0
 
 
 if __name__ == "__main__":

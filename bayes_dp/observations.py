@@ -37,8 +37,10 @@ class AttackCounts:
 
     Notes
     -----
-    Scalars are broadcast against the arrays given, so ``n_neg=1000`` with ten ``fp`` values
-    means 1000 challenges on each base. All fields are stored as read-only int64 arrays.
+    Scalars (Python numbers or 0-d arrays) are broadcast against the arrays given, so
+    ``n_neg=1000`` with ten ``fp`` values means 1000 challenges on each base. Only scalars
+    broadcast: a list or array of length 1 next to longer ones is an error (it is more often a
+    mistake than a shorthand). All fields are stored as read-only int64 arrays.
 
     Examples
     --------
@@ -53,6 +55,8 @@ class AttackCounts:
     n_pos: np.ndarray
 
     def __post_init__(self) -> None:
+        raw = {"fp": self.fp, "n_neg": self.n_neg, "fn": self.fn, "n_pos": self.n_pos}
+        scalar = {k: np.ndim(v) == 0 and not isinstance(v, (str, bytes)) for k, v in raw.items()}
         fp = check_int_array("fp", self.fp, min_value=0)
         n_neg = check_int_array("n_neg", self.n_neg, min_value=1)
         fn = check_int_array("fn", self.fn, min_value=0)
@@ -63,11 +67,13 @@ class AttackCounts:
             empty = [k for k, s in sizes.items() if s == 0]
             raise ValueError(f"at least one challenge base is needed; `{empty[0]}` is empty")
         n = max(sizes.values())
+        lengths = {k: "scalar" if scalar[k] else sizes[k] for k in arrays}
         for k, v in arrays.items():
-            if v.size not in (1, n):
+            if v.size != n and not scalar[k]:
+                hint = " (only scalars broadcast; give a number, not a list of one)"
                 raise ValueError(
-                    f"`{k}` has length {v.size} but other counts have length {n}; "
-                    f"lengths found: {sizes}"
+                    f"`{k}` has length {v.size} but other counts have length {n}"
+                    f"{hint if v.size == 1 else ''}; lengths found: {lengths}"
                 )
             arrays[k] = np.broadcast_to(v, (n,)).copy()
         for count, total in (("fp", "n_neg"), ("fn", "n_pos")):

@@ -234,17 +234,59 @@ class Posterior:
         return path
 
 
+#: First bytes of an HDF5 file (netCDF-4, what :meth:`Posterior.to_netcdf` writes).
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_EXPECTED = (
+    "expected a netCDF posterior file written by Posterior.to_netcdf or `bayes-dp estimate` "
+    "(DIR/posterior.nc)"
+)
+
+
 def load_posterior(path) -> Posterior:
-    """Read a posterior written by :meth:`Posterior.to_netcdf`."""
+    """Read a posterior written by :meth:`Posterior.to_netcdf`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The netCDF file.
+
+    Returns
+    -------
+    Posterior
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        If ``path`` is a folder, is not a netCDF file (the message names the file and shows how
+        it starts), or is a netCDF file that bayes_dp did not write.
+    """
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{str(path)!r} is a folder; {_EXPECTED}")
     if not path.is_file():
         raise FileNotFoundError(f"`path` does not exist: {str(path)!r}")
-    data = _arviz.from_netcdf(path)
-    post = _arviz.group(data, "posterior")
-    stats = _arviz.group(data, "sample_stats")
+    with path.open("rb") as fh:
+        head = fh.read(64)
+    if not (head.startswith(_HDF5_SIGNATURE) or head.startswith(b"CDF")):
+        shown = head.split(b"\n")[0][:40].decode("utf-8", "replace")
+        raise ValueError(
+            f"{str(path)!r} is not a netCDF file (it starts with {shown!r}); {_EXPECTED}"
+        )
+    try:
+        data = _arviz.from_netcdf(path)
+        post = _arviz.group(data, "posterior")
+        stats = _arviz.group(data, "sample_stats")
+    except (OSError, KeyError, AttributeError, ValueError) as e:
+        raise ValueError(
+            f"{str(path)!r} could not be read as a bayes_dp posterior ({e}); {_EXPECTED}"
+        ) from None
     raw = _arviz.attrs(data).get("bayes_dp_settings")
     if raw is None:
-        raise ValueError(f"{str(path)!r} was not written by bayes_dp (no settings recorded)")
+        raise ValueError(
+            f"{str(path)!r} was not written by bayes_dp (no settings recorded); {_EXPECTED}"
+        )
     draws = {v: post[v].transpose("chain", "draw").values for v in post.data_vars}
     sstats = {v: stats[v].transpose("chain", "draw").values for v in stats.data_vars}
     loglik = None

@@ -170,3 +170,99 @@ def test_bad_input(kwargs, exc, word):
     args = {"mu1": 0.0, "sd1": 1.0, "mu2": 1.0, "sd2": 1.0, "delta": 1e-6} | kwargs
     with pytest.raises(exc, match=word):
         epsilon_two_gaussians(**args)
+
+
+def test_huge_epsilon_matches_dp_accounting_pld():
+    """sigma = 7e-4, delta = 1e-5: dp_accounting's PLD accountant gives 1,026,500 (an upper
+    bound, pessimistic by at most one discretisation interval); this used to be inf."""
+    dpa = pytest.importorskip("dp_accounting")
+    eps = gaussian_mechanism_epsilon(7e-4, 1e-5)
+    acc = dpa.pld.PLDAccountant(value_discretization_interval=100.0)
+    acc.compose(dpa.GaussianDpEvent(7e-4))
+    pld_eps = acc.get_epsilon(1e-5)
+    assert pld_eps == pytest.approx(1_026_500, abs=1.0)
+    assert pld_eps - 100.0 <= eps <= pld_eps
+    assert eps == pytest.approx(1_026_499.8658893913, rel=1e-12)
+
+
+@pytest.mark.parametrize("sigma", [1e-2, 1e-3, 7e-4, 1e-4, 1e-5])
+@pytest.mark.parametrize("delta", [1e-5, 1e-10])
+def test_huge_epsilon_is_the_root_of_dp_accountings_delta(sigma, delta):
+    """dp_accounting's analytic delta(eps) of the Gaussian mechanism crosses delta at our eps."""
+    plm = pytest.importorskip("dp_accounting.pld.privacy_loss_mechanism")
+    loss = plm.GaussianPrivacyLoss(sigma, sensitivity=1.0)
+    eps = gaussian_mechanism_epsilon(sigma, delta)
+    assert math.isfinite(eps) and eps > 1e3
+    assert loss.get_delta_for_epsilon(eps) == pytest.approx(delta, rel=1e-6)
+    assert (
+        loss.get_delta_for_epsilon(eps * (1 - 1e-8))
+        > delta
+        > loss.get_delta_for_epsilon(eps * (1 + 1e-8))
+    )
+
+
+def _log_delta_mp(eps, m1, s1, m2, s2):
+    """log max(H(P1||P2), H(P2||P1)) from Gaussian probabilities of the privacy-loss event."""
+
+    def one(eps, m1, s1, m2, s2):
+        a = 1 / (2 * s2**2) - 1 / (2 * s1**2)
+        b = m1 / s1**2 - m2 / s2**2
+        c = m2**2 / (2 * s2**2) - m1**2 / (2 * s1**2) + mp.log(s2 / s1) - eps
+
+        def prob(m, s):
+            if a == 0:
+                t = -c / b
+                return mp.ncdf((m - t) / s) if b > 0 else mp.ncdf((t - m) / s)
+            disc = b * b - 4 * a * c
+            if disc <= 0:
+                return mp.mpf(1) if a > 0 else mp.mpf(0)
+            r1, r2 = sorted([(-b - mp.sqrt(disc)) / (2 * a), (-b + mp.sqrt(disc)) / (2 * a)])
+            lo, hi = mp.ncdf((r1 - m) / s), mp.ncdf((m - r2) / s)
+            return lo + hi if a > 0 else 1 - lo - hi
+
+        d = prob(m1, s1) - mp.exp(eps) * prob(m2, s2)
+        return mp.log(d) if d > 0 else mp.mpf("-inf")
+
+    args = [mp.mpf(x) for x in (eps, m1, s1, m2, s2)]
+    return max(one(*args), one(args[0], *args[3:], *args[1:3]))
+
+
+@pytest.mark.parametrize(
+    ("pair", "rel"),
+    [
+        ((0.0, 1e-6, 1.0, 1e-6), 1e-13),  # Gaussian mechanism, eps ~ 5e11
+        ((0.0, 1e-10, 1.0, 1e-10), 1e-13),  # eps ~ 5e19
+        ((0.0, 1e-20, 1.0, 1e-20), 1e-13),  # eps ~ 5e39
+        ((0.0, 1.0, 1e3, 1.3), 1e-13),  # unequal sds, eps ~ 5e5
+        ((0.0, 1.0, 1e6, 1.01), 1e-13),  # eps ~ 5e11
+        ((0.0, 1.0, 1e8, 1.3), 1e-12),  # eps ~ 5e15
+    ],
+)
+def test_huge_epsilon_vs_mpmath(pair, rel):
+    """The true root lies within ``rel`` of the returned eps (mpmath, 80 digits)."""
+    delta = 1e-5
+    eps = epsilon_two_gaussians(*pair, delta)
+    with mp.workdps(80):
+        target = mp.log(mp.mpf(delta))
+        below = _log_delta_mp(mp.mpf(eps) * (1 - rel), *pair) - target
+        above = _log_delta_mp(mp.mpf(eps) * (1 + rel), *pair) - target
+    assert below > 0 > above, (eps, below, above)
+
+
+def test_epsilon_beyond_the_largest_float_is_inf():
+    assert gaussian_mechanism_epsilon(1.3e-154, 1e-5) == pytest.approx(1 / (2 * 1.3e-154**2))
+    assert gaussian_mechanism_epsilon(1e-160, 1e-5) == math.inf  # eps ~ 5e319
+    assert delta_two_gaussians(0.0, 1.0, 1e-7, 1.0, 1e300) == 0.0
+
+
+def test_huge_epsilon_calibration_round_trip():
+    for eps in (1e6, 1e9):
+        s = gaussian_mechanism_sigma(eps, 1e-5)
+        assert gaussian_mechanism_epsilon(s, 1e-5) == pytest.approx(eps, rel=1e-9)
+
+
+def test_ordinary_epsilon_values_unchanged():
+    """Values of the previous implementation (bracket capped at 1e6), to 1e-13."""
+    assert gaussian_mechanism_epsilon(4.22, 1e-6) == pytest.approx(1.0011951320408443, rel=1e-13)
+    assert gaussian_mechanism_epsilon(0.541, 1e-10) == pytest.approx(13.03466930034047, rel=1e-13)
+    assert gaussian_mechanism_epsilon(0.01, 1e-5) == pytest.approx(5425.509846147428, rel=1e-13)

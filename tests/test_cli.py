@@ -34,7 +34,7 @@ def test_acceptance_estimate_writes_posterior_and_report(strong_csv, tmp_path, c
     captured = capsys.readouterr()
     assert rc == 0
     assert "eps" in captured.out and "r_hat" in captured.out
-    assert "sampling done in" in captured.out
+    assert "sampling done in" in captured.err and "bayes-dp:" not in captured.out
     post = bdp.load_posterior(out / "posterior.nc")
     assert post.n_draws == 200 and post.settings["seed"] == 0
     html = (out / "report.html").read_text()
@@ -55,6 +55,60 @@ def test_acceptance_bad_fn_names_row_and_column(tmp_path, capsys):
     "name, content, needles",
     [
         ("missing.csv", "fp,n_neg,fn\n40,1000,250\n", ["missing column 'n_pos'"]),
+        (
+            "typo.csv",
+            "fp,n_nge,fn,n_pos\n40,1000,250,1000\n",
+            ["unknown column 'n_nge'", "did you mean 'n_neg'?"],
+        ),
+        (
+            "extra.csv",
+            "fp,n_neg,fn,n_pos,notes,grup\n40,1000,250,1000,x,a\n",
+            ["unknown columns 'notes'", "'grup' (did you mean 'group'?)", "valid columns"],
+        ),
+        (
+            "dup.csv",
+            "fp,n_neg,fn,n_pos,FP\n40,1000,250,1000,3\n",
+            ["duplicate column 'fp'", "'FP'", "case-insensitive"],
+        ),
+        ("dup2.csv", "fp,fp,n_neg,fn,n_pos\n1,1,10,2,10\n", ["duplicate column 'fp'"]),
+        (
+            "semi.csv",
+            "fp;n_neg;fn;n_pos\n40;1000;250;1000\n",
+            ["'fp;n_neg;fn;n_pos'", "semicolon-separated", "comma-separated"],
+        ),
+        ("trailing.csv", "fp,n_neg,fn,n_pos,\n1,10,2,10,\n", ["header cell 5 is empty"]),
+        (
+            "emptygroup.csv",
+            "fp,n_neg,fn,n_pos,group\n1,10,2,10,a\n1,10,2,10,\n",
+            ["row 2", "'group'", "empty cell"],
+        ),
+        (
+            "emptylik.csv",
+            "fp,n_neg,fn,n_pos,likelihood\n1,10,2,10,\n",
+            ["row 1", "'likelihood'", "empty cell"],
+        ),
+        (
+            "slash.csv",
+            "fp,n_neg,fn,n_pos,group\n1,10,2,10,a/b\n",
+            ["row 1", "'group'", "'/'", "'a/b'"],
+        ),
+        (
+            "rowkeys.json",
+            '[{"fp": 1, "n_neg": 10, "fn": 2, "n_pos": 10, "Fp": 3}]',
+            ["row 1", "duplicate column 'fp'"],
+        ),
+        (
+            "rowtypo.json",
+            '[{"fp": 1, "n_neg": 10, "fn": 2, "n_pos": 10, "gruop": "a"}]',
+            ["row 1", "unknown column 'gruop'", "did you mean 'group'?"],
+        ),
+        ("dupkey.json", '{"fp": [1], "fp": [2], "n_neg": [10]}', ["duplicate key 'fp'"]),
+        (
+            "nullgroup.json",
+            '{"fp": [1, 2], "n_neg": [10, 10], "fn": [1, 1], "n_pos": [10, 10], '
+            '"group": ["a", null]}',
+            ["row 2", "'group'", "empty cell"],
+        ),
         ("text.csv", "fp,n_neg,fn,n_pos\n40,1000,abc,1000\n", ["row 1", "'fn'", "'abc'"]),
         ("frac.csv", "fp,n_neg,fn,n_pos\n40,1000,2.5,1000\n", ["row 1", "'fn'", "2.5"]),
         ("neg.csv", "fp,n_neg,fn,n_pos\n-1,1000,2,1000\n", ["row 1", "'fp'", ">= 0"]),
@@ -160,7 +214,13 @@ def test_fixed_s_and_report_subcommand(strong_csv, tmp_path, capsys):
     assert post.var_names == ["eps"] and post.settings["fixed"] == {"s": 0.5}
     assert "fixed at 0.5" in capsys.readouterr().err
     rc = main(["report", str(out / "posterior.nc"), "--out", str(tmp_path / "again.html")])
+    captured = capsys.readouterr()
     assert rc == 0 and (tmp_path / "again.html").read_text().count("<img ") >= 3
+    assert captured.out == "" and "wrote" in captured.err  # log lines go to stderr
+    rc = main(["report", str(out / "posterior.nc"), "--out", str(tmp_path / "b.html"), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert rc == 0 and result["fixed"] == {"s": 0.5} and "s" not in result["variables"]
+    assert result["files"]["report"] == str(tmp_path / "b.html")
 
 
 def test_subprocess_entry_point(strong_csv, tmp_path):
@@ -229,3 +289,158 @@ def test_progress_ticker_prints_while_running():
     with _Ticker(quiet, 0):
         time.sleep(0.1)
     assert quiet.getvalue() == ""
+
+
+def test_headers_are_case_insensitive(tmp_path):
+    path = tmp_path / "upper.csv"
+    path.write_text(
+        " FP ,N_Neg,fn,N_POS,Group,LIKELIHOOD\n1,10,2,10,a,binomial\n3,10,4,10,a,binomial\n"
+    )
+    (g,) = read_counts(path)
+    assert g.name == "a" and g.counts.fp.tolist() == [1, 3] and g.counts.n_pos.tolist() == [10, 10]
+    cols = tmp_path / "upper.json"
+    cols.write_text(json.dumps({"FP": [1], "N_NEG": [10], "Fn": [2], "n_pos": [10]}))
+    assert read_counts(cols)[0].counts.fn.tolist() == [2]
+
+
+def test_unicode_group_names_from_csv(tmp_path):
+    import unicodedata
+
+    path = tmp_path / "uni.csv"
+    nfd = unicodedata.normalize("NFD", "café")
+    path.write_text(
+        f"fp,n_neg,fn,n_pos,group\n1,10,2,10,café\n1,10,2,10,{nfd}\n3,10,4,10,Ωmega run-2\n",
+        encoding="utf-8",
+    )
+    groups = read_counts(path)
+    assert [g.name for g in groups] == ["café", "Ωmega run-2"]  # NFD and NFC: one group
+    assert len(groups[0].counts) == 2
+
+
+def test_unicode_group_names_survive_the_cli(tmp_path, capsys):
+    path = tmp_path / "uni.csv"
+    path.write_text(
+        "fp,n_neg,fn,n_pos,group\n40,1000,250,1000,café\n60,1000,150,1000,Ωmega run-2\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "o"
+    rc = main(["estimate", str(path), "--delta", "1e-5", "--out", str(out), "--json", *FAST])
+    result = json.loads(capsys.readouterr().out)
+    assert rc == 0 and "s_Ωmega run-2" in result["variables"]
+    post = bdp.load_posterior(out / "posterior.nc")
+    assert "s_Ωmega run-2" in post.var_names
+    assert [g["name"] for g in post.settings["groups"]] == ["café", "Ωmega run-2"]
+
+
+@pytest.mark.parametrize("target", ["/proc/x", "/proc/x/y"])
+def test_unwritable_out_fails_before_reading_or_sampling(strong_csv, capsys, target, monkeypatch):
+    import bayes_dp.estimate
+
+    def boom(*args, **kwargs):
+        raise AssertionError("sampling must not start")
+
+    monkeypatch.setattr(bdp, "estimate_epsilon", boom)
+    monkeypatch.setattr(bayes_dp.estimate, "estimate_epsilon", boom)
+    rc = main(["estimate", str(strong_csv), "--delta", "1e-5", "--out", target, *FAST])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.startswith("bayes-dp: error: --out " + target), err
+    assert "/proc" in err and "writable" in err and err.count("\n") == 1
+
+
+def test_out_that_is_a_file_fails_at_once(strong_csv, tmp_path, capsys):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    assert main(["estimate", str(strong_csv), "--delta", "1e-5", "--out", str(f)]) == 1
+    assert "is not a folder" in capsys.readouterr().err
+    sub = f / "sub"
+    assert main(["estimate", str(strong_csv), "--delta", "1e-5", "--out", str(sub)]) == 1
+    assert f"{f} exists and is not a folder" in capsys.readouterr().err
+
+
+def test_no_report_removes_stale_report(strong_csv, tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    stale = out / "report.html"
+    stale.write_text("<html>an earlier run</html>")
+    rc = main(
+        ["estimate", str(strong_csv), "--delta", "1e-5", "--out", str(out), "--no-report", *FAST]
+    )
+    err = capsys.readouterr().err
+    assert rc == 0 and not stale.exists() and (out / "posterior.nc").is_file()
+    assert "removed" in err and "report.html" in err
+
+
+def test_report_of_a_plain_file_names_it(tmp_path, capsys):
+    plain = write_csv(tmp_path / "plain.csv", [(1, 10, 2, 10)])
+    rc = main(["report", str(plain)])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.count("\n") == 1
+    assert "plain.csv" in err and "not a netCDF file" in err and "posterior" in err
+    assert "signature" not in err
+    assert main(["report", str(tmp_path)]) == 1
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_json_output_is_one_object_on_stdout(strong_csv, tmp_path, capsys):
+    out = tmp_path / "o"
+    rc = main(
+        [
+            "estimate",
+            str(strong_csv),
+            "--delta",
+            "1e-5",
+            "--out",
+            str(out),
+            "--json",
+            "--seed",
+            "3",
+            *FAST,
+        ]
+    )
+    captured = capsys.readouterr()
+    assert rc == 0
+    result = json.loads(captured.out)  # the whole of stdout is one JSON object
+    assert result["exit_status"] == 0 and "success" in result["exit_status_meaning"]
+    post = bdp.load_posterior(out / "posterior.nc")
+    lo, hi = post.interval(0.9, "eps")
+    assert result["eps"]["credible_interval"] == pytest.approx([lo, hi])
+    assert result["eps"]["median"] == pytest.approx(post.quantile(0.5, "eps"))
+    assert result["variables"]["eps"]["quantiles"]["0.95"] == pytest.approx(hi)
+    diag = post.diagnostics()
+    for v in ("eps", "s"):
+        assert result["diagnostics"][v]["r_hat"] == pytest.approx(diag[v]["r_hat"])
+        assert result["diagnostics"][v]["ess_bulk"] == pytest.approx(diag[v]["ess_bulk"])
+    assert isinstance(result["warnings"], list) and result["warnings"]  # 200 draws: low ESS
+    assert result["seed"] == 3 and result["versions"]["bayes-dp"] == bdp.__version__
+    assert result["files"] == {
+        "posterior": str(out / "posterior.nc"),
+        "report": str(out / "report.html"),
+    }
+    assert "sampling done" in captured.err and "warning:" in captured.err
+
+
+def test_json_failure_and_usage_error(tmp_path, capsys):
+    bad = write_csv(tmp_path / "bad.csv", [(40, 1000, 1001, 1000)])
+    rc = main(["estimate", str(bad), "--delta", "1e-5", "--out", str(tmp_path / "o"), "--json"])
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert rc == 1 and result["exit_status"] == 1 and "'fn'" in result["error"]
+    assert captured.err.startswith("bayes-dp: error:")
+    assert main(["estimate", str(bad), "--json"]) == 2
+    result = json.loads(capsys.readouterr().out)
+    assert result["exit_status"] == 2 and "--delta" in result["error"]
+
+
+def test_quiet_silences_log_lines(strong_csv, tmp_path, capsys):
+    out = tmp_path / "o"
+    args = ["estimate", str(strong_csv), "--delta", "1e-5", "--out", str(out), "--quiet"]
+    rc = main([*args, "--no-report", *FAST[:-2], "--progress-every", "0.01"])
+    captured = capsys.readouterr()
+    assert rc == 0 and "eps" in captured.out
+    lines = captured.err.splitlines()
+    assert lines and all(line.startswith("bayes-dp: warning:") for line in lines), lines
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"bayes-dp {bdp.__version__}"

@@ -132,7 +132,7 @@ def test_bad_counts_type():
         (lambda: bdp.Beta(1.0, -1.0), ValueError, ["b"]),
         (lambda: bdp.LogNormal(0.0, 0.0), ValueError, ["sigma"]),
         (lambda: bdp.Evidence(COUNTS, likelihood="poisson"), ValueError, ["likelihood"]),
-        (lambda: bdp.Evidence(COUNTS, name="a b"), ValueError, ["name"]),
+        (lambda: bdp.Evidence(COUNTS, name="a/b"), ValueError, ["name", "a/b"]),
         (lambda: bdp.Evidence(COUNTS, strength="mine"), ValueError, ["strength"]),
         (lambda: bdp.Evidence(COUNTS, fix={"tau": 0.0}), ValueError, ["tau"]),
     ],

@@ -77,3 +77,20 @@ def test_concat_and_indexing():
         bdp.AttackCounts.concat([a, "x"])
     with pytest.raises(ValueError, match="empty"):
         bdp.AttackCounts.concat([])
+
+
+def test_length_one_list_does_not_broadcast():
+    with pytest.raises(ValueError) as info:
+        bdp.AttackCounts(fp=[1, 2], n_neg=[1000], fn=[3, 4], n_pos=1000)
+    msg = str(info.value)
+    assert "`n_neg`" in msg and "length 1" in msg and "length 2" in msg
+    assert "only scalars broadcast" in msg and "'n_pos': 'scalar'" in msg
+    with pytest.raises(ValueError, match="`fn` has length 1"):
+        bdp.AttackCounts(fp=[1, 2], n_neg=10, fn=np.array([3]), n_pos=10)
+
+
+def test_scalars_and_zero_d_arrays_still_broadcast():
+    c = bdp.AttackCounts(fp=[1, 2], n_neg=np.array(1000), fn=[3, 4], n_pos=np.int64(500))
+    assert c.n_neg.tolist() == [1000, 1000] and c.n_pos.tolist() == [500, 500]
+    one = bdp.AttackCounts(fp=[1], n_neg=[10], fn=[2], n_pos=10)  # all of length 1: fine
+    assert len(one) == 1

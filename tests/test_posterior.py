@@ -91,3 +91,21 @@ def test_check_warns_on_bad_chains():
     with pytest.warns(bdp.ConvergenceWarning, match="r_hat") as rec:
         p.check()
     assert rec[0].message.var == "eps" and rec[0].message.r_hat > 1.01
+
+
+def test_load_posterior_names_files_it_cannot_read(tmp_path):
+    plain = tmp_path / "plain.csv"
+    plain.write_text("fp,n_neg,fn,n_pos\n1,10,2,10\n")
+    with pytest.raises(ValueError) as info:
+        bdp.load_posterior(plain)
+    msg = str(info.value)
+    assert "plain.csv" in msg and "not a netCDF file" in msg and "'fp,n_neg,fn,n_pos'" in msg
+    assert "Posterior.to_netcdf" in msg and "signature" not in msg
+    with pytest.raises(ValueError, match="is a folder"):
+        bdp.load_posterior(tmp_path)
+    broken = tmp_path / "broken.nc"
+    broken.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 40)  # HDF5 signature, no content
+    with pytest.raises(ValueError, match="broken.nc.*could not be read as a bayes_dp posterior"):
+        bdp.load_posterior(broken)
+    with pytest.raises(FileNotFoundError, match="nope.nc"):
+        bdp.load_posterior(tmp_path / "nope.nc")

@@ -4,8 +4,10 @@ For ``P = N(mu1, sd1^2)`` and ``Q = N(mu2, sd2^2)`` the privacy loss
 ``f(x) = log p(x) / q(x) = a x^2 + b x + c`` is quadratic, so the hockey-stick divergence
 ``H_{e^eps}(P || Q) = P[f > eps] - e^eps Q[f > eps]`` is a difference of Gaussian probabilities of
 one or two intervals (Andrew et al., one-shot estimation, Sec. 3.2; Steinke 2022, Prop. 7). Every
-probability is kept as a logarithm (``scipy.special.log_ndtr``), so delta down to 1e-300 and
-epsilon in the hundreds are computed without underflow.
+probability is kept as a logarithm (``scipy.special.log_ndtr``), so delta down to 1e-300 is
+computed without underflow. With equal standard deviations (the Gaussian mechanism) delta(eps)
+is evaluated through Mills ratios, which keeps full precision for any epsilon up to the largest
+float (about 1.8e308); beyond it the epsilon returned is ``inf``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ __all__ = [
 ]
 
 _NEG_INF = -math.inf
+#: Up to this epsilon the root is bracketed by doubling and found in eps itself.
+_LINEAR_BRACKET_MAX = 2.0**20
+#: log of the largest float; the bracket in log(eps) stops here.
+_LOG_FLOAT_MAX = math.log(np.finfo(float).max)
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_PI_2 = 0.5 * math.log(0.5 * math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def _log1mexp(x: float) -> float:
@@ -81,8 +90,36 @@ def _loss_coefficients(m1: float, s1: float, m2: float, s2: float) -> tuple[floa
     return a, b, c
 
 
+def _log_mills(t: float) -> float:
+    """``log R(t)`` of the Mills ratio ``R(t) = P[Z > t] / phi(t)`` of a standard normal."""
+    if t >= 0.0:  # erfcx(x) = exp(x^2) erfc(x) stays finite and accurate for large x
+        return math.log(float(special.erfcx(t / _SQRT2))) + _LOG_SQRT_PI_2
+    return float(special.log_ndtr(-t)) + 0.5 * t * t + _LOG_SQRT_2PI
+
+
+def _log_delta_equal_sd(eps: float, d: float) -> float:
+    """``log H_{e^eps}`` between two Gaussians with the same sd, means ``d`` sds apart.
+
+    ``delta = Phi(z1) - e^eps Phi(z2)`` with ``z1 = d/2 - eps/d`` and ``z2 = -d/2 - eps/d``
+    (Balle and Wang 2018). Since ``e^eps phi(z2) = phi(z1)``, the ratio of the two terms is
+    ``R(-z2) / R(-z1)`` (Mills ratios), which involves no quantity of the size of eps; so the
+    result keeps full precision for eps up to the largest float, where ``eps + log Phi(z2)``
+    would cancel catastrophically.
+    """
+    if d == 0.0:
+        return _NEG_INF
+    z1 = 0.5 * d - eps / d
+    z2 = -0.5 * d - eps / d
+    log_ratio = _log_mills(-z2) - _log_mills(-z1)
+    if log_ratio >= 0.0:
+        return _NEG_INF
+    return float(special.log_ndtr(z1)) + _log1mexp(log_ratio)
+
+
 def _log_delta_direction(eps: float, m1: float, s1: float, m2: float, s2: float) -> float:
     """``log H_{e^eps}(P1 || P2)``; ``-inf`` when the divergence is 0 (or rounds below 0)."""
+    if s1 == s2:  # linear privacy loss: the stable closed form
+        return _log_delta_equal_sd(eps, abs(m1 - m2) / s1)
     a, b, c = _loss_coefficients(m1, s1, m2, s2)
     lp = _log_prob_positive(a, b, c - eps, m1, s1)  # Pr[Z1 > eps]
     lq = _log_prob_positive(a, b, c - eps, m2, s2)  # Pr[-Z2 > eps]: same event under P2
@@ -162,7 +199,8 @@ def epsilon_two_gaussians(mu1: float, sd1: float, mu2: float, sd2: float, delta:
     Returns
     -------
     float
-        The epsilon (>= 0); ``0.0`` when the pair is already within ``delta`` at epsilon 0.
+        The epsilon (>= 0); ``0.0`` when the pair is already within ``delta`` at epsilon 0;
+        ``inf`` only when it exceeds the largest float.
 
     Raises
     ------
@@ -173,10 +211,15 @@ def epsilon_two_gaussians(mu1: float, sd1: float, mu2: float, sd2: float, delta:
     Notes
     -----
     ``log delta(eps)`` is evaluated with log-CDFs only, and the root of
-    ``log delta(eps) = log delta`` is found by Brent's method after bracketing; delta as small as
-    1e-10 and epsilon around 40 or more keep full relative precision. Unequal variances give
-    epsilon > 0 even with equal means, and the result does not depend on the sign of
-    ``mu2 - mu1``.
+    ``log delta(eps) = log delta`` is found by Brent's method after bracketing: the bracket
+    doubles up to eps = 2^20, then grows in log(eps) (eps squared each step) up to the largest
+    float, so there is no cap (dp_accounting's PLD accountant gives 1,026,500 for
+    sigma = 7e-4, delta = 1e-5; this gives 1,026,499.87). ``inf`` is returned only when
+    delta(eps) still exceeds ``delta`` at the largest float. With ``sd1 == sd2`` the result has
+    full relative precision (about 1e-15) at any epsilon; with unequal standard deviations
+    ``eps + log Q`` cancels, and the relative precision, about 1e-13 up to eps = 1e15, falls to
+    about 1e-7 at eps = 5e17. Unequal variances give epsilon > 0 even with equal means, and the
+    result does not depend on the sign of ``mu2 - mu1``.
 
     Examples
     --------
@@ -200,12 +243,31 @@ def _solve_epsilon(log_delta_fn, delta: float) -> float:
 
     if g(0.0) <= 0.0:
         return 0.0
+    rtol = 4 * np.finfo(float).eps
     lo, hi = 0.0, 1.0
     while g(hi) > 0.0:
         lo, hi = hi, 2.0 * hi
-        if hi > 1e6:
-            return math.inf
-    return float(optimize.brentq(g, lo, hi, xtol=1e-13, rtol=4 * np.finfo(float).eps, maxiter=500))
+        if hi > _LINEAR_BRACKET_MAX:
+            break
+    else:
+        return float(optimize.brentq(g, lo, hi, xtol=1e-13, rtol=rtol, maxiter=500))
+
+    # huge epsilon: the bracket grows in u = log(eps) (eps is squared each step) up to the
+    # largest float, and the root is found in u
+    def h(u: float) -> float:
+        return g(math.exp(u))
+
+    u_lo, u_hi = math.log(lo), math.log(hi)
+    while h(u_hi) > 0.0:
+        if u_hi >= _LOG_FLOAT_MAX:
+            return math.inf  # delta(eps) > delta even at the largest float
+        u_lo, u_hi = u_hi, min(2.0 * u_hi, _LOG_FLOAT_MAX)
+    eps = math.exp(optimize.brentq(h, u_lo, u_hi, xtol=1e-300, rtol=rtol, maxiter=500))
+    # the root in u is within 4 ulp * |u| <= 3e-13 relative in eps: polish it in eps itself
+    lo, hi = eps * (1.0 - 1e-12), min(eps * (1.0 + 1e-12), np.finfo(float).max)
+    if g(lo) > 0.0 >= g(hi):
+        eps = optimize.brentq(g, lo, hi, xtol=1e-300, rtol=rtol, maxiter=100)
+    return float(eps)
 
 
 def gaussian_mechanism_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -228,6 +290,8 @@ def gaussian_mechanism_epsilon(sigma: float, delta: float, sensitivity: float = 
     --------
     >>> round(gaussian_mechanism_epsilon(4.22, 1e-6), 3)
     1.001
+    >>> round(gaussian_mechanism_epsilon(7e-4, 1e-5), 2)  # no cap on epsilon
+    1026499.87
     """
     sigma = check_real("sigma", sigma, low=0.0, low_open=True)
     sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
