@@ -11,6 +11,7 @@ from scipy import stats
 
 import bayes_dp as bdp
 import mia
+from bayes_dp.cli import main
 
 
 def _random_design(seed, n_models=14, n_targets=7, p=0.5, mu=1.2):
@@ -379,3 +380,37 @@ def test_read_score_file_npz_missing_array(tmp_path):
     np.savez(tmp_path / "x.npz", scores=GOOD_S, member=GOOD_K)
     with pytest.raises(ValueError, match="no array 'keep' .*scores, member"):
         mia.read_score_file(tmp_path / "x.npz")
+
+
+FAST = ["--draws", "200", "--tune", "100", "--chains", "2", "--progress-every", "0", "--no-report"]
+
+
+def test_cli_estimate_from_score_files(tmp_path, capsys):
+    scores, keep = mia.simulate_score_matrix(24, 5, 2.0, seed=0)
+    np.savez(tmp_path / "scores.npz", scores=scores, keep=keep)
+    rc = main(
+        ["estimate", str(tmp_path / "scores.npz"), "--delta", "1e-5"]
+        + ["--out", str(tmp_path / "o1"), *FAST]
+    )
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    assert "online test at alpha=0.1, 5 targets counted, 0 skipped" in captured.out
+    post = bdp.load_posterior(tmp_path / "o1" / "posterior.nc")
+    assert "tau_lira" in post.var_names
+    csv = _write_long_csv(tmp_path / "scores.csv", scores, keep)
+    rc = main(
+        ["estimate", str(csv), "--delta", "1e-5", "--out", str(tmp_path / "o2"), *FAST]
+        + ["--alpha", "0.05", "--score-method", "offline-fixed"]
+    )
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    assert "offline-fixed test at alpha=0.05" in captured.out
+
+
+def test_cli_score_file_error_is_one_line(tmp_path, capsys):
+    p = tmp_path / "bad.csv"
+    p.write_text("model,target,score,member\n0,0,1.0,1\n0,0,2.0,0\n")
+    rc = main(["estimate", str(p), "--delta", "1e-5", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.count("\n") == 1 and "rows 1 and 2" in err
+    assert not (tmp_path / "o").exists()
