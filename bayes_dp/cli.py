@@ -9,9 +9,12 @@ posterior of eps, prints the summary and writes ``DIR/posterior.nc`` and ``DIR/r
 Input files (CSV with a header line, or JSON: a list of row objects or an object of columns)
 have the columns ``fp, n_neg, fn, n_pos`` (one row per challenge base) and optionally ``group``
 (rows with the same group form one :class:`~bayes_dp.Evidence`; the first group shares the
-strength ``s``, later groups get their own ``s_<group>``) and ``likelihood``. Column names are
-case-insensitive; unknown, duplicate or misspelt columns, empty cells and invalid group names
-are errors.
+strength ``s``, later groups get their own ``s_<group>``) and ``likelihood`` (default
+"binomial"). Column names are case-insensitive; unknown, duplicate or misspelt columns, empty
+cells and invalid group names are errors. A score matrix of your own attack (``.npz`` with arrays
+``scores`` and ``keep``, or a long ``.csv`` with columns ``model, target, score, member``) is
+turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``--alpha``,
+``--score-method``).
 
 Exit statuses: 0 success (possibly with warnings); 1 bad input, or a file that cannot be read
 or written (one line ``bayes-dp: error: ...`` on stderr naming the file, row and column); 2
@@ -43,6 +46,7 @@ REQUIRED = ("fp", "n_neg", "fn", "n_pos")
 OPTIONAL = ("group", "likelihood")
 VALID = REQUIRED + OPTIONAL
 DEFAULT_GROUP = "counts"
+SCORE_METHODS = ("online", "offline", "online-fixed", "offline-fixed")
 
 #: Exit statuses of ``bayes-dp`` and what they mean (also in the ``--json`` output).
 EXIT_STATUSES = {
@@ -392,7 +396,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Read counts (columns fp, n_neg, fn, n_pos; optional group, likelihood), "
         "sample the posterior, print its summary, write DIR/posterior.nc and DIR/report.html.",
     )
-    e.add_argument("counts", metavar="COUNTS", help="counts file (.csv or .json)")
+    e.add_argument(
+        "counts",
+        metavar="COUNTS",
+        help="counts file (.csv or .json), or score file (.npz, or .csv with columns model, "
+        "target, score, member)",
+    )
     e.add_argument("--delta", type=float, required=True, help="the known DP delta, in [0, 1)")
     e.add_argument(
         "--out", required=True, metavar="DIR", help="output folder (created; checked first)"
@@ -426,6 +435,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--cores", type=int, default=None, help="threads for the chains")
     e.add_argument("--format", choices=("auto", "csv", "json"), default="auto")
+    e.add_argument(
+        "--alpha",
+        type=float,
+        default=0.1,
+        help="score files only: target type-I error of the membership test (default 0.1)",
+    )
+    e.add_argument(
+        "--score-method",
+        choices=SCORE_METHODS,
+        default="online",
+        help="score files only: LiRA online or offline test; '-fixed': one variance pooled over "
+        "targets (default online)",
+    )
     e.add_argument(
         "--no-report",
         action="store_true",
@@ -532,13 +554,45 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
     }
 
 
+def _is_score_file(path: Path, fmt: str) -> bool:
+    """An ``.npz``, or a CSV whose header has the columns ``score`` and ``member``."""
+    if path.suffix.lower() == ".npz":
+        return True
+    if fmt == "json" or (fmt == "auto" and path.suffix.lower() != ".csv") or not path.is_file():
+        return False
+    with path.open(encoding="utf-8-sig") as fh:
+        header = {c.strip() for c in fh.readline().split(",")}
+    return {"score", "member"} <= header
+
+
+def _score_groups(args, log) -> list:
+    """Cross-fed counts from a score file, as one bivariate-normal Evidence group."""
+    # Lazy import: mia builds on bayes_dp, so bayes_dp must not import mia at import time.
+    import mia
+
+    scores, keep = mia.read_score_file(args.counts)
+    method, _, fixed = args.score_method.partition("-")
+    res = mia.counts_from_score_matrix(
+        scores, keep, args.alpha, method, fixed_variance=bool(fixed), skip=True
+    )
+    log(
+        f"scores of {keep.shape[1]} targets under {keep.shape[0]} models: "
+        f"{args.score_method} test at alpha={res.alpha:g}, {len(res.counts)} targets counted, "
+        f"{res.n_skipped} skipped (too few IN/OUT models or no spread)"
+    )
+    return [res.to_evidence(name="lira")]
+
+
 def _estimate(args, out, log) -> dict:
     import bayes_dp as bdp
 
     t0 = time.perf_counter()
     outdir = Path(args.out)
     _check_writable_dir(outdir)
-    groups = read_counts(args.counts, fmt=args.format)
+    if _is_score_file(Path(args.counts), args.format):
+        groups = _score_groups(args, log)
+    else:
+        groups = read_counts(args.counts, fmt=args.format)
     n_bases = sum(len(g.counts) for g in groups)
     log(f"read {n_bases} challenge bases in {len(groups)} group(s) from {args.counts}")
     if args.s is not None:

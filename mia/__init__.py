@@ -3,7 +3,9 @@
 The LiRA pipeline of Yildirim et al. (Sec. 3): train models on ``D`` and ``D + {z}``
 (:mod:`mia.training`, :func:`run_audit`), test the loss of ``z`` with the Gaussian
 likelihood-ratio test (:func:`learn_and_decide`) and count errors with the cross-fed
-measurement (:func:`cross_fed_counts`). Canary audits for federated learning (one-shot random
+measurement (:func:`cross_fed_counts`). Score matrices of your own LiRA-style attack (every model
+trained on a random half of the targets) become counts with :func:`counts_from_score_matrix`
+(:mod:`mia.scores`). Canary audits for federated learning (one-shot random
 canaries, CANIFE) live in :mod:`mia.canary`.
 """
 
@@ -12,6 +14,12 @@ from .audit import AuditResult, run_audit
 from .data import ChallengeBase, draw_challenge_bases, load_digits
 from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
 from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
+from .scores import (
+    ScoreMatrixCounts,
+    counts_from_score_matrix,
+    read_score_file,
+    simulate_score_matrix,
+)
 from .training import DPSGD, MLP, SoftmaxRegression, TrainingAlgorithm, cross_entropy
 
 __all__ = [
@@ -19,9 +27,11 @@ __all__ = [
     "MLP",
     "AuditResult",
     "ChallengeBase",
+    "ScoreMatrixCounts",
     "SoftmaxRegression",
     "TrainingAlgorithm",
     "canary",
+    "counts_from_score_matrix",
     "cross_entropy",
     "cross_fed_counts",
     "cross_fed_decisions",
@@ -32,5 +42,7 @@ __all__ = [
     "lira_logit",
     "load_digits",
     "logit_confidence",
+    "read_score_file",
     "run_audit",
+    "simulate_score_matrix",
 ]

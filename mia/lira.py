@@ -45,7 +45,7 @@ def _check_alpha(name: str, alpha) -> np.ndarray:
     bad = ~((arr > 0) & (arr < 1))
     if bad.any():
         raise ValueError(
-            f"`{name}` must lie in the open interval (0, 1); found {arr[bad].flat[0]!r}"
+            f"`{name}` must lie in the open interval (0, 1); found {arr[bad].flat[0].item()!r}"
         )
     return arr
 

@@ -9,16 +9,37 @@ from .lira import _as_alphas, _check_losses, _decide
 __all__ = ["cross_fed_counts", "cross_fed_decisions", "independent_counts"]
 
 
+def _loo_sums(x: np.ndarray, mask: np.ndarray | None = None):
+    """Sums for leave-one-out normal fits along axis 0, optionally over the entries in ``mask``.
+
+    For every column ``t``, with ``n`` the number of entries of the column in ``mask`` (all of
+    them when ``mask`` is None), returns ``n``, the mean, ``q`` (the sum of squared deviations)
+    and, for every entry, the mean and ``q`` of its column with that entry left out:
+    ``mean_loo = mean - dev / (n - 1)`` and ``q_loo = q - dev**2 n / (n - 1)`` (clipped at 0),
+    ``dev = x - mean``. The unbiased variances are ``q / (n - 1)`` and ``q_loo / (n - 2)``.
+    Entries outside ``mask`` get meaningless leave-one-out values; so do columns with
+    ``n < 2`` (no warning is raised).
+    """
+    if mask is None:
+        n = np.asarray(x.shape[0])
+        mean = x.sum(axis=0) / n
+        dev = x - mean
+    else:
+        n = mask.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(mask, x, 0.0).sum(axis=0) / n
+        dev = np.where(mask, x - mean, 0.0)
+    q = (dev * dev).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_loo = mean - dev / (n - 1)
+        q_loo = np.maximum(q - dev * dev * n / (n - 1), 0.0)
+    return n, mean, q, mean_loo, q_loo
+
+
 def _loo_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Leave-one-out mean and unbiased variance of ``x`` (length N >= 3), each of shape (N,)."""
-    n = x.size
-    mean = x.mean()
-    dev = x - mean
-    q = np.dot(dev, dev)
-    mean_loo = mean - dev / (n - 1)
-    q_loo = q - dev * dev * n / (n - 1)
-    var_loo = np.maximum(q_loo, 0.0) / (n - 2)
-    return mean_loo, var_loo
+    n, _, _, mean_loo, q_loo = _loo_sums(x)
+    return mean_loo, q_loo / (n - 2)
 
 
 def _check_spread(name: str, var) -> None:

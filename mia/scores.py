@@ -1,0 +1,566 @@
+"""Bring your own attack: LiRA-style score matrices to cross-fed attack counts.
+
+A LiRA-style experiment (Carlini et al., 2022) trains ``n_models`` models, each on a random
+subset (typically half) of a pool of ``n_targets`` examples, and records a score of every target
+under every model: ``scores[m, t]`` (a loss, or LiRA's logit-scaled confidence
+:func:`mia.lira_logit`; optionally ``scores[m, t, a]`` for several augmentations) and
+``keep[m, t]`` (True when model ``m`` trained on target ``t``). :func:`counts_from_score_matrix`
+turns these into :class:`bayes_dp.AttackCounts` with the cross-fed measurement of the paper's
+Alg. 5: every target is its own challenge base, and every model in turn is held out and
+attacked with the others as shadow models. How this design differs from the paper's challenge
+bases is discussed in ``docs/lira.md`` ("Bring your own scores").
+
+:func:`simulate_score_matrix` draws a score matrix from a Gaussian mechanism with known epsilon
+(for calibration), and :func:`read_score_file` reads ``.npz`` and long ``.csv`` score files (the
+``bayes-dp estimate`` command uses it).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bayes_dp import AttackCounts, Evidence
+from bayes_dp._validation import as_generator, check_positive_int, check_real
+
+from .lira import _check_alpha, _decide
+from .measure import _loo_sums
+
+__all__ = [
+    "METHODS",
+    "ScoreMatrixCounts",
+    "counts_from_score_matrix",
+    "read_score_file",
+    "simulate_score_matrix",
+]
+
+#: The tests :func:`counts_from_score_matrix` offers.
+METHODS = ("online", "offline")
+_SIDES = ("auto", "greater", "less")
+_SHOW = 5  # targets named in an error message
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreMatrixCounts:
+    """Cross-fed counts from a score matrix, with the diagnostics of how they were made.
+
+    Attributes
+    ----------
+    counts : bayes_dp.AttackCounts
+        One row per counted target (challenge base): ``fp`` out of ``n_neg`` OUT models and
+        ``fn`` out of ``n_pos`` IN models.
+    targets : numpy.ndarray of int
+        Index (column of ``scores``) of the target behind each row of ``counts``.
+    skipped : numpy.ndarray of int
+        Targets left out (``skip=True``): fewer than the required IN or OUT models, or (with
+        per-target variances) no spread among their shadow scores.
+    n_in, n_out : numpy.ndarray of int, shape (n_targets,)
+        IN and OUT models of every target, skipped ones included.
+    decisions : numpy.ndarray of bool, shape (n_models, n_targets)
+        "Member" decisions of the held-out models; False for skipped targets.
+    alpha : float
+        Target type-I error of the test.
+    method : {"online", "offline"}
+        The test used.
+    fixed_variance : bool
+        Whether one variance pooled over targets was used.
+    variance : float or None
+        The pooled variance (all models counted) when ``fixed_variance``, else None.
+    side : {"greater", "less"} or None
+        For ``method="offline"``: whether high or low scores were taken as evidence of
+        membership.
+    """
+
+    counts: AttackCounts
+    targets: np.ndarray
+    skipped: np.ndarray
+    n_in: np.ndarray
+    n_out: np.ndarray
+    decisions: np.ndarray
+    alpha: float
+    method: str
+    fixed_variance: bool
+    variance: float | None
+    side: str | None
+
+    @property
+    def n_skipped(self) -> int:
+        """Number of targets left out."""
+        return int(self.skipped.size)
+
+    def __repr__(self) -> str:
+        fv = ", fixed variance" if self.fixed_variance else ""
+        return (
+            f"ScoreMatrixCounts({len(self.counts)} targets, {self.n_skipped} skipped, "
+            f"method={self.method!r}{fv}, alpha={self.alpha:g}, "
+            f"FP {int(self.counts.fp.sum())}/{int(self.counts.n_neg.sum())}, "
+            f"FN {int(self.counts.fn.sum())}/{int(self.counts.n_pos.sum())})"
+        )
+
+    def to_evidence(
+        self, *, name: str = "lira", likelihood: str = "bivariate_normal", **kwargs
+    ) -> Evidence:
+        """The counts as a :class:`bayes_dp.Evidence` group.
+
+        The decisions of one target share their shadow models, so they are correlated: the
+        ``"bivariate_normal"`` likelihood (paper eq. 7) is the default. ``kwargs`` go to
+        ``Evidence`` (``strength``, ``fix``).
+        """
+        return Evidence(self.counts, likelihood=likelihood, name=name, **kwargs)
+
+
+def _check_scores(scores) -> np.ndarray:
+    if isinstance(scores, (str, bytes)):
+        raise TypeError(f"`scores` must be an array of real scores; found {scores!r}")
+    try:
+        arr = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"`scores` must be an array of real scores; found {type(scores).__name__}"
+        ) from None
+    if arr.ndim not in (2, 3):
+        raise ValueError(
+            "`scores` must be 2-D (n_models, n_targets) or 3-D (n_models, n_targets, n_augs); "
+            f"found shape {arr.shape}"
+        )
+    if 0 in arr.shape:
+        raise ValueError(f"`scores` is empty; found shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = f"model {idx[0]}, target {idx[1]}"
+        if len(idx) > 2:
+            where += f", augmentation {idx[2]}"
+        more = int(bad.sum()) - 1
+        raise ValueError(
+            f"`scores` must be finite; found {float(arr[idx])!r} at ({where})"
+            + (f" and {more} more non-finite value(s)" if more else "")
+        )
+    return arr
+
+
+def _check_keep(keep, shape) -> np.ndarray:
+    if isinstance(keep, (str, bytes)):
+        raise TypeError(f"`keep` must be a boolean (or 0/1) array; found {keep!r}")
+    arr = np.asarray(keep)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`keep` must be a boolean (or 0/1) array; found dtype {arr.dtype}")
+    if arr.shape != shape:
+        raise ValueError(
+            f"`keep` must have shape (n_models, n_targets) = {shape}, matching `scores`; found "
+            f"{arr.shape}"
+        )
+    if arr.dtype.kind != "b":
+        bad = (arr != 0) & (arr != 1)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise ValueError(
+                f"`keep` must hold only True/False or 0/1; found {arr[i, j].item()!r} at "
+                f"(model {i}, target {j})"
+            )
+        arr = arr == 1
+    return arr
+
+
+def _describe(targets, n_in, n_out) -> str:
+    shown = ", ".join(f"{int(t)} ({n_in[t]} IN, {n_out[t]} OUT)" for t in targets[:_SHOW])
+    more = f" and {targets.size - _SHOW} more" if targets.size > _SHOW else ""
+    return shown + more
+
+
+def counts_from_score_matrix(
+    scores,
+    keep,
+    alpha: float,
+    method: str = "online",
+    *,
+    fixed_variance: bool = False,
+    side: str = "auto",
+    min_models: int | None = None,
+    skip: bool = False,
+) -> ScoreMatrixCounts:
+    """Cross-fed attack counts (paper Alg. 5) from a LiRA-style score matrix.
+
+    Every target is one challenge base. For each target and each model ``m`` in turn, model
+    ``m`` is the attacked model and the other models are the shadow models: normals are fitted
+    (sample mean, unbiased variance) to the target's scores under the other IN models and the
+    other OUT models, with ``m`` left out of its own side, and the score under ``m`` is tested
+    with the exact Gaussian likelihood-ratio test at type-I error ``alpha``
+    (:func:`mia.learn_and_decide`; the same implementation). A held-out OUT model decided
+    "member" is a false positive, a held-out IN model decided "non-member" a false negative.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n_models, n_targets) or (n_models, n_targets, n_augs)
+        Score of every target under every model: a loss, or LiRA's logit-scaled confidence
+        (:func:`mia.lira_logit`). With several augmentations per example the scores are
+        averaged over the last axis first (the mean of jointly normal scores is normal, so the
+        test keeps its exact size).
+    keep : array_like of bool or 0/1, shape (n_models, n_targets)
+        True (1) where the model was trained on the target (IN), False (0) where not (OUT).
+    alpha : float
+        Target type-I error of the test, in (0, 1).
+    method : {"online", "offline"}
+        ``"online"``: LiRA's online attack, the likelihood-ratio test between the IN and OUT
+        normals. ``"offline"``: LiRA's offline attack, which fits only the OUT normal and
+        decides "member" when the score is beyond its ``1 - alpha`` quantile on the side given
+        by ``side`` (a one-sided test of size ``alpha``); the IN models only serve as held-out
+        targets.
+    fixed_variance : bool
+        Use one variance for all targets, pooled over targets (the within-target sums of
+        squares over the within-target degrees of freedom; online: over IN and OUT scores,
+        offline: over OUT scores), as LiRA does with few models. The held-out model's score is
+        left out of the pool. Then the online test is one-sided as well.
+    side : {"auto", "greater", "less"}
+        Offline only: ``"greater"`` when high scores indicate membership (LiRA's logit
+        confidences), ``"less"`` when low ones do (losses). ``"auto"`` takes the sign of the
+        mean over targets of (mean IN score - mean OUT score); this uses one bit of
+        information from the IN models.
+    min_models : int, optional
+        Minimum number of IN and of OUT models a target needs. The default is the least the
+        method can work with: 3 on each side for ``"online"`` (2 shadow scores remain after
+        leaving one out) and 3 OUT / 1 IN for ``"offline"``; with ``fixed_variance``, 2 instead
+        of 3. A larger value may be given, a smaller one may not.
+    skip : bool
+        What to do with targets that have fewer models than that (or, with per-target
+        variances, whose shadow scores have no spread): raise ``ValueError`` naming the first
+        few (False, the default), or leave them out and list them in the result's ``skipped``
+        (True).
+
+    Returns
+    -------
+    ScoreMatrixCounts
+        ``.counts`` (``AttackCounts``, one row per counted target with ``n_neg`` = its OUT
+        models and ``n_pos`` = its IN models), ``.to_evidence(name=...)`` and diagnostics.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For bad shapes or dtypes, non-finite scores (naming the first (model, target)),
+        ``alpha`` outside (0, 1), and targets with too few models or no spread (unless
+        ``skip=True``).
+
+    Notes
+    -----
+    The decisions of one target share their shadow models and are correlated; so are the
+    decisions of different targets, because the same models score all targets. Use the
+    ``"bivariate_normal"`` likelihood (the default of ``to_evidence``). See ``docs/lira.md``.
+
+    Examples
+    --------
+    >>> scores, keep = simulate_score_matrix(16, 4, mu=2.0, seed=0)
+    >>> res = counts_from_score_matrix(scores, keep, alpha=0.1)
+    >>> res.counts.n_neg.tolist(), res.counts.n_pos.tolist()
+    ([8, 8, 8, 8], [8, 8, 8, 8])
+    >>> res.to_evidence(name="lira").likelihood
+    'bivariate_normal'
+    """
+    arr = _check_scores(scores)
+    k = _check_keep(keep, arr.shape[:2])
+    a = _check_alpha("alpha", alpha)
+    if a.ndim != 0:
+        raise ValueError(f"`alpha` must be a single value; found shape {a.shape}")
+    alpha = float(a)
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
+    if not isinstance(fixed_variance, (bool, np.bool_)):
+        raise TypeError(f"`fixed_variance` must be True or False; found {fixed_variance!r}")
+    if not isinstance(skip, (bool, np.bool_)):
+        raise TypeError(f"`skip` must be True or False; found {skip!r}")
+    if side not in _SIDES:
+        raise ValueError(f"`side` must be one of {_SIDES}; found {side!r}")
+    if side != "auto" and method != "offline":
+        raise ValueError(f"`side` applies to method='offline' only; found side={side!r}")
+    need = 2 if fixed_variance else 3
+    need_in = need if method == "online" else 1
+    if min_models is None:
+        t_out, t_in = need, need_in
+    else:
+        min_models = check_positive_int("min_models", min_models)
+        if min_models < need:
+            raise ValueError(
+                f"`min_models` must be >= {need} for method={method!r} with "
+                f"fixed_variance={bool(fixed_variance)}; found {min_models}"
+            )
+        t_out = t_in = min_models
+
+    x = arr.mean(axis=2) if arr.ndim == 3 else arr
+    n_models, n_targets = x.shape
+    n_in = k.sum(axis=0).astype(np.int64)
+    n_out = n_models - n_in
+    few = np.flatnonzero((n_in < t_in) | (n_out < t_out))
+    if few.size and not skip:
+        raise ValueError(
+            f"`keep`: {few.size} of {n_targets} targets have fewer than {t_in} IN or {t_out} "
+            f"OUT models, e.g. target {_describe(few, n_in, n_out)}; train more models, or pass "
+            "skip=True to leave such targets out"
+        )
+    kept = np.setdiff1d(np.arange(n_targets), few)
+
+    def stats(cols):
+        xs, ks = x[:, cols], k[:, cols]
+        return xs, ks, _loo_sums(xs, ks), _loo_sums(xs, ~ks)
+
+    xs, ks, ins, outs = stats(kept)
+    if not fixed_variance:
+        # per-target variances: every fit (full and leave-one-out) needs spread
+        with np.errstate(divide="ignore", invalid="ignore"):
+            flat = ~(outs[2] > 0) | ~np.where(ks, True, outs[4] > 0).all(axis=0)
+            if method == "online":
+                flat |= ~(ins[2] > 0) | ~np.where(ks, ins[4] > 0, True).all(axis=0)
+        if flat.any():
+            if not skip:
+                bad = kept[flat]
+                raise ValueError(
+                    f"`scores`: {bad.size} target(s) have no spread among their shadow scores "
+                    f"(equal values), e.g. target {_describe(bad, n_in, n_out)}; the Gaussian "
+                    "test needs spread (use fixed_variance=True, or skip=True)"
+                )
+            kept = kept[~flat]
+            xs, ks, ins, outs = stats(kept)
+    if kept.size == 0:
+        raise ValueError(f"no target left to count: all {n_targets} targets were skipped")
+    skipped = np.setdiff1d(np.arange(n_targets), kept)
+
+    n1, mean1, q1, mean1_loo, q1_loo = ins
+    n0, mean0, q0, mean0_loo, q0_loo = outs
+    # Held-out OUT models (ks False) use the leave-one-out OUT fit and the full IN fit; held-out
+    # IN models the full OUT fit and the leave-one-out IN fit.
+    mu0 = np.where(ks, mean0, mean0_loo)
+    mu1 = np.where(ks, mean1_loo, mean1)
+    variance = None
+    if fixed_variance:
+        if method == "online":
+            q_all, df = q0.sum() + q1.sum(), int((n0 - 1).sum() + (n1 - 1).sum())
+            q_held = np.where(ks, q1_loo - q1, q0_loo - q0)  # change of the pool if m leaves
+        else:
+            q_all, df = q0.sum(), int((n0 - 1).sum())
+            q_held = np.where(ks, 0.0, q0_loo - q0)
+        if df < 2 or not q_all > 0:
+            raise ValueError(
+                "`scores`: too few models or no spread to pool a variance over targets "
+                f"({df} degrees of freedom, sum of squares {q_all:g})"
+            )
+        variance = float(q_all / df)
+        df_held = np.where(ks, df - 1 if method == "online" else df, df - 1)
+        sd0 = np.sqrt((q_all + q_held) / df_held)
+        if not (sd0 > 0).all():
+            raise ValueError("`scores`: no spread left in the pooled variance of a held-out model")
+        sd1 = sd0
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sd0 = np.sqrt(np.where(ks, q0 / (n0 - 1), q0_loo / (n0 - 2)))
+            sd1 = np.sqrt(np.where(ks, q1_loo / (n1 - 2), q1 / (n1 - 1)))
+    used_side = None
+    if method == "offline":
+        if side == "auto":
+            diff = float(np.mean(mean1 - mean0))
+            if diff == 0.0:
+                raise ValueError(
+                    "`side='auto'`: IN and OUT scores have the same mean; give side='greater' "
+                    "or side='less'"
+                )
+            side = "greater" if diff > 0 else "less"
+        used_side = side
+        # a one-sided test of size alpha: the LRT against an equal-variance normal shifted to
+        # the membership side (any shift gives the same region)
+        mu1 = mu0 + (1.0 if side == "greater" else -1.0)
+        sd1 = sd0
+    dec = _decide(xs, mu0, sd0, mu1, sd1, alpha)
+    fp = (dec & ~ks).sum(axis=0)
+    fn = (~dec & ks).sum(axis=0)
+    decisions = np.zeros((n_models, n_targets), dtype=bool)
+    decisions[:, kept] = dec
+    counts = AttackCounts(fp=fp, n_neg=n_out[kept], fn=fn, n_pos=n_in[kept])
+    for v in (kept, skipped, n_in, n_out, decisions):
+        v.flags.writeable = False
+    return ScoreMatrixCounts(
+        counts=counts,
+        targets=kept,
+        skipped=skipped,
+        n_in=n_in,
+        n_out=n_out,
+        decisions=decisions,
+        alpha=alpha,
+        method=method,
+        fixed_variance=bool(fixed_variance),
+        variance=variance,
+        side=used_side,
+    )
+
+
+def simulate_score_matrix(n_models: int, n_targets: int, mu, *, p_in: float = 0.5, seed=None):
+    """Score matrix of a Gaussian mechanism with known privacy, for calibration.
+
+    Each target ``t`` is IN for exactly ``round(p_in * n_models)`` models chosen at random
+    (LiRA's balanced design) and OUT for the others. A model's score of a target is
+    ``N(0, 1)`` when OUT and ``N(mu_t, 1)`` when IN, independently: the output of a Gaussian
+    mechanism with sensitivity ``|mu_t|`` and noise standard deviation 1, whose
+    ``(eps, delta)`` curve is known, ``mia.canary.gaussian_mechanism_epsilon(1.0, delta,
+    sensitivity=max |mu_t|)``.
+
+    Parameters
+    ----------
+    n_models : int
+        Number of models (>= 2).
+    n_targets : int
+        Number of targets (>= 1).
+    mu : float or array_like of float, shape (n_targets,)
+        Mean shift of the IN scores (``sensitivity / sigma``), one value or one per target; a
+        negative shift imitates losses (members score lower).
+    p_in : float
+        Fraction of the models that train on each target, in (0, 1); at least one model is IN
+        and one OUT.
+    seed : int or numpy.random.Generator, optional
+        Randomness (no global state is used).
+
+    Returns
+    -------
+    scores : numpy.ndarray of float, shape (n_models, n_targets)
+    keep : numpy.ndarray of bool, shape (n_models, n_targets)
+
+    Examples
+    --------
+    >>> scores, keep = simulate_score_matrix(10, 3, mu=1.5, seed=0)
+    >>> scores.shape, keep.sum(axis=0).tolist()
+    ((10, 3), [5, 5, 5])
+    """
+    n_models = check_positive_int("n_models", n_models, minimum=2)
+    n_targets = check_positive_int("n_targets", n_targets)
+    p_in = check_real("p_in", p_in, low=0.0, high=1.0, low_open=True, high_open=True)
+    if isinstance(mu, (str, bytes, bool)):
+        raise TypeError(f"`mu` must be a real number or an array of them; found {mu!r}")
+    try:
+        m = np.asarray(mu, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"`mu` must be a real number or an array of them; found {mu!r}") from None
+    if m.ndim > 1 or (m.ndim == 1 and m.size != n_targets):
+        raise ValueError(
+            f"`mu` must be a scalar or have shape ({n_targets},) (one per target); found shape "
+            f"{m.shape}"
+        )
+    if not np.isfinite(m).all():
+        raise ValueError(f"`mu` must be finite; found {m[~np.isfinite(m)].flat[0]!r}")
+    rng = as_generator(seed)
+    n_in = min(max(round(p_in * n_models), 1), n_models - 1)
+    rank = rng.random((n_models, n_targets)).argsort(axis=0).argsort(axis=0)
+    keep = rank < n_in
+    scores = rng.standard_normal((n_models, n_targets)) + keep * np.broadcast_to(m, (n_targets,))
+    return scores, keep
+
+
+def read_score_file(path: str | os.PathLike):
+    """Read a score matrix from an ``.npz`` file or a long ``.csv`` file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.npz``: arrays ``scores`` (n_models, n_targets[, n_augs]) and ``keep`` (n_models,
+        n_targets). ``.csv``: a header line and one row per (model, target) with the columns
+        ``model, target, score, member`` (``member`` is 1/0 or true/false; model and target
+        are labels, sorted numerically when all are integers, else as text); every pair must
+        appear exactly once.
+
+    Returns
+    -------
+    scores : numpy.ndarray of float, shape (n_models, n_targets[, n_augs])
+    keep : numpy.ndarray of bool, shape (n_models, n_targets)
+
+    Raises
+    ------
+    ValueError
+        Naming the file and, for CSV, the row (1 = first data row) and column of the first
+        problem found.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "s.csv").write_text("model,target,score,member\\n0,0,1.5,1\\n1,0,0.2,0\\n")
+    >>> scores, keep = read_score_file(d / "s.csv")
+    >>> scores.tolist(), keep.tolist()
+    ([[1.5], [0.2]], [[True], [False]])
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            names = list(z.files)
+            for need in ("scores", "keep"):
+                if need not in names:
+                    raise ValueError(
+                        f"{path}: no array {need!r} (arrays found: {', '.join(names) or 'none'}); "
+                        "expected 'scores' and 'keep'"
+                    )
+            return z["scores"], z["keep"]
+    if suffix != ".csv":
+        raise ValueError(f"{path}: unknown score file type {suffix or '(no extension)'!r}")
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file is empty") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    for col in ("model", "target", "score", "member"):
+        if col not in df.columns:
+            raise ValueError(
+                f"{path}: missing column {col!r} (columns found: {', '.join(df.columns)})"
+            )
+    if len(df) == 0:
+        raise ValueError(f"{path}: no data rows")
+    cells = {c: df[c].str.strip() for c in ("model", "target", "score", "member")}
+    score = pd.to_numeric(cells["score"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(score)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{path}: row {i + 1}, column 'score': expected a finite number, found "
+            f"{cells['score'].iloc[i]!r}"
+        )
+    mem_text = cells["member"].str.lower()
+    truth = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}
+    member = mem_text.map(truth)
+    if member.isna().any():
+        i = int(np.flatnonzero(member.isna().to_numpy())[0])
+        raise ValueError(
+            f"{path}: row {i + 1}, column 'member': expected 1/0 or true/false, found "
+            f"{cells['member'].iloc[i]!r}"
+        )
+    index = {}
+    for col in ("model", "target"):
+        labels = cells[col]
+        if (labels == "").any():
+            i = int(np.flatnonzero((labels == "").to_numpy())[0])
+            raise ValueError(f"{path}: row {i + 1}, column {col!r}: empty cell")
+        as_int = pd.to_numeric(labels, errors="coerce")
+        key = as_int if (as_int.notna().all() and (as_int % 1 == 0).all()) else labels
+        codes, _ = pd.factorize(key, sort=True)
+        index[col] = codes
+    n_m, n_t = index["model"].max() + 1, index["target"].max() + 1
+    flat = index["model"] * n_t + index["target"]
+    seen = np.zeros(n_m * n_t, dtype=np.int64)
+    np.add.at(seen, flat, 1)
+    if (seen > 1).any():
+        cell = int(np.flatnonzero(seen > 1)[0])
+        rows = np.flatnonzero(flat == cell)
+        raise ValueError(
+            f"{path}: rows {rows[0] + 1} and {rows[1] + 1} give the same (model, target) = "
+            f"({cells['model'].iloc[rows[0]]}, {cells['target'].iloc[rows[0]]})"
+        )
+    if (seen == 0).any():
+        cell = int(np.flatnonzero(seen == 0)[0])
+        m_lab = cells["model"].iloc[int(np.flatnonzero(index["model"] == cell // n_t)[0])]
+        t_lab = cells["target"].iloc[int(np.flatnonzero(index["target"] == cell % n_t)[0])]
+        raise ValueError(
+            f"{path}: no row for (model, target) = ({m_lab}, {t_lab}); every model must score "
+            f"every target ({n_m} models x {n_t} targets = {n_m * n_t} rows, found {len(df)})"
+        )
+    scores = np.empty(n_m * n_t)
+    keep = np.empty(n_m * n_t, dtype=bool)
+    scores[flat] = score
+    keep[flat] = member.to_numpy(dtype=bool)
+    return scores.reshape(n_m, n_t), keep.reshape(n_m, n_t)
