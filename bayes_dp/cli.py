@@ -407,9 +407,14 @@ def _parser() -> argparse.ArgumentParser:
         "--out", required=True, metavar="DIR", help="output folder (created; checked first)"
     )
     e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    e.add_argument("--draws", type=int, default=5000, help="draws per chain (default 5000)")
+    e.add_argument(
+        "--draws",
+        type=int,
+        default=None,
+        help="draws per chain (default: run until r_hat <= 1.01 and ESS_bulk >= 400)",
+    )
     e.add_argument("--chains", type=int, default=4, help="number of chains (default 4)")
-    e.add_argument("--tune", type=int, default=2000, help="warm-up per chain (default 2000)")
+    e.add_argument("--tune", type=int, default=None, help="warm-up per chain (default 1000)")
     e.add_argument(
         "--prior-eps-scale",
         type=float,

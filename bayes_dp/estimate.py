@@ -223,7 +223,6 @@ def estimate_epsilon(
     allc = AttackCounts.concat([g.counts for g in groups])
     grp = np.concatenate([np.full(len(g.counts), j, dtype=np.int64) for j, g in enumerate(groups)])
     G = len(s_names)
-    J = len(groups)
     lik = [_LIK_CODES[g.likelihood] for g in groups]
     has_tau = [g.likelihood != "binomial" for g in groups]
     has_rho = [g.likelihood == "bivariate_normal" for g in groups]

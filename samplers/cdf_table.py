@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._special import betainc, betaincc, lbeta, xlogy
+from ._special import betainc, betaincc, lbeta
 
 __all__ = [
     "build_tables",

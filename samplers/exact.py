@@ -40,11 +40,13 @@ __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "l
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-#: Everything the log posterior needs but the over-dispersed bases. B:
-#: :class:`samplers.binomial.BinomialBases` of the distinct binomial bases, b_grp / b_mult their
-#: group and multiplicity. Per group j: g_sidx (strength variable), g_tau_z / g_rho_z (index in z, -1 when fixed or
-#: absent), g_tau / g_rho (the fixed values). Per strength variable k: s_z (index in z or -1),
-#: s_fixed. Priors: eps (kind 0 half-normal(p1), 1 lognormal(p1, p2)), s ~ Beta(s_a, s_b),
+#: Everything the log posterior needs but the over-dispersed bases.
+#: B: :class:`samplers.binomial.BinomialBases` of the distinct binomial bases;
+#: b_grp, b_mult: their group and multiplicity.
+#: Per group j: g_sidx (strength variable); g_tau_z, g_rho_z (index in z, -1 when fixed or
+#: absent); g_tau, g_rho (the fixed values).
+#: Per strength variable k: s_z (index in z or -1), s_fixed (its value when fixed).
+#: Priors: eps (kind 0 half-normal(p1), 1 lognormal(p1, p2)), s ~ Beta(s_a, s_b),
 #: tau ~ Beta(tau_a, tau_b), rho uniform on (-rho_max, rho_max).
 Model = namedtuple(
     "Model",
