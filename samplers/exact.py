@@ -302,19 +302,19 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                     state.cov_sq[a, b] += state.z[a] * state.z[b]
             if t == cfg.cov_end - 1 and state.cov_n[0] > 2.0 * d + 2.0:
                 n = state.cov_n[0]
-                C = np.empty((d, d))
+                cov = np.empty((d, d))
                 for a in range(d):
                     for b in range(d):
-                        C[a, b] = (state.cov_sq[a, b] - state.cov_sum[a] * state.cov_sum[b] / n) / (
+                        cov[a, b] = (state.cov_sq[a, b] - state.cov_sum[a] * state.cov_sum[b] / n) / (
                             n - 1.0
                         )
-                    C[a, a] += 1e-10 + 1e-6 * abs(C[a, a])
+                    cov[a, a] += 1e-10 + 1e-6 * abs(cov[a, a])
                 ok_c = True
                 for a in range(d):
-                    if not C[a, a] > 0.0:
+                    if not cov[a, a] > 0.0:
                         ok_c = False
                 if ok_c:
-                    state.chol[:, :] = np.linalg.cholesky(C)
+                    state.chol[:, :] = np.linalg.cholesky(cov)
                     state.log_scale[0] = math.log(2.38 / math.sqrt(d))
         if not warm:
             out_z[row, :] = state.z

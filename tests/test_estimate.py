@@ -122,7 +122,7 @@ def test_bad_counts_type():
 @pytest.mark.parametrize(
     "build, exc, words",
     [
-        (lambda: bdp.Prior(s=1.0), ValueError, ["s", "1.0"]),
+        (lambda: bdp.Prior(s=1.5), ValueError, ["s", "1.5"]),
         (lambda: bdp.Prior(s=-0.1), ValueError, ["s"]),
         (lambda: bdp.Prior(s=bdp.HalfNormal(1.0)), TypeError, ["s"]),
         (lambda: bdp.Prior(eps=bdp.Beta(1, 1)), TypeError, ["eps"]),
