@@ -29,6 +29,7 @@ linear interpolation of the likelihood), which is robust for ``a, b < 1``.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,7 +50,7 @@ __all__ = [
     "bvn_posterior_bruteforce",
 ]
 
-_GL_M = 10
+_GL_M = 8  # Gauss-Legendre points per panel (10 points agree to 1e-11 in log L)
 _GL_Z, _GL_W = np.polynomial.legendre.leggauss(_GL_M)
 _X_LEVELS = np.array([1e-300, 1e-100, 1e-40, 1e-20, 1e-12, 1e-8, 1e-5, 1e-3, 0.02, 0.1, 0.3, 0.5])
 _Y_LEVELS = np.array([1e-30, 1e-15, 1e-8, 1e-4, 0.01, 0.1, 0.35, 0.5])
@@ -144,6 +145,10 @@ class _Base:
     def logfx(self, x):
         with np.errstate(divide="ignore", invalid="ignore"):
             return special.xlogy(self.ax - 1, x) + special.xlog1py(self.bx - 1, -x) - self.lbx
+
+    def log_joint(self, x, y):
+        """log of the Beta-product density (x the false-positive rate, y the false-negative)."""
+        return self.logfx(x) + self.logfy(y)
 
     def logfy(self, v):
         """log of the Beta(Y + 1, N1 - Y + 1) density."""
@@ -325,19 +330,23 @@ def _band_integral(base, bps, a_spec, b_spec):
         return np.where(np.isfinite(rmax), shift + np.log(tot), -np.inf)
 
 
+# M is integrated directly where C > 1 - 1e-6; elsewhere 1 - C has a relative error < 1e-10
+_LOG_C_DIRECT = np.log1p(-1e-6)
+
+
 def _corner_and_inside(base, t, d, chunk=256):
     """log C(t, d) (mass outside R) and log M(t, d) (mass inside R) for arrays t, d.
 
     C is the sum of two lower-left corner masses (the base and its reflection), which keeps
-    relative accuracy for tiny corner masses; where C > 1/2, M is integrated directly over
-    [lo(x), up(x)] (elsewhere M = 1 - C loses nothing).
+    relative accuracy for tiny corner masses; where C > 1 - 1e-6, M is integrated directly
+    over [lo(x), up(x)] (elsewhere M = 1 - C is accurate to 1e-10 relative).
     """
     t = np.atleast_1d(np.asarray(t, dtype=float))
     d = np.broadcast_to(np.asarray(d, dtype=float), t.shape)
     logc = np.logaddexp(_log_corner(base, t, d, chunk), _log_corner(base.reflected(), t, d, chunk))
     with np.errstate(divide="ignore", invalid="ignore"):
         logm = np.log1p(-np.exp(np.minimum(logc, 0.0)))
-    idx = np.flatnonzero(logc > np.log(0.5))
+    idx = np.flatnonzero(logc > _LOG_C_DIRECT)
     for i0 in range(0, idx.size, chunk):
         sl = idx[i0 : i0 + chunk]
         c, tl = _params(t[sl], d[sl])
@@ -420,7 +429,7 @@ def _log_boundary_mass(base, eps, delta, chunk=256):
 
     a line integral of the data density along the boundary of R(eps, delta), weighted by the
     speed at which the boundary moves with s.  The upper-right corner is the lower-left one of
-    the reflected base.  Elementary integrand (Beta densities only).
+    the reflected base.  Elementary integrand (``base.log_joint``: Beta densities, or eq. 7).
     """
     eps = np.atleast_1d(np.asarray(eps, dtype=float))
     parts = []
@@ -437,7 +446,7 @@ def _log_boundary_mass(base, eps, delta, chunk=256):
                 lw1 = np.logaddexp(np.log(delta), np.log(e3) + e3 + np.log(x))
                 lw2 = np.log(delta + e3 * (tl3 - x)) - e3
                 lwt = np.where(x <= tl3 / (1.0 + c3), lw1, np.where(x < tl3, lw2, -np.inf))
-                terms = b.logfx(x) + b.logfy(h) + lwt
+                terms = b.log_joint(x, h) + lwt
             out[i0 : i0 + chunk] = _logsum(np.where(np.isnan(terms), -np.inf, terms), w)
         parts.append(out)
     return np.logaddexp(parts[0], parts[1])
@@ -500,7 +509,9 @@ def _t_grid_h0(bases, delta, refine=1.0, h_min=5e-4):
     return float(np.clip(min(w for _, w in feats) / 8.0, h_min, 0.02)) / refine
 
 
-def _t_grid(bases, delta, t_max, refine=1.0, h_min=5e-4, n_dense_max=4000, tail_rel=0.01):
+def _t_grid(
+    bases, delta, t_max, refine=1.0, h_min=5e-4, n_dense_max=4000, tail_rel=0.01, growth=0.05
+):
     feats = _features(bases, delta)
     if feats:
         h0 = float(np.clip(min(w for _, w in feats) / 8.0, h_min, 0.02)) / refine
@@ -514,7 +525,7 @@ def _t_grid(bases, delta, t_max, refine=1.0, h_min=5e-4, n_dense_max=4000, tail_
     grid = list(np.linspace(0.0, t_hi, n + 1))
     t, h = t_hi, t_hi / n
     while t < t_max:
-        h = min(h * (1.0 + 0.05 / refine), max(0.1, tail_rel * t) / refine)
+        h = min(h * (1.0 + growth / refine), max(0.1, tail_rel * t) / refine)
         t = min(t + h, t_max)
         grid.append(t)
     return np.asarray(grid)
@@ -873,9 +884,12 @@ def _solve(G, delta, eps_prior, T, rows, uwin, dn, n_s, s_extra=None):
     if zero.any():
         i = np.flatnonzero(zero)[0]
         m = np.nanmax(llik[i + 1 : i + 3])
-        l1, l2 = np.exp(llik[i + 1] - m), np.exp(llik[i + 2] - m)
-        l0 = l1 + (l1 - l2) * (E[i + 1] - E[i]) / (E[i + 2] - E[i + 1])
-        llik[i] = np.log(l0) + m if l0 > 0 else -np.inf
+        if np.isfinite(m):
+            l1, l2 = np.exp(llik[i + 1] - m), np.exp(llik[i + 2] - m)
+            l0 = l1 + (l1 - l2) * (E[i + 1] - E[i]) / (E[i + 2] - E[i + 1])
+            llik[i] = np.log(l0) + m if l0 > 0 else -np.inf
+        else:
+            llik[i] = -np.inf
     lpdf = lprior + llik
     lpdf = np.where(np.isnan(lpdf), -np.inf, lpdf)
     M = lpdf.max()
@@ -907,7 +921,7 @@ def _solve(G, delta, eps_prior, T, rows, uwin, dn, n_s, s_extra=None):
             )
         # weight of each row: the eps posterior with this group's own factor divided out
         with np.errstate(invalid="ignore", over="ignore"):
-            lw = lpdf - logZ[j] - gmax - M
+            lw = lpdf - logZ[j] + gmax - M
             wp = np.where(np.isfinite(lw), wE * np.exp(lw) / norm, 0.0)
         s_cdf = np.zeros(s_grid.size)
         s_den = np.zeros(s_grid.size)
@@ -951,7 +965,7 @@ def _solve(G, delta, eps_prior, T, rows, uwin, dn, n_s, s_extra=None):
     }
 
 
-_WIN = 35.0  # window: where the log density is within 35 of its maximum (plus padding)
+_WIN = 30.0  # window: where the log density is within 30 of its maximum (plus padding)
 
 
 def _windows(G, res, T, rows, pad=2):
@@ -995,7 +1009,7 @@ def posterior_grid_groups(
     n_s=2001,
     refine=1.0,
     zoom=None,
-    n_window=150,
+    n_window=120,
     n_eps=None,
 ):
     """Reference marginals of eps and of each group's strength for several evidence groups.
@@ -1013,10 +1027,10 @@ def posterior_grid_groups(
     zoom: None (automatic), True or False.  Without zoom the eps/u grid is the data-adaptive
     grid of :func:`posterior_grid` over [0, eps_max].  With zoom (automatic when the number of
     distinct rows times the grid size is large, e.g. 1000 bases) a coarse pass locates the
-    window where the joint density of (eps, u = s eps) is within e^-35 of its maximum, and a
+    window where the joint density of (eps, u = s eps) is within e^-30 of its maximum, and a
     fine pass (n_window points across each window, times refine) is computed there; windows
-    whose edges are not negligible (log density within 25 of the maximum) are widened and
-    recomputed.  Mass outside the final window is neglected (< e^-25 relative).
+    whose edges are not negligible (log density within 20 of the maximum) are widened and
+    recomputed.  Mass outside the final window is neglected (< e^-20 relative).
 
     Returns a :class:`GroupsPosterior`.
     """
@@ -1031,9 +1045,10 @@ def posterior_grid_groups(
     for g in G:
         if g.s_kind == "fixed" and 0.0 < g.s0 < 1.0:
             T0 = np.union1d(T0, (T0 / g.s0)[T0 / g.s0 <= t_max])
+    # cost in table entries: K per grid point for beta groups, ~2 per row for fixed ones
     n_beta = sum(len(g.terms) for g in G if g.s_kind == "beta")
-    n_all = sum(len(g.terms) for g in G)
-    work = n_beta * T0.size * dn.size + n_all * T0.size * 0.3
+    n_fixed = sum(len(g.terms) for g in G if g.s_kind == "fixed")
+    work = (n_beta * dn.size + 2 * n_fixed) * T0.size
     if zoom is None:
         zoom = work > 60_000
     info = {"eps_max": t_max, "prior_tail_mass": _eps_prior_tail(eps_prior, t_max)}
@@ -1043,16 +1058,19 @@ def posterior_grid_groups(
         res = _solve(G, delta, eps_prior, T0, rows, full, dn, n_s)
         info.update({"t_grid_size": int(T0.size), "zoom": False})
     else:
-        T1 = _t_grid(all_terms, delta, t_max, 1.0, n_dense_max=60, tail_rel=0.1)
+        T1 = _t_grid(all_terms, delta, t_max, 1.0, n_dense_max=60, tail_rel=0.1, growth=0.3)
         rows1 = np.arange(T1.size)
-        res = _solve(G, delta, eps_prior, T1, rows1, full, dn, n_s)
+        with _coarse_quadrature():
+            res = _solve(G, delta, eps_prior, T1, rows1, full, dn, n_s)
         ewin, uwins = _windows(G, res, T1, rows1, pad=2)
-        h_feat = _t_grid_h0(all_terms, delta, refine)
         n_fine = int(n_window * refine)
+        # never coarser than a quarter of the narrowest feature of the likelihood in t
+        h_max = 2.0 * _t_grid_h0(all_terms, delta, refine)
         n_pts, final, passes = max(n_fine // 3, 30), False, []
         for _ in range(12):
-            T2, rows, uw2, s_extra = _zoom_grid(ewin, uwins, n_pts, h_feat)
-            res = _solve(G, delta, eps_prior, T2, rows, uw2, dn, n_s, s_extra)
+            T2, rows, uw2, s_extra = _zoom_grid(ewin, uwins, n_pts, h_max if final else np.inf)
+            with _coarse_quadrature() if not final else contextlib.nullcontext():
+                res = _solve(G, delta, eps_prior, T2, rows, uw2, dn, n_s, s_extra)
             passes.append((ewin, uwins, int(T2.size)))
             grow = _edge_check(G, res, ewin, uwins, t_max)
             if grow:
@@ -1082,18 +1100,15 @@ def posterior_grid_groups(
     return GroupsPosterior(res["E"], res["pdf"], res["cdf"], res["s"], info=info)
 
 
-def _win_points(win, n, h_max):
-    lo, hi = win
-    m = max(int(np.ceil((hi - lo) / h_max)), n, 2)
-    return np.linspace(lo, hi, m + 1)
-
-
 def _zoom_grid(ewin, uwins, n, h_max):
-    pieces = [_win_points(ewin, n, h_max)]
+    def pts(w):
+        return np.linspace(w[0], w[1], max(n, int(np.ceil((w[1] - w[0]) / h_max))) + 1)
+
+    pieces = [pts(ewin)]
     for uw in uwins:
         if uw is not None:
-            pieces.append(_win_points(uw, n, h_max))
-    T2 = np.unique(np.concatenate(pieces))
+            pieces.append(pts(uw))
+    T2 = _dedupe(np.concatenate(pieces))
     rows = np.flatnonzero((T2 >= ewin[0]) & (T2 <= ewin[1]))
     uw2 = [uw if uw is not None else (0.0, np.inf) for uw in uwins]
     s_extra = [
@@ -1105,11 +1120,33 @@ def _zoom_grid(ewin, uwins, n, h_max):
     return T2, rows, uw2, s_extra
 
 
+@contextlib.contextmanager
+def _coarse_quadrature(m=4):
+    """Fewer Gauss-Legendre points per panel (for the passes that only locate windows)."""
+    global _GL_Z, _GL_W
+    saved = _GL_Z, _GL_W
+    _GL_Z, _GL_W = np.polynomial.legendre.leggauss(m)
+    try:
+        yield
+    finally:
+        _GL_Z, _GL_W = saved
+
+
+def _dedupe(t, rel=1e-7):
+    """Sorted unique points, dropping those within rel * spacing-scale of the previous one."""
+    t = np.unique(t)
+    if t.size < 3:
+        return t
+    tol = rel * (t[-1] - t[0])
+    keep = np.concatenate([[True], np.diff(t) > tol])
+    return t[keep]
+
+
 def _shrunk(old, new):
-    return (new[1] - new[0]) < 0.6 * (old[1] - old[0])
+    return (new[1] - new[0]) < 0.75 * (old[1] - old[0])
 
 
-_EDGE = 25.0
+_EDGE = 20.0
 
 
 def _edge_check(G, res, ewin, uwins, t_max):
@@ -1372,8 +1409,19 @@ class _BVNBase:
             parts.append(out)
         return np.logaddexp(parts[0], parts[1]).reshape(shape)
 
+    def log_joint(self, a, b):
+        return self.logg(a, b)
+
+    @property
+    def qx(self):
+        return self.qa
+
+    def breakpoints(self, c, tl, upper=True):
+        return self._breaks(c, tl, upper)
+
     def log_boundary(self, eps, delta):
-        raise NotImplementedError("s = 1 is not supported for bivariate-normal groups")
+        """The s = 1 limit of the band mass over (1 - s), as ``_log_boundary_mass``."""
+        return _log_boundary_mass(self, eps, delta)
 
 
 def bvn_band_integral(x, n0, y, n1, tau, rho, eps, s, delta):
@@ -1418,4 +1466,6 @@ def bvn_posterior_bruteforce(fp, n0, fn, n1, tau, rho, m=500, eps_scale=10.0):
     for c in cums:
         lp = lp + np.log(np.maximum(c[i_hi] - c[i_lo], 1e-300)) - np.log(area)
     p = np.exp(lp - lp.max()).sum(axis=1)
-    return eps_grid, np.cumsum(p) / p.sum()
+    # each eps point stands for a cell of width h: the cumulative sum is the CDF at its right end
+    h = eps_grid[1] - eps_grid[0]
+    return eps_grid + 0.5 * h, np.cumsum(p) / p.sum()
