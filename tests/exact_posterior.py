@@ -1039,12 +1039,11 @@ def posterior_grid_groups(
     t_max = float(eps_max) if eps_max is not None else _default_eps_max(eps_prior)
     all_terms = [t for g in G for t in g.terms]
     dn = _lobatto(delta, _n_dnodes(delta, refine))
-    T0 = _t_grid(all_terms, delta, t_max, refine)
+    T0 = T0base = _t_grid(all_terms, delta, t_max, refine)
     if n_eps is not None and T0.size < n_eps:
         T0 = np.union1d(T0, np.linspace(0.0, t_max, int(n_eps)))
-    for g in G:
-        if g.s_kind == "fixed" and 0.0 < g.s0 < 1.0:
-            T0 = np.union1d(T0, (T0 / g.s0)[T0 / g.s0 <= t_max])
+    for s0 in {g.s0 for g in G if g.s_kind == "fixed" and 0.0 < g.s0 < 1.0}:
+        T0 = np.union1d(T0, (T0base / s0)[T0base / s0 <= t_max])
     # cost in table entries: K per grid point for beta groups, ~2 per row for fixed ones
     n_beta = sum(len(g.terms) for g in G if g.s_kind == "beta")
     n_fixed = sum(len(g.terms) for g in G if g.s_kind == "fixed")
