@@ -24,7 +24,25 @@ with ``u`` and ``eps`` on a common 1-D grid ``T``.  The lens mass is
 (and the mass inside, ``M = 1 - C``) are tabulated once per base on ``T`` and on a
 few Chebyshev-Lobatto nodes in ``d`` (polynomial interpolation in ``d``).  The
 ``s``-integral uses product integration (exact Beta weights against piecewise
-linear interpolation of the likelihood), which is robust for ``a, b < 1``.
+linear interpolation of the likelihood), which is robust for ``a, b < 1``.  Its end node
+s = 1 is the exact limit of the likelihood (``_log_boundary_mass``).
+
+Extensions:
+
+* ``s = 1`` (fixed): the band collapses onto the boundary of R(eps, delta); the likelihood is
+  the limit of (band mass) / |R_s| as s -> 1, a line integral of the data density along the
+  boundary weighted by the boundary's speed in s over the derivative of the area
+  (``_log_boundary_mass``, ``_log_area_slope``).
+* Several groups, each with its own strength (``posterior_grid_groups``): given eps the groups
+  are independent, so the eps marginal is p(eps) prod_g Z_g(eps), Z_g the per-row s-integral
+  of group g, and the s_g marginal weights group g's per-row partial s-integrals by the other
+  groups' factors.  Identical count rows are evaluated once and weighted by multiplicity.
+* Concentrated posteriors (many bases): a coarse pass locates the window of (eps, u) where the
+  density matters and a fine pass is computed there (``zoom``).
+* Paper eq. 7 at fixed (tau, rho) (``_BVNBase``): the same tables by brute-force nested
+  Gauss-Legendre quadrature of the bivariate normal density over the regions.
+* Incomplete beta functions are evaluated only on panels whose upper bound is not negligible
+  against a sure lower bound of the integral (``_band_integral``).
 """
 
 from __future__ import annotations
