@@ -6,7 +6,7 @@ from scipy import stats
 
 import bayes_dp as bdp
 
-from exact_posterior import posterior_grid
+from exact_posterior import bvn_posterior_bruteforce, posterior_grid
 
 FP, N0, FN, N1 = [40, 50], [1000, 1000], [250, 200], [1000, 1000]
 QS = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
@@ -144,42 +144,6 @@ def test_simulated_counts_follow_the_model():
     assert r == pytest.approx(0.02 * 400 / (1 + 399 * 0.05), abs=0.06)
 
 
-def _grid_posterior_fixed_tau(fp, n0, fn, n1, tau, rho, m=500):
-    """Posterior of (eps, s) for the bivariate normal likelihood at fixed (tau, rho), delta = 0,
-    HalfNormal(10) x Uniform priors, by brute force: eq. 7 written out in numpy on an m x m grid
-    of (alpha, beta); at delta = 0 a point is in R_s(eps) iff s eps < E <= eps with
-    E = log((1 - hi) / lo) in folded coordinates, so each base's band integral is a difference
-    of cumulative sums over the grid sorted by E."""
-    g = (np.arange(m) + 0.5) / m
-    A, B = (v.ravel() for v in np.meshgrid(g, g, indexing="ij"))
-    swap = A + B > 1
-    lo = np.where(swap, 1 - np.maximum(A, B), np.minimum(A, B))
-    hi = np.where(swap, 1 - np.minimum(A, B), np.maximum(A, B))
-    E = np.log((1 - hi) / lo)
-    order = np.argsort(E)
-    Es = E[order]
-    cums = []
-    for x, a0, y, a1 in zip(fp, n0, fn, n1, strict=True):
-        c0, c1 = 1 + (a0 - 1) * tau, 1 + (a1 - 1) * tau
-        sa, sb = (a0 * A + 0.5) / (a0 + 1), (a1 * B + 0.5) / (a1 + 1)
-        va, vb = sa * (1 - sa) * a0 * c0, sb * (1 - sb) * a1 * c1
-        r = rho * np.sqrt(a0 * a1 / (c0 * c1))
-        zx, zy = (x - a0 * A) / np.sqrt(va), (y - a1 * B) / np.sqrt(vb)
-        lg = -0.5 * np.log(va * vb) - (zx**2 - 2 * r * zx * zy + zy**2) / (2 * (1 - r * r))
-        cums.append(np.concatenate([[0.0], np.cumsum(np.exp(lg - lg.max())[order])]))
-    eps_grid = np.linspace(0.02, 40.0, 2000)
-    s_grid = np.linspace(0.0025, 0.9975, 200)
-    E1, S1 = np.meshgrid(eps_grid, s_grid, indexing="ij")
-    area = 2 * (1 / (1 + np.exp(S1 * E1)) - 1 / (1 + np.exp(E1)))
-    lp = -0.5 * (E1 / 10) ** 2
-    i_hi = np.searchsorted(Es, E1, side="right")
-    i_lo = np.searchsorted(Es, S1 * E1, side="right")
-    for c in cums:
-        lp = lp + np.log(np.maximum(c[i_hi] - c[i_lo], 1e-300)) - np.log(area)
-    p = np.exp(lp - lp.max()).sum(axis=1)
-    return eps_grid, np.cumsum(p) / p.sum()
-
-
 @pytest.mark.parametrize("integrate", [False, True], ids=["aux-pairs", "integrated"])
 @pytest.mark.parametrize("tau, rho_frac", [(0.03, 0.0), (0.01, 0.7)])
 def test_sampler_matches_brute_force_grid(tau, rho_frac, integrate):
@@ -192,7 +156,7 @@ def test_sampler_matches_brute_force_grid(tau, rho_frac, integrate):
     post = bdp.estimate_epsilon(
         ev, delta=0.0, chains=4, draws=4000, seed=3, check=False, integrate_latents=integrate
     )
-    eps_grid, cdf = _grid_posterior_fixed_tau(
+    eps_grid, cdf = bvn_posterior_bruteforce(
         counts.fp, counts.n_neg, counts.fn, counts.n_pos, tau, rho
     )
     got = np.quantile(post.draws("eps"), QS)

@@ -7,10 +7,13 @@ import pytest
 from scipy import integrate, stats
 
 from tests.exact_posterior import (
+    bvn_band_integral,
+    bvn_posterior_bruteforce,
     in_region,
     log_marginal_likelihood,
     marginal_likelihood,
     posterior_grid,
+    posterior_grid_groups,
     region_area,
 )
 
@@ -221,3 +224,244 @@ def test_grid_refinement_converged_and_timing():
     assert np.abs(pg.eps_cdf(xs) - fine.eps_cdf(xs)).max() < 5e-4
     ss = np.linspace(0, 1, 1001)
     assert np.abs(pg.s_cdf(ss) - fine.s_cdf(ss)).max() < 5e-4
+
+
+# ------------------------------------------------------------------ s = 1 (boundary)
+
+
+@pytest.mark.parametrize(
+    "x,n0,y,n1,eps,delta",
+    [
+        (200, 1000, 200, 1000, 1.4, 1e-5),
+        (3, 20, 7, 20, 1.0, 0.01),
+        (0, 50, 0, 50, 8.0, 0.0),
+        (0, 20, 20, 20, 0.5, 0.1),
+        (40, 1000, 250, 1000, 2.5, 0.1),
+        (10, 20, 9, 20, 0.05, 0.0),
+        (3, 10**6, 5, 10**6, 12.0, 1e-5),
+    ],
+)
+def test_s_equal_one_is_the_limit(x, n0, y, n1, eps, delta):
+    # L(eps, s) = L(eps, 1) + O(1 - s): the differences shrink 100-fold from 1e-4 to 1e-6
+    l1 = log_marginal_likelihood(x, n0, y, n1, eps, 1.0, delta)
+    d4 = log_marginal_likelihood(x, n0, y, n1, eps, 1 - 1e-4, delta) - l1
+    d6 = log_marginal_likelihood(x, n0, y, n1, eps, 1 - 1e-6, delta) - l1
+    assert np.isfinite(l1)
+    assert abs(d6) < 1e-4
+    assert abs(d6) < 0.02 * abs(d4) + 1e-9
+
+
+def test_posterior_at_s_one_is_the_limit_of_fixed_s():
+    counts = ([40, 50], [1000, 1000], [250, 200], [1000, 1000])
+    one = posterior_grid(counts, 1e-5, ("halfnormal", 10.0), ("fixed", 1.0))
+    near = posterior_grid(counts, 1e-5, ("halfnormal", 10.0), ("fixed", 1 - 1e-6))
+    xs = np.linspace(0, 10, 2001)
+    assert np.abs(one.eps_cdf(xs) - near.eps_cdf(xs)).max() < 1e-3
+    assert one.s_quantile(0.5) == 1.0
+
+
+def test_s_one_interval_near_the_joint_beta_interval():
+    # FPR = FNR = 0.2, N = 1000: privacy-estimates' joint-beta 90% interval is [1.295, 1.533];
+    # the posterior at s = 1 (HalfNormal(10)) gives [1.315, 1.515], a different method
+    pg = posterior_grid(([200], [1000], [200], [1000]), 1e-5, ("halfnormal", 10.0), ("fixed", 1.0))
+    lo, hi = pg.eps_quantile([0.05, 0.95])
+    assert lo == pytest.approx(1.3148, abs=2e-3)
+    assert hi == pytest.approx(1.5148, abs=2e-3)
+    assert abs(lo - 1.295) < 0.05 and abs(hi - 1.533) < 0.05
+
+
+# --------------------------------------------------------------------------- groups
+
+
+def test_group_without_information_leaves_the_other_alone():
+    counts = ([0, 2], [5, 5], [1, 3], [5, 5])
+    single = posterior_grid(counts, 0.01, ("lognormal", 0.3, 0.6), ("beta", 2.0, 3.0))
+    gp = posterior_grid_groups(
+        [(counts, ("beta", 2.0, 3.0)), (([0], [0], [0], [0]), ("beta", 2.0, 5.0))],
+        0.01,
+        ("lognormal", 0.3, 0.6),
+    )
+    xs = np.linspace(0, 15, 1501)
+    assert np.abs(gp.eps_cdf(xs) - single.eps_cdf(xs)).max() < 1e-6
+    ss = np.linspace(0, 1, 501)
+    assert np.abs(gp.s_cdf(0, ss) - single.s_cdf(ss)).max() < 1e-6
+    assert np.abs(gp.s_cdf(1, ss) - stats.beta(2, 5).cdf(ss)).max() < 1e-4
+
+
+def test_groups_with_the_same_fixed_s_are_one_group():
+    a = ([3, 1], [20, 15], [6, 9], [25, 30])
+    b = ([10, 0, 12], [100, 50, 100], [30, 2, 28], [100, 50, 100])
+    both = tuple(list(u) + list(v) for u, v in zip(a, b, strict=True))
+    one = posterior_grid(both, 1e-2, ("halfnormal", 3.0), ("fixed", 0.6))
+    gp = posterior_grid_groups(
+        [(a, ("fixed", 0.6)), (b, ("fixed", 0.6))], 1e-2, ("halfnormal", 3.0)
+    )
+    xs = np.linspace(0, 15, 1501)
+    assert np.abs(gp.eps_cdf(xs) - one.eps_cdf(xs)).max() < 1e-6
+    assert gp.group(1).s_quantile(0.5) == 0.6
+
+
+def test_repeated_rows_are_evaluated_once():
+    counts = ([3, 3, 3, 1], [20, 20, 20, 15], [6, 6, 6, 9], [25, 25, 25, 30])
+    gp = posterior_grid_groups([(counts, ("beta", 1.0, 1.0))], 1e-5, ("halfnormal", 3.0))
+    assert gp.info["n_distinct_rows"] == [2]
+    lv = log_marginal_likelihood(3, 20, 6, 25, 1.2, 0.4, 1e-5)
+    lw = log_marginal_likelihood(1, 15, 9, 30, 1.2, 0.4, 1e-5)
+    g = _grid_loglik(counts, 1.2, 0.4, 1e-5)
+    assert g == pytest.approx(3 * lv + lw, rel=1e-10)
+
+
+def _grid_loglik(counts, eps, s, delta):
+    # the groups engine's fixed-s row evaluation, with multiplicities
+    from tests.exact_posterior import _fixed_log_z, _parse_group
+
+    g = _parse_group((counts, ("fixed", s)))
+    return float(_fixed_log_z(g, np.array([eps]), delta)[0])
+
+
+def test_two_groups_vs_importance_sampling():
+    rng = np.random.default_rng(3)
+    ga, gb = ([0, 1], [6, 6], [1, 0], [6, 6]), ([3], [6], [2], [6])
+    delta, n = 0.01, 1_000_000
+    eps = rng.lognormal(0.3, 0.6, n)
+    s1, s2 = rng.beta(2.0, 2.0, n), rng.beta(2.0, 2.0, n)
+    logw = np.zeros(n)
+    ok = np.ones(n, bool)
+    for counts, s in ((ga, s1), (gb, s2)):
+        logw -= np.log(region_area(eps, s, delta)) * len(counts[0])
+        for x, n0, y, n1 in zip(*counts, strict=True):
+            a, b = rng.random(n), rng.random(n)
+            ok &= in_region(a, b, eps, delta) & ~in_region(a, b, s * eps, s * delta)
+            logw += stats.binom.logpmf(x, n0, a) + stats.binom.logpmf(y, n1, b)
+    w = np.where(ok, np.exp(logw - logw[ok].max()), 0.0)
+    gp = posterior_grid_groups(
+        [(ga, ("beta", 2.0, 2.0)), (gb, ("beta", 2.0, 2.0))], delta, ("lognormal", 0.3, 0.6)
+    )
+    _check_cdf(eps, w, gp.eps_cdf, np.quantile(eps, [0.1, 0.3, 0.5, 0.7, 0.9]))
+    _check_cdf(s1, w, lambda v: gp.s_cdf(0, v), [0.2, 0.4, 0.6, 0.8])
+    _check_cdf(s2, w, lambda v: gp.s_cdf(1, v), [0.2, 0.4, 0.6, 0.8])
+
+
+def test_zoomed_grid_agrees_with_the_full_grid():
+    counts = ([8, 22, 11, 30, 5], [100] * 5, [56, 31, 40, 20, 60], [100] * 5)
+    full = posterior_grid_groups(
+        [(counts, ("beta", 1.0, 1.0))], 1e-5, ("halfnormal", 10.0), zoom=False
+    )
+    zoom = posterior_grid_groups(
+        [(counts, ("beta", 1.0, 1.0))], 1e-5, ("halfnormal", 10.0), zoom=True
+    )
+    assert zoom.info["zoom"] and not full.info["zoom"]
+    q = full.eps_quantile([1e-4, 1 - 1e-4])
+    xs = np.linspace(q[0], q[1], 2001)
+    assert np.abs(zoom.eps_cdf(xs) - full.eps_cdf(xs)).max() < 5e-4
+    ss = np.linspace(0, 1, 1001)
+    assert np.abs(zoom.s_cdf(0, ss) - full.s_cdf(0, ss)).max() < 5e-4
+
+
+# ------------------------------------------------------- hard regimes: grid convergence
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "counts,delta,s_prior",
+    [
+        (([0] * 5, [50] * 5, [0] * 5, [50] * 5), 1e-5, ("beta", 1.0, 1.0)),  # perfect attack
+        (([10] * 3, [20] * 3, [9] * 3, [20] * 3), 1e-5, ("beta", 1.0, 1.0)),  # weak, tiny N
+        (([301234], [10**6], [88421], [10**6]), 1e-5, ("beta", 1.0, 1.0)),  # N = 1e6
+        (([0, 1, 0, 2], [1000] * 4, [1, 0, 0, 0], [1000] * 4), 0.0, ("beta", 1.0, 1.0)),
+        (([480, 470, 495], [1000] * 3, [505, 520, 490], [1000] * 3), 0.0, ("fixed", 0.5)),
+        (([4, 7, 2, 9], [20] * 4, [5, 3, 8, 6], [20] * 4), 0.1, ("beta", 1.0, 1.0)),
+        (([140, 60], [1000] * 2, [180, 350], [1000] * 2), 0.1, ("fixed", 0.9)),
+        (
+            ([1, 30, 400, 2], [20, 100, 1000, 10**4], [5, 20, 100, 7], [50, 100, 200, 10**4]),
+            1e-5,
+            ("beta", 1.0, 1.0),
+        ),
+        (([200], [1000], [200], [1000]), 1e-5, ("fixed", 1.0)),
+    ],
+    ids=[
+        "perfect",
+        "weak-n20",
+        "n1e6",
+        "near-perfect",
+        "diagonal",
+        "delta0.1-n20",
+        "delta0.1-s0.9",
+        "mixed-n",
+        "s1",
+    ],
+)
+def test_hard_regimes_converged(counts, delta, s_prior):
+    kw = dict(eps_prior=("halfnormal", 10.0), s_prior=s_prior)
+    pg = posterior_grid(counts, delta, zoom=None, **kw)
+    fine = posterior_grid(counts, delta, zoom=None, refine=2.0, **kw)
+    q = pg.eps_quantile([1e-4, 1 - 1e-4])
+    xs = np.linspace(q[0], q[1], 4001)
+    assert np.abs(pg.eps_cdf(xs) - fine.eps_cdf(xs)).max() < 1e-3
+    if s_prior[0] == "beta":
+        ss = np.linspace(0, 1, 1001)
+        assert np.abs(pg.s_cdf(ss) - fine.s_cdf(ss)).max() < 1e-3
+
+
+@pytest.mark.slow
+def test_thousand_bases_in_reasonable_time():
+    rng = np.random.default_rng(7)
+    # 1000 bases, N = 100, rates spread over a band (not from the model: any spread will do)
+    a = rng.uniform(0.05, 0.45, 1000)
+    b = np.clip(0.62 - a + rng.normal(0, 0.08, 1000), 0.01, 0.95)
+    counts = (rng.binomial(100, a), [100] * 1000, rng.binomial(100, b), [100] * 1000)
+    t0 = time.perf_counter()
+    gp = posterior_grid_groups([(counts, ("beta", 1.0, 1.0))], 0.0, ("halfnormal", 10.0))
+    seconds = time.perf_counter() - t0
+    assert gp.info["zoom"]
+    assert seconds < 180, seconds  # ~60-80 s on 2 shared cores
+    assert np.all(np.diff(gp.eps_cdf_values) >= 0) and gp.eps_cdf_values[-1] == pytest.approx(1)
+
+
+# ------------------------------------------------------------------------------ eq. 7
+
+
+def _mc_band_integral(x, n0, y, n1, tau, rho, eps, s, delta, n=2_000_000, seed=0):
+    """Importance sampling from a wide normal around the data (independent of the quadrature)."""
+    from tests.exact_posterior import _BVNBase
+
+    b = _BVNBase(x, n0, y, n1, tau, rho)
+    rng = np.random.default_rng(seed)
+    (mx, sx), (my, sy) = b.moments()
+    a = rng.normal(mx, 3 * sx, n)
+    bb = rng.normal(my, 3 * sy, n)
+    inside = (a > 0) & (a < 1) & (bb > 0) & (bb < 1)
+    a, bb = np.where(inside, a, 0.5), np.where(inside, bb, 0.5)
+    band = inside & in_region(a, bb, eps, delta) & ~in_region(a, bb, s * eps, s * delta)
+    lq = stats.norm.logpdf(a, mx, 3 * sx) + stats.norm.logpdf(bb, my, 3 * sy)
+    val = np.where(band, np.exp(b.logg(a, bb) - lq), 0.0)
+    return val.mean(), val.std() / np.sqrt(n)
+
+
+@pytest.mark.parametrize(
+    "x,n0,y,n1,tau,rho_frac,eps,s,delta",
+    [
+        (8, 100, 56, 100, 0.03, 0.0, 1.5, 0.5, 0.0),
+        (22, 100, 31, 100, 0.01, 0.7, 1.2, 0.3, 1e-5),
+        (6, 100, 40, 100, 0.05, -0.9, 2.0, 0.8, 1e-3),
+        (150, 1000, 120, 1000, 0.001, 0.5, 1.6, 0.9, 0.0),
+    ],
+)
+def test_bvn_band_integral_vs_monte_carlo(x, n0, y, n1, tau, rho_frac, eps, s, delta):
+    rho = rho_frac * np.sqrt((1 + (n0 - 1) * tau) * (1 + (n1 - 1) * tau) / (n0 * n1))
+    got = np.exp(bvn_band_integral(x, n0, y, n1, tau, rho, eps, s, delta))
+    mc, sd = _mc_band_integral(x, n0, y, n1, tau, rho, eps, s, delta)
+    assert abs(float(got[0]) - mc) < 4.5 * sd + 1e-12, (got, mc, sd)
+    assert sd < 0.01 * mc
+
+
+@pytest.mark.slow
+def test_bvn_posterior_vs_brute_force_grid():
+    fp, n0, fn, n1 = [8, 22, 11], [100] * 3, [56, 31, 40], [100] * 3
+    lik = {"likelihood": "bivariate_normal", "tau": 0.03, "rho": 0.0}
+    gp = posterior_grid_groups(
+        [((fp, n0, fn, n1), ("beta", 1.0, 1.0), lik)], 0.0, ("halfnormal", 10.0)
+    )
+    grid, cdf = bvn_posterior_bruteforce(fp, n0, fn, n1, 0.03, 0.0, m=1000)
+    xs = np.linspace(0.05, 39.0, 3000)
+    assert np.abs(np.interp(xs, grid, cdf) - gp.eps_cdf(xs)).max() < 1e-3
