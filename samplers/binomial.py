@@ -296,7 +296,7 @@ _PA, _PB, _PSC, _PBOUND, _PHALF = range(5)
 _MAX_PIECES = 12
 #: A piece whose upper bound is below this fraction of the mass found so far is skipped (the
 #: pieces are integrated in decreasing order of their bounds).
-SKIP_BELOW = 1e-15
+SKIP_BELOW = 1e-9
 
 
 @njit(**_JIT)
