@@ -124,9 +124,11 @@ def test_sampler_matches_exact_posterior(case):
     ],
 )
 def test_every_aux_proposal_is_exact(proposal, k, case):
-    _compare(case, 20_000, 0.03, 0.015, aux_proposal=proposal, n_aux=k)
+    _compare(case, 20_000, 0.03, 0.015, method="mhaar", aux_proposal=proposal, n_aux=k)
 
 
 def test_band_proposal_is_exact():
     # the auxiliary proposal's band component depends on both states (symmetrically)
-    _compare(CASES[0], 4000, 0.03 * np.sqrt(5), 0.015 * np.sqrt(5), aux_band_weight=0.5)
+    _compare(
+        CASES[0], 4000, 0.03 * np.sqrt(5), 0.015 * np.sqrt(5), method="mhaar", aux_band_weight=0.5
+    )
