@@ -34,16 +34,11 @@ S = [0.0, 0.5, 0.95, 0.999, 1.0]
 DELTA = [0.0, 1e-5, 0.1]
 
 
-def _grid():
-    for c, e, s, d in itertools.product(COUNTS, EPS, S, DELTA):
-        yield c, e, s, d
-
-
 @pytest.fixture(scope="module")
 def errors():
     rows = []
     tabs = {c: binomial_bases([c[0]], [c[1]], [c[2]], [c[3]]) for c in COUNTS}
-    for c, e, s, d in _grid():
+    for c, e, s, d in itertools.product(COUNTS, EPS, S, DELTA):
         ref = float(log_marginal_likelihood(*c, e, s, d))
         got = float(log_lik(tabs[c], 0, e, s, d))
         rows.append((c, e, s, d, ref, got))
