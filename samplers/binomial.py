@@ -299,6 +299,8 @@ _MAX_PIECES = 12
 SKIP_BELOW = 1e-9
 #: Within a piece, panels past the integrand's peak that add less than this are the last.
 PANEL_STOP = 1e-17
+#: Panels per piece in the wide pass (far from the data; see _log_band_mass_window).
+WIDE_PANELS_MAX = 8
 
 
 @njit(**_JIT)
@@ -397,7 +399,7 @@ def _log_integrand(T, outer, inner, bd, rate, u):
 
 
 @njit(**_JIT)
-def _integrate_piece(T, outer, inner, bd, rate, ua, ub, sc, m, tot):
+def _integrate_piece(T, outer, inner, bd, rate, ua, ub, sc, m, tot, max_panels):
     """Add the integral over [ua, ub] (composite Gauss-Legendre) to the log sum (m, tot).
 
     The integrand is log-concave in u (a log-concave density times the mass of a log-concave
@@ -407,7 +409,7 @@ def _integrate_piece(T, outer, inner, bd, rate, ua, ub, sc, m, tot):
     tail pieces, resolved on the scale of the tail, from costing thousands of panels.
     """
     need = NODES_MIN + NODE_DENSITY * (ub - ua) / sc
-    n_panels = int(math.ceil(need / NODES_MAX))
+    n_panels = min(int(math.ceil(need / NODES_MAX)), max_panels)
     n = int(min(NODES_MAX, math.ceil(need / n_panels)))
     w = (ub - ua) / n_panels
     half = 0.5 * w
@@ -465,6 +467,9 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     # upper-right one; in each, the FPR outer (y <= x) or the FNR outer (y > x)
     P = np.empty((4 * _MAX_PIECES, 5))
     npc = 0
+    # the wide pass runs only where the band holds < TAIL_PASS_BELOW of the base's mass, a
+    # point whose posterior density is below e^-27 of the mode's: a coarse rule suffices there
+    max_panels = WIDE_PANELS_MAX if wide else 1 << 30
     # (``refl`` is a run-time value: a literal True/False would give two types of Dens and
     # compile everything below twice)
     no = rate and not rate
@@ -497,7 +502,9 @@ def _log_band_mass_window(T, i, wide, bd, rate):
             o, inn = dx1, dy1
         else:
             o, inn = dy1, dx1
-        m, tot = _integrate_piece(T, o, inn, bd, rate, P[r, _PA], P[r, _PB], P[r, _PSC], m, tot)
+        m, tot = _integrate_piece(
+            T, o, inn, bd, rate, P[r, _PA], P[r, _PB], P[r, _PSC], m, tot, max_panels
+        )
     if tot > 0.0:
         return m + math.log(tot)
     return -math.inf
