@@ -330,6 +330,7 @@ def estimate_epsilon(
     settings = {
         "delta": delta,
         "prior": repr(prior),
+        "eps_prior": [type(prior.eps).__name__, *[float(v) for v in vars(prior.eps).values()]],
         "groups": [
             {
                 "name": g.name,
