@@ -411,7 +411,7 @@ def _parser() -> argparse.ArgumentParser:
         "--draws",
         type=int,
         default=None,
-        help="draws per chain (default: run until r_hat <= 1.01 and ESS bulk and tail >= 1000)",
+        help="draws per chain (default: run until r_hat <= 1.01 and ESS bulk and tail >= 2000)",
     )
     e.add_argument("--chains", type=int, default=4, help="number of chains (default 4)")
     e.add_argument("--tune", type=int, default=None, help="warm-up per chain (default 1000)")

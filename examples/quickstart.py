@@ -22,7 +22,7 @@ def main() -> None:
     counts = bdp.AttackCounts(fp=STRONG_FP, n_neg=1000, fn=STRONG_FN, n_pos=1000)
     prior = bdp.Prior(eps=bdp.HalfNormal(scale=10.0), s=bdp.Beta(1.0, 1.0))
     t0 = time.perf_counter()
-    # draws=None (default): run until r_hat <= 1.01 and ESS >= 1,000 for eps and s
+    # draws=None (default): run until r_hat <= 1.01 and ESS >= 2,000 for eps and s
     post = bdp.estimate_epsilon(counts, delta=1e-5, prior=prior, chains=4, seed=0)
     seconds = time.perf_counter() - t0
 
