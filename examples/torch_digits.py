@@ -9,7 +9,7 @@ sees only what this attack can detect, so with a correct DP-SGD the posterior li
 accountant's bound; a posterior above it points at a bug (or a wrong accountant setting).
 
     pip install -e ".[torch]"
-    python examples/torch_digits.py            # 10 bases x 2 x 30 models, 10 epochs
+    python examples/torch_digits.py            # 10 bases x 2 x 30 models, 10 epochs: ~20 min
     python examples/torch_digits.py --quick    # about a minute on 2 cores
 
 Losses are stored under ``--out`` (default ``torch_digits_audit/``); an interrupted run resumes.
