@@ -114,62 +114,116 @@ class _Progress:
         )
 
 
-def _run_joblib(tasks, call, n_jobs):
+def _run_task(algorithm, data, seed, task):
+    """Train the chunk ``task = (base, hyp, chunk, start, stop)`` on its base's ``data``.
+
+    ``data`` is ``(X, y, z_x, z_y)`` of that one base; returns ``(task, losses)``.
+    """
+    b, h, _c, start, stop = task
+    X, y, z_x, z_y = data
+    if h == 1:
+        X, y = np.vstack([X, z_x[None]]), np.append(y, z_y)
+    return task, _train_chunk(algorithm, X, y, z_x, z_y, seed, b, h, start, stop)
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError as err:
+        raise ImportError(
+            "backend='ray' needs ray, which is not installed: pip install 'bayes-dp[ray]'"
+        ) from err
+    return ray
+
+
+def _import_distributed(what: str):
+    try:
+        import distributed
+    except ImportError as err:
+        raise ImportError(
+            f"{what} needs dask.distributed, which is not installed: pip install 'bayes-dp[dask]'"
+        ) from err
+    return distributed
+
+
+def _is_dask_client(backend) -> bool:
+    return hasattr(backend, "submit") and hasattr(backend, "scatter")
+
+
+def _resolve_backend(backend):
+    """Check the backend and its extra before anything is written; return the engine."""
+    if isinstance(backend, str):
+        if backend in ("sequential", "joblib"):
+            return backend
+        if backend == "ray":
+            _import_ray()
+            return "ray"
+        if backend == "dask":
+            distributed = _import_distributed("backend='dask'")
+            try:
+                return distributed.default_client()
+            except ValueError:
+                raise ValueError(
+                    "backend='dask' uses the current dask.distributed Client and none is "
+                    "running; create one first (client = Client(...), or "
+                    "Client('tcp://scheduler:8786') for an existing cluster) and pass "
+                    "backend=client"
+                ) from None
+    elif _is_dask_client(backend):
+        _import_distributed("a Dask backend")
+        return backend
+    raise ValueError(
+        "`backend` must be 'joblib', 'sequential', 'ray', 'dask' or a dask.distributed.Client; "
+        f"found {backend!r}"
+    )
+
+
+def _run_sequential(algorithm, data, seed, tasks):
+    for t in tasks:
+        yield _run_task(algorithm, data[t[0]], seed, t)
+
+
+def _run_joblib(algorithm, data, seed, tasks, n_jobs):
     from joblib import Parallel, delayed
 
     if n_jobs == 1:
-        for t in tasks:
-            yield t, call(t)
+        yield from _run_sequential(algorithm, data, seed, tasks)
         return
+    # each task carries its own base only (about 265 kB for 999 digits rows)
     par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    yield from par(delayed(_tagged)(call, t) for t in tasks)
+    yield from par(delayed(_run_task)(algorithm, data[t[0]], seed, t) for t in tasks)
 
 
-def _tagged(call, t):
-    return t, call(t)
-
-
-def _run_ray(tasks, call, n_jobs):
-    try:
-        import ray
-    except ImportError as err:  # pragma: no cover - optional dependency
-        raise ImportError("backend='ray' needs ray: pip install 'bayes-dp[ray]'") from err
+def _run_ray(algorithm, data, seed, tasks, n_jobs):
+    ray = _import_ray()
     if not ray.is_initialized():
         ray.init(num_cpus=None if n_jobs in (None, -1) else n_jobs, include_dashboard=False)
-    remote = ray.remote(_tagged)
-    pending = [remote.remote(call, t) for t in tasks]
+    # the model and each base go into the object store once; tasks get references
+    algo_ref = ray.put(algorithm)
+    refs: dict[int, object] = {}
+    remote = ray.remote(_run_task)
+    pending = []
+    for t in tasks:
+        if t[0] not in refs:
+            refs[t[0]] = ray.put(data[t[0]])
+        pending.append(remote.remote(algo_ref, refs[t[0]], seed, t))
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         yield ray.get(done[0])
 
 
-def _run_dask(tasks, call, client):
-    try:
-        from distributed import as_completed
-    except ImportError as err:  # pragma: no cover - optional dependency
-        raise ImportError(
-            "a Dask backend needs dask.distributed: pip install 'bayes-dp[dask]'"
-        ) from err
-    futures = [client.submit(_tagged, call, t, pure=False) for t in tasks]
-    for fut in as_completed(futures):
+def _run_dask(algorithm, data, seed, tasks, client):
+    distributed = _import_distributed("a Dask backend")
+    # the model and each base are scattered to the cluster once; tasks get futures
+    [algo_fut] = client.scatter([algorithm], hash=False)
+    futs: dict[int, object] = {}
+    needed = sorted({t[0] for t in tasks})
+    for b, f in zip(needed, client.scatter([data[b] for b in needed], hash=False), strict=True):
+        futs[b] = f
+    pending = [client.submit(_run_task, algo_fut, futs[t[0]], seed, t, pure=False) for t in tasks]
+    for fut in distributed.as_completed(pending):
         yield fut.result()
         fut.release()
-
-
-class _Call:
-    """Picklable task body: trains one chunk for (base, hyp, start, stop)."""
-
-    def __init__(self, algorithm, bases, seed):
-        self.algorithm = algorithm
-        self.data = [(b.X, b.y, b.z_x, b.z_y) for b in bases]
-        self.seed = seed
-
-    def __call__(self, task):
-        b, h, _c, start, stop = task
-        X, y, z_x, z_y = self.data[b]
-        if h == 1:
-            X, y = np.vstack([X, z_x[None]]), np.append(y, z_y)
-        return _train_chunk(self.algorithm, X, y, z_x, z_y, self.seed, b, h, start, stop)
 
 
 def run_audit(
@@ -205,10 +259,15 @@ def run_audit(
         Root seed; model ``(b, h, j)`` uses ``SeedSequence(seed, spawn_key=(b, h, j))``.
     chunk_size : int
         Models per task (trained together, saved in one file).
-    backend : {"joblib", "sequential", "ray"} or dask.distributed.Client
-        Where tasks run. ``"joblib"`` (default) uses local processes; ``"ray"`` uses (and starts
-        if needed) a Ray runtime; a Dask ``Client`` submits to its cluster. Results come back to
-        this process, which writes them.
+    backend : {"joblib", "sequential", "ray", "dask"} or dask.distributed.Client
+        Where tasks run. ``"joblib"`` (default) uses local processes; ``"ray"`` uses the Ray
+        runtime of this process (``ray.init(address=...)`` first to use a cluster), starting a
+        local one if none is running; a Dask ``Client`` submits to its cluster (``"dask"``: the
+        current default client). The model and each base's data are sent to Ray's object store
+        (``ray.put``) or scattered to Dask's workers once, and each task receives references,
+        so the driver's memory does not grow with the number of tasks. Results come back to
+        this process, which writes them. A backend whose extra is missing raises
+        ``ImportError`` before anything is written.
     n_jobs : int
         Parallel workers for joblib (``-1``: all cores) and for a Ray runtime started here.
     max_models : int, optional
@@ -254,6 +313,8 @@ def run_audit(
     chunk_size = check_positive_int("chunk_size", chunk_size)
     if max_models is not None:
         max_models = check_positive_int("max_models", max_models, minimum=0)
+    # the backend and its extra are checked before anything is written
+    engine = _resolve_backend(backend)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
 
@@ -302,21 +363,16 @@ def run_audit(
 
     total = len(bases) * 2 * n_models
     bar = _Progress(total, done_models, progress)
-    call = _Call(algorithm, bases, seed)
+    data = [(b.X, b.y, b.z_x, b.z_y) for b in bases]
     if pending:
-        if backend == "sequential":
-            results = ((t, call(t)) for t in pending)
-        elif backend == "joblib":
-            results = _run_joblib(pending, call, n_jobs)
-        elif backend == "ray":
-            results = _run_ray(pending, call, n_jobs)
-        elif hasattr(backend, "submit") and hasattr(backend, "gather"):
-            results = _run_dask(pending, call, backend)
+        if engine == "sequential":
+            results = _run_sequential(algorithm, data, seed, pending)
+        elif engine == "joblib":
+            results = _run_joblib(algorithm, data, seed, pending, n_jobs)
+        elif engine == "ray":
+            results = _run_ray(algorithm, data, seed, pending, n_jobs)
         else:
-            raise ValueError(
-                "`backend` must be 'joblib', 'sequential', 'ray' or a dask.distributed.Client; "
-                f"found {backend!r}"
-            )
+            results = _run_dask(algorithm, data, seed, pending, engine)
         for (b, h, c, start, stop), losses in results:
             losses = np.asarray(losses, dtype=np.float64)
             if losses.shape != (stop - start,):

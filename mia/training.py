@@ -11,7 +11,8 @@ Optionally, ``fit_losses(X, y, X_eval, y_eval, seeds) -> ndarray (len(seeds), le
 trains one model per generator in ``seeds`` and returns the eval losses directly; the audit
 runner uses it when present (the built-ins train many models at once with it).
 
-Plugging in PyTorch, for example::
+PyTorch models (and DP-SGD through Opacus) are ready-made in :class:`mia.pytorch.TorchAlgorithm`
+(extra ``torch``). A hand-written adapter needs no more than this::
 
     import torch
 

@@ -12,7 +12,7 @@ warnings.simplefilter("ignore")
 
 import numpy as np  # noqa: E402
 from flwr.client import ClientApp, NumPyClient  # noqa: E402
-from flwr.common import ndarrays_to_parameters, parameters_to_ndarrays  # noqa: E402
+from flwr.common import parameters_to_ndarrays  # noqa: E402
 from flwr.server import ServerApp, ServerAppComponents, ServerConfig  # noqa: E402
 from flwr.server.strategy import FedAvg  # noqa: E402
 from flwr.simulation import run_simulation  # noqa: E402
@@ -31,6 +31,9 @@ def main():
     class Real(NumPyClient):
         def __init__(self, pid):
             self.rng = np.random.default_rng(100 + pid)
+
+        def get_parameters(self, config):
+            return [p.copy() for p in init]
 
         def fit(self, parameters, config):
             return [p + 0.05 * self.rng.standard_normal(p.shape) for p in parameters], 1, {}
@@ -53,8 +56,9 @@ def main():
             return out
 
     def server_fn(context):
+        # no initial_parameters: the server asks a random node, two times in three a canary
+        # node, whose real client answers (mia.canary.flower.canary_client_fn)
         strategy = Recording(
-            initial_parameters=ndarrays_to_parameters(init),
             fraction_evaluate=0.0,
             min_fit_clients=K + N_REAL,
             min_available_clients=K + N_REAL,

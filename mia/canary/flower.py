@@ -9,6 +9,14 @@ Use ``canary_client_fn(real_client_fn, directions, clip=..., canary_ids=...)`` a
 update is the fixed unit direction scaled to the clip norm), all others are the real clients.
 After training, ``canary_cosines(directions, initial, final)`` gives the final-model statistic
 for ``epsilon_from_cosines``; cosines of directions never inserted are the null.
+
+Initial parameters: a strategy without ``initial_parameters`` (FedAvg's default) asks one
+client, picked at random, for them. A canary client has no model of its own, so
+``canary_client_fn`` answers that request from the real client of the same node
+(``real_client_fn(context).get_parameters``); a canary client made alone by
+``make_canary_client`` needs ``parameters_fn`` or raises a ``RuntimeError`` that says to give
+the strategy ``initial_parameters``. Giving the strategy ``initial_parameters`` is the
+recommended setup: the audit needs the initial model anyway (``canary_cosines``).
 """
 
 from __future__ import annotations
@@ -30,7 +38,17 @@ def _flat_size(parameters) -> int:
     return int(sum(np.asarray(p).size for p in parameters))
 
 
-def make_canary_client(direction, *, clip=1.0, num_examples=1):
+def _real_parameters(client, config) -> list[np.ndarray]:
+    """The parameters a real Flower client reports (``Client`` or ``NumPyClient``)."""
+    from flwr.common import GetParametersIns, parameters_to_ndarrays
+
+    if hasattr(client, "to_client"):
+        client = client.to_client()
+    res = client.get_parameters(GetParametersIns(config=dict(config or {})))
+    return parameters_to_ndarrays(res.parameters)
+
+
+def make_canary_client(direction, *, clip=1.0, num_examples=1, parameters_fn=None):
     """A Flower ``NumPyClient`` whose update is ``clip * direction`` (unit-normalised).
 
     Parameters
@@ -41,6 +59,10 @@ def make_canary_client(direction, *, clip=1.0, num_examples=1):
         Norm of the update (the clip norm of the round).
     num_examples : int, default 1
         Weight reported to the strategy; DP-FedAvg weights clients equally.
+    parameters_fn : callable, optional
+        ``parameters_fn(config) -> list of ndarray``, what ``get_parameters`` returns when the
+        strategy asks this client for the initial model. Without it that request raises a
+        ``RuntimeError`` (give the strategy ``initial_parameters``).
 
     Returns
     -------
@@ -55,7 +77,13 @@ def make_canary_client(direction, *, clip=1.0, num_examples=1):
 
     class CanaryClient(numpy_client):
         def get_parameters(self, config):
-            return []
+            if parameters_fn is None:
+                raise RuntimeError(
+                    "a canary client has no model parameters of its own: give the strategy "
+                    "`initial_parameters` (e.g. FedAvg(initial_parameters="
+                    "ndarrays_to_parameters(init))) or pass `parameters_fn`"
+                )
+            return [np.asarray(p) for p in parameters_fn(config)]
 
         def fit(self, parameters, config):
             if _flat_size(parameters) != c.size:
@@ -93,7 +121,9 @@ def canary_client_fn(real_client_fn, directions, *, clip=1.0, canary_ids=()):
     Returns
     -------
     callable
-        A ``client_fn`` for ``flwr.client.ClientApp``.
+        A ``client_fn`` for ``flwr.client.ClientApp``. When the strategy has no
+        ``initial_parameters`` and asks a canary node for them, the node's real client
+        (``real_client_fn(context)``) answers.
     """
     dirs = np.atleast_2d(np.asarray(directions, dtype=float))
     ids = [int(i) for i in canary_ids]
@@ -106,7 +136,13 @@ def canary_client_fn(real_client_fn, directions, *, clip=1.0, canary_ids=()):
     def client_fn(context):
         pid = int(context.node_config["partition-id"])
         if pid in index:
-            return make_canary_client(dirs[index[pid]], clip=clip).to_client()
+
+            def parameters_fn(config):
+                return _real_parameters(real_client_fn(context), config)
+
+            return make_canary_client(
+                dirs[index[pid]], clip=clip, parameters_fn=parameters_fn
+            ).to_client()
         return real_client_fn(context)
 
     return client_fn
