@@ -222,15 +222,28 @@ class Posterior:
         """The ArviZ data object: ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x),
         groups ``posterior`` and ``sample_stats`` with dims (chain, draw), and
         ``log_likelihood`` (dims chain, draw, base) when it was kept."""
-        attrs = {"bayes_dp_settings": json.dumps(self.settings), "bayes_dp_format": 1}
+        attrs = {
+            "bayes_dp_settings": json.dumps(self.settings),
+            "bayes_dp_format": 1,
+            # netCDF files list variables in alphabetical order; keep the sampler's order
+            "bayes_dp_var_names": json.dumps(self.var_names),
+        }
         return _arviz.from_dict(
             dict(self._draws), dict(self._stats), attrs, log_likelihood=self._loglik
         )
 
     def to_netcdf(self, path) -> Path:
-        """Write the posterior (draws, sampler statistics, settings) to a netCDF file."""
+        """Write the posterior (draws, sampler statistics, settings) to a netCDF file.
+
+        The file is written under a temporary name in the same folder and then renamed, so
+        ``path`` never holds a half-written file (not even after Ctrl-C).
+        """
+        from ._files import atomic_path
+
         path = Path(path)
-        _arviz.to_netcdf(self.to_arviz(), path)
+        data = self.to_arviz()
+        with atomic_path(path) as tmp:
+            _arviz.to_netcdf(data, tmp)
         return path
 
 
@@ -287,7 +300,11 @@ def load_posterior(path) -> Posterior:
         raise ValueError(
             f"{str(path)!r} was not written by bayes_dp (no settings recorded); {_EXPECTED}"
         )
-    draws = {v: post[v].transpose("chain", "draw").values for v in post.data_vars}
+    names = list(post.data_vars)
+    order = json.loads(_arviz.attrs(data).get("bayes_dp_var_names", "[]"))
+    if sorted(order) == sorted(names):
+        names = order  # the order of the run (files before it keep the netCDF order)
+    draws = {v: post[v].transpose("chain", "draw").values for v in names}
     sstats = {v: stats[v].transpose("chain", "draw").values for v in stats.data_vars}
     loglik = None
     if _arviz.has_group(data, "log_likelihood"):

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import plots
+from ._files import atomic_path
 from ._validation import check_real
 from .posterior import ESS_PER_CHAIN_MIN, RHAT_MAX, Posterior
 from .region import classical_epsilon, clopper_pearson_epsilon
@@ -380,5 +381,6 @@ def write_report(
     lines = [f"{k}: {json.dumps(v, default=str)}" for k, v in st.items()]
     parts.append(f"<pre>{html.escape(chr(10).join(lines))}</pre>")
     parts.append("</body></html>")
-    path.write_text("\n".join(parts), encoding="utf-8")
+    with atomic_path(path) as tmp:  # never a half-written report, not even after Ctrl-C
+        tmp.write_text("\n".join(parts), encoding="utf-8")
     return path
