@@ -7,7 +7,7 @@ The main entry point is :func:`estimate_epsilon`, which turns :class:`AttackCoun
 from . import plots, region, simulate
 from .estimate import estimate_epsilon
 from .evidence import Evidence
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, TimeBudgetError
 from .observations import AttackCounts
 from .posterior import Posterior, load_posterior
 from .priors import Beta, HalfNormal, LogNormal, Prior
@@ -29,6 +29,7 @@ __all__ = [
     "LogNormal",
     "Posterior",
     "Prior",
+    "TimeBudgetError",
     "classical_epsilon",
     "clopper_pearson_epsilon",
     "estimate_epsilon",

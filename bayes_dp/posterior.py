@@ -68,8 +68,14 @@ class Posterior:
 
     @property
     def converged(self) -> bool | None:
-        """Whether an automatic-length run met its criteria (r_hat <= 1.01 and ESS_bulk >= 400
-        for every variable) before its time budget ran out; None for fixed-length runs."""
+        """Whether the run converged, as far as the sampler judged it.
+
+        True: an automatic-length run (``draws=None``) met its criteria, r_hat <= 1.01 and
+        ESS_bulk >= 400 for every variable. False: a run stopped by its time budget
+        (``max_time``) or size limit first; its result is not reliable. None: a run of fixed
+        length that finished (see :meth:`check` and :meth:`diagnostics`), or a file from
+        before this was recorded.
+        """
         return self.settings.get("converged")
 
     # -- access ---------------------------------------------------------------------------

@@ -81,9 +81,10 @@ def _table(header: list[str], rows: list[list], left: int = 1, cls: str = "") ->
 def plain_warnings(posterior: Posterior) -> list[str]:
     """Problems with a run, each as one sentence saying what to do.
 
-    Checks r_hat (> 1.01), bulk and tail ESS (< 100 per chain), the acceptance rate of each
-    move (outside [0.1, 0.6]) and a fixed attack strength s (over-confident unless the attack
-    is known to be near-optimal).
+    Checks whether the run stopped before it converged (its time budget ran out), r_hat
+    (> 1.01), bulk and tail ESS (< 100 per chain), the acceptance rate of each move (outside
+    [0.1, 0.6]) and a fixed attack strength s (over-confident unless the attack is known to be
+    near-optimal).
 
     Examples
     --------
@@ -99,6 +100,8 @@ def plain_warnings(posterior: Posterior) -> list[str]:
             f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
         )
     out = []
+    if posterior.converged is False:
+        out.append(_not_converged_sentence(posterior.settings, posterior.n_draws))
     min_ess = ESS_PER_CHAIN_MIN * posterior.n_chains
     for v, d in posterior.diagnostics().items():
         if not d["r_hat"] <= RHAT_MAX:
@@ -129,6 +132,44 @@ def plain_warnings(posterior: Posterior) -> list[str]:
             "if the attack is known to be that strong; s near 1 gives over-confident intervals."
         )
     return out
+
+
+def _unreliable(posterior: Posterior) -> str:
+    """Why the result must not be used (empty when nothing is wrong with the sampling)."""
+    if posterior.converged is False:
+        return _not_converged_sentence(posterior.settings, posterior.n_draws)
+    min_ess = ESS_PER_CHAIN_MIN * posterior.n_chains
+    bad = [
+        v
+        for v, d in posterior.diagnostics().items()
+        if not (d["r_hat"] <= RHAT_MAX and d["ess_bulk"] >= min_ess and d["ess_tail"] >= min_ess)
+    ]
+    if bad:
+        return (
+            f"the chains have not converged or mixed enough for {', '.join(bad)} (r_hat above "
+            f"{RHAT_MAX} or ESS below 100 per chain; see Warnings): run longer."
+        )
+    return ""
+
+
+def _not_converged_sentence(st: dict, n_draws: int) -> str:
+    """Why a run stopped before it converged, and what to do."""
+    budget = st.get("max_time")
+    why = {
+        "max_time": f"its time budget{f' of {budget:g} s' if budget else ''} ran out",
+        "max_draws": "it reached the largest run the sampler makes",
+    }.get(st.get("stop_reason"), "it stopped early")
+    asked = st.get("draws_requested")
+    goal = (
+        f"the {asked} draws per chain asked for"
+        if asked is not None
+        else "every variable reached r_hat <= 1.01 and ESS_bulk >= 400"
+    )
+    return (
+        f"Not converged: the run stopped after {n_draws} draws per chain because {why}, before "
+        f"{goal}. The result is not reliable; run again with more time (max_time, or "
+        "--max-time on the command line)."
+    )
 
 
 def _reproduce_snippet(st: dict) -> str:
@@ -216,12 +257,20 @@ def write_report(
     # -- headline -------------------------------------------------------------------------
     lo, hi = posterior.interval(prob, "eps")
     pct = f"{100 * prob:g}%"
-    parts.append(
-        f"<p><b>Result:</b> {pct} credible interval for ε: <b>[{lo:.3g}, {hi:.3g}]</b>, "
-        f"posterior median {posterior.quantile(0.5, 'eps'):.3g}"
-        + (f", at δ = {delta:g}" if delta is not None else "")
-        + ".</p>"
-    )
+    at = f", at δ = {delta:g}" if delta is not None else ""
+    median = posterior.quantile(0.5, "eps")
+    unreliable = _unreliable(posterior)
+    if unreliable:
+        parts.append(
+            f'<p class="warn" id="headline"><b>Result not reliable:</b> {html.escape(unreliable)} '
+            f"These draws give a {pct} credible interval for ε of [{lo:.3g}, {hi:.3g}] and a "
+            f"median of {median:.3g}{at}; do not use them as the result.</p>"
+        )
+    else:
+        parts.append(
+            f'<p id="headline"><b>Result:</b> {pct} credible interval for ε: '
+            f"<b>[{lo:.3g}, {hi:.3g}]</b>, posterior median {median:.3g}{at}.</p>"
+        )
 
     # -- warnings -------------------------------------------------------------------------
     parts.append("<h2>Warnings</h2>")
