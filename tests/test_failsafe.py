@@ -156,3 +156,172 @@ def test_time_budget_stops_a_long_run():
     assert 0 < post.n_draws < 10**7 and post.settings["max_time"] == budget
     with pytest.raises(bdp.TimeBudgetError, match="no draws"):
         bdp.estimate_epsilon(COUNTS, delta=1e-5, chains=2, tune=10**6, max_time=0.5, seed=0)
+
+
+# -- the command line ----------------------------------------------------------------------
+FP = [40, 50, 60, 100, 100, 110, 120, 200, 200, 200]
+FN = [250, 200, 150, 100, 120, 100, 100, 80, 70, 60]
+ENTRY = "import sys; from bayes_dp.__main__ import console; sys.exit(console())"  # the script
+
+
+@pytest.fixture
+def counts_csv(tmp_path):
+    path = tmp_path / "counts.csv"
+    rows = "".join(f"{a},1000,{b},1000\n" for a, b in zip(FP, FN, strict=True))
+    path.write_text("fp,n_neg,fn,n_pos\n" + rows)
+    return path
+
+
+def subprocess_env():
+    import os
+    from pathlib import Path
+
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+def test_not_converged_exit_status_3_and_report(counts_csv, tmp_path, capsys, monkeypatch):
+    import json
+
+    import bayes_dp.estimate as est
+    from bayes_dp.cli import EXIT_STATUSES, main
+
+    monkeypatch.setattr(est, "AUTO_FIRST_DRAWS", 100)
+    monkeypatch.setattr(est, "AUTO_MAX_DRAWS", 300)
+    monkeypatch.setattr(est, "AUTO_ESS_MIN", 10**9)  # cannot be met: stops unconverged
+    out = tmp_path / "o"
+    args = ["estimate", str(counts_csv), "--delta", "1e-5", "--out", str(out), "--chains", "2"]
+    rc = main([*args, "--tune", "100", "--json", "--max-time", "120"])
+    captured = capsys.readouterr()
+    assert rc == 3 and EXIT_STATUSES[3].startswith("not converged")
+    result = json.loads(captured.out)
+    assert result["exit_status"] == 3 and result["exit_status_meaning"].startswith("not conv")
+    assert result["converged"] is False and result["stop_reason"] == "max_draws"
+    assert result["max_time"] == 120.0 and result["draws"] == 300
+    assert result["warnings"][0].startswith("Not converged") and "not reliable" in captured.err
+    assert (out / "posterior.nc").is_file()
+    html = (out / "report.html").read_text()
+    headline = html.split("<h2>")[0]
+    assert "not reliable" in headline and "<b>[" not in headline
+    # a converged (or fixed-length) run keeps status 0 and its headline in bold
+    rc = main([*args, "--tune", "100", "--draws", "200", "--progress-every", "0"])
+    assert rc == 0
+    headline = (out / "report.html").read_text().split("<h2>")[0]
+    assert "<b>" in headline
+
+
+def test_help_lists_exit_statuses(capsys):
+    from bayes_dp.cli import main
+
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for needle in ("0 success", "1 bad input", "2 usage error", "3 not converged", "130 inter"):
+        assert needle in text, needle
+
+
+def test_ctrl_c_mid_sampling_exits_130_at_once(counts_csv, tmp_path):
+    import re
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-c", ENTRY, "estimate", str(counts_csv), "--delta", "1e-5"]
+    cmd += ["--out", str(out), "--chains", "2", "--draws", "1000000", "--progress-every", "0.1"]
+    with subprocess.Popen(
+        cmd, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        err = bytearray()
+
+        def read():
+            while chunk := proc.stderr.read1(4096):
+                err.extend(chunk)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        # wait until the bar shows draws done (sampling under way), then press Ctrl-C
+        moving = re.compile(rb"sampling: +\d+%\|[^|]*\| *(?!0\.00/)[0-9.]+[kMG]?/")
+        deadline = time.monotonic() + 240
+        while not moving.search(bytes(err)) and proc.poll() is None:
+            assert time.monotonic() < deadline, bytes(err).decode()
+            time.sleep(0.05)
+        assert proc.poll() is None, bytes(err).decode()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        elapsed = time.monotonic() - t0
+        reader.join(timeout=10)
+        stdout = proc.stdout.read()
+    text = bytes(err).decode()
+    assert proc.returncode == 130, text
+    assert elapsed < 1.0, f"took {elapsed:.2f} s to stop"
+    assert "Traceback" not in text and text.rstrip().endswith("bayes-dp: interrupted")
+    assert stdout == b""
+    assert not out.exists() or list(out.iterdir()) == []  # nothing (half-)written
+
+
+def test_ctrl_c_during_import_exits_130_without_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    # deterministic: the first numpy import raises KeyboardInterrupt, as Ctrl-C would there
+    hook = (
+        "import sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numpy':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Stop())\n"
+    )
+    for extra in ([], ["--json"]):
+        proc = subprocess.run(
+            [sys.executable, "-c", hook + ENTRY, "report", "x.nc", *extra],
+            env=subprocess_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=tmp_path,
+        )
+        assert proc.returncode == 130 and proc.stderr == "bayes-dp: interrupted\n", proc.stderr
+        if extra:
+            import json
+
+            assert json.loads(proc.stdout)["exit_status"] == 130
+        else:
+            assert proc.stdout == ""
+
+
+def test_ctrl_c_while_modules_load_exits_130(tmp_path):
+    """A real SIGINT once the heavy imports have begun (seen in ``-X importtime`` output)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-c", ENTRY, "report", "x.nc"],
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    ) as proc:
+        err = b""
+        while b"numpy" not in err:  # numpy loads only inside the entry point's try
+            line = proc.stderr.readline()
+            assert line, err.decode()
+            err += line
+        proc.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, rest = proc.communicate(timeout=60)
+    text = (err + rest).decode()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text
+    assert text.rstrip().endswith("bayes-dp: interrupted") and out == b""
+    assert time.monotonic() - t0 < 10
