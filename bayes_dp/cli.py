@@ -291,6 +291,11 @@ def read_counts(path, *, fmt: str = "auto") -> list:
     underscore first, then letters, digits, underscores, hyphens or single spaces, at most 64
     characters; they are compared after Unicode NFC normalisation.
     """
+    return _read_counts(path, fmt=fmt)[0]
+
+
+def _read_counts(path, *, fmt: str = "auto") -> tuple[list, list[list[int]]]:
+    """:func:`read_counts`, and the data rows (from 1) of each group's bases in the file."""
     from .evidence import Evidence, check_group_name
     from .observations import AttackCounts
 
@@ -326,6 +331,7 @@ def read_counts(path, *, fmt: str = "auto") -> list:
                 f"{entry['likelihood']!r} (row {entry['first']}) but {lik!r} here"
             )
         entry["rows"].append(vals)
+        entry.setdefault("lines", []).append(i)
     out = []
     for j, (name, entry) in enumerate(groups.items()):
         cols = {c: [v[c] for v in entry["rows"]] for c in REQUIRED}
@@ -340,7 +346,7 @@ def read_counts(path, *, fmt: str = "auto") -> list:
             col = "likelihood" if "likelihood" in str(e) else "group"
             raise InputError(f"{where}row {entry['first']}, column {col!r}: {e}") from None
         out.append(ev)
-    return out
+    return out, [entry["lines"] for entry in groups.values()]
 
 
 class _UsageError(Exception):
@@ -603,10 +609,13 @@ def _estimate(args, out, log) -> dict:
     t0 = time.perf_counter()
     outdir = Path(args.out)
     _check_writable_dir(outdir)
+    source = None
     if _is_score_file(Path(args.counts), args.format):
         groups = _score_groups(args, log)
     else:
-        groups = read_counts(args.counts, fmt=args.format)
+        groups, rows = _read_counts(args.counts, fmt=args.format)
+        # the report numbers the bases by these rows, as the error messages do
+        source = {"file": str(args.counts), "rows": rows}
     n_bases = sum(len(g.counts) for g in groups)
     log(f"read {n_bases} challenge bases in {len(groups)} group(s) from {args.counts}")
     if args.s is not None:
@@ -654,6 +663,8 @@ def _estimate(args, out, log) -> dict:
     finally:
         if bar is not None:
             bar.close()
+    if source is not None:
+        post.settings["input"] = source
     log(f"sampling done in {time.perf_counter() - t1:.1f} s")
     if not args.json:
         print(post.summary().round(3).to_string(), file=out)

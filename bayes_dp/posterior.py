@@ -306,14 +306,32 @@ def load_posterior(path) -> Posterior:
         raise ValueError(
             f"{str(path)!r} was not written by bayes_dp (no settings recorded); {_EXPECTED}"
         )
-    names = list(post.data_vars)
-    order = json.loads(_arviz.attrs(data).get("bayes_dp_var_names", "[]"))
-    if sorted(order) == sorted(names):
-        names = order  # the order of the run (files before it keep the netCDF order)
+    settings = json.loads(raw)
+    names = _run_order(list(post.data_vars), _arviz.attrs(data), settings)
     draws = {v: post[v].transpose("chain", "draw").values for v in names}
     sstats = {v: stats[v].transpose("chain", "draw").values for v in stats.data_vars}
     loglik = None
     if _arviz.has_group(data, "log_likelihood"):
         ll = _arviz.group(data, "log_likelihood")
         loglik = {v: ll[v].transpose("chain", "draw", ...).values for v in ll.data_vars}
-    return Posterior(draws, sstats, json.loads(raw), log_likelihood=loglik)
+    return Posterior(draws, sstats, settings, log_likelihood=loglik)
+
+
+def _run_order(names: list[str], attrs: dict, settings: dict) -> list[str]:
+    """The variables in the order the run made them (netCDF lists them alphabetically).
+
+    Files record the order; for older ones it is rebuilt from the groups in the settings:
+    eps, the strengths in order of first use, then tau and rho group by group.
+    """
+    order = json.loads(attrs.get("bayes_dp_var_names", "[]"))
+    if sorted(order) == sorted(names):
+        return order
+    expected = ["eps"]
+    for g in settings.get("groups", []):
+        s = "s" if g.get("strength") == "shared" else f"s_{g.get('name')}"
+        if s not in expected:
+            expected.append(s)
+    for g in settings.get("groups", []):
+        expected += [f"tau_{g.get('name')}", f"rho_{g.get('name')}"]
+    rank = {v: i for i, v in enumerate(expected)}
+    return sorted(names, key=lambda v: (rank.get(v, len(expected)), names.index(v)))
