@@ -690,7 +690,9 @@ def plot_region(
                 label=f"classical estimate ε = {point:.3g}",
             )
     for j, (name, c) in enumerate(groups):
-        kw = {"fmt": "o", "ms": 5, "color": f"C{j}", "label": f"observed rates: {name}"}
+        # one group with the default name ("counts"): no name to show
+        label = "observed rates" + (f": {name}" if len(groups) > 1 or name != "counts" else "")
+        kw = {"fmt": "o", "ms": 5, "color": f"C{j}", "label": label}
         if confidence is not None:
             a = 1 - check_real(
                 "confidence", confidence, low=0, high=1, low_open=True, high_open=True

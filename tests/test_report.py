@@ -304,6 +304,7 @@ def test_figures_fit_the_column_and_legends_hide_no_data(one_group):
                 if a.get_legend() is not None:
                     for t in a.get_legend().get_texts():
                         assert t.get_fontsize() * PX_PER_INCH / 72 >= 10, t.get_text()
+                        assert "counts" not in t.get_text()  # the default group name
     finally:
         for fig, _ in figs:
             plt.close(fig)
