@@ -63,7 +63,7 @@ EXIT_STATUSES = {
     2: "usage error: unknown, missing or malformed command-line options",
     3: "not converged: the time budget (--max-time) ran out before every variable reached "
     "r_hat <= 1.01 and ESS_bulk >= 400 (or before the --draws asked for); the results were "
-    "written but are not reliable",
+    "written but are not reliable (nothing is written when not even the warm-up finished)",
     130: "interrupted (Ctrl-C); no result files were written",
 }
 #: Exit status of a run that did not converge within its time budget.
