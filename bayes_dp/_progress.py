@@ -8,6 +8,7 @@ included, of the current round; in an automatic-length run it grows when a round
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -23,6 +24,14 @@ def _interactive() -> bool:
         return bool(sys.stderr is not None and sys.stderr.isatty())
     except (AttributeError, ValueError):  # closed or unusual streams
         return False
+
+
+def _terminal_width(stream) -> int | None:
+    """Columns of the terminal behind ``stream``; None when it is no terminal."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 class TqdmProgress:
@@ -51,13 +60,11 @@ class TqdmProgress:
 
     def __init__(self, desc: str = "sampling", **tqdm_kwargs):
         self._desc = desc
-        self._kwargs = {
-            "unit": " draws",
-            "unit_scale": True,
-            "dynamic_ncols": True,
-            "file": sys.stderr,
-            **tqdm_kwargs,
-        }
+        self._kwargs = {"unit": " draws", "unit_scale": True, "file": sys.stderr, **tqdm_kwargs}
+        if _terminal_width(self._kwargs["file"]) == 0:
+            # a pseudo-terminal without a size (e.g. under `script`): tqdm would take it for
+            # one with no rows and print nothing
+            self._kwargs = {"ncols": 80, "nrows": 24, **self._kwargs}
         self._bar = None
 
     def __call__(self, done: int, total: int) -> None:

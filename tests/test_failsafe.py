@@ -95,6 +95,25 @@ def test_chunk_size_and_progress_do_not_change_the_draws(monkeypatch):
     assert "draws/s" in text and "100%" in text and "600/600" in text
 
 
+def test_bar_shows_on_a_terminal_that_reports_no_size():
+    import os
+
+    from bayes_dp._progress import TqdmProgress
+
+    master, slave = os.openpty()  # a new pty has 0 x 0 cells, as under `script`
+    try:
+        with os.fdopen(slave, "w") as fh:
+            bar = TqdmProgress(file=fh, mininterval=0)
+            bar(500, 1000)
+            bar(1000, 1000)
+            bar.close()
+            fh.flush()
+            out = os.read(master, 1 << 16)
+    finally:
+        os.close(master)
+    assert b"draws/s" in out and b"1.00k/1.00k" in out
+
+
 def test_progress_must_be_bool_or_callable():
     with pytest.raises(TypeError, match="`progress`"):
         bdp.estimate_epsilon(COUNTS, progress="yes", **TINY)
