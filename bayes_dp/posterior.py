@@ -21,6 +21,24 @@ RHAT_MAX = 1.01
 ESS_PER_CHAIN_MIN = 100
 
 
+def _pareto_khat(log_w: np.ndarray) -> float:
+    """Shape of a generalized Pareto fitted to the largest importance weights (PSIS's k-hat:
+    the M = min(n / 5, 3 sqrt(n)) largest, over the next one as threshold)."""
+    from scipy import stats
+
+    lw = np.sort(np.asarray(log_w, dtype=float))
+    n = lw.size
+    m = int(min(n / 5, 3 * np.sqrt(n)))
+    if m < 5:
+        return float("nan")
+    w = np.exp(lw - lw[-1])
+    tail = w[-m:] - w[-m - 1]
+    if not np.any(tail > 0):
+        return 0.0
+    k, _, _ = stats.genpareto.fit(tail, floc=0.0)
+    return float(k)
+
+
 class Posterior:
     """Draws of eps and the attack strengths from MCMC-DP-Est, with diagnostics.
 
@@ -71,7 +89,7 @@ class Posterior:
         """Whether the run converged, as far as the sampler judged it.
 
         True: an automatic-length run (``draws=None``) met its criteria, r_hat <= 1.01 and
-        ESS_bulk >= 400 for every variable. False: a run stopped by its time budget
+        bulk and tail ESS >= 2000 for every variable. False: a run stopped by its time budget
         (``max_time``) or size limit first; its result is not reliable. None: a run of fixed
         length that finished (see :meth:`check` and :meth:`diagnostics`), or a file from
         before this was recorded.
@@ -139,6 +157,60 @@ class Posterior:
         """Highest-density interval holding ``prob`` of the posterior mass (via ArviZ)."""
         prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
         return _arviz.hdi(self._get(var), prob)
+
+    def prior_sensitivity(
+        self, prob: float = 0.9, factors: tuple[float, ...] = (0.5, 2.0)
+    ) -> dict[float, dict[str, object]]:
+        """How the eps interval moves when the eps prior's scale is multiplied by ``factors``.
+
+        With s free the upper tail of eps is set by the prior along s eps = const (the
+        likelihood is nearly flat there), so this check belongs next to every interval.  The
+        draws are reweighted by p_new(eps) / p_old(eps) (importance sampling: HalfNormal's
+        ``scale`` or LogNormal's e^mu times the factor), which needs no new run.  Returns
+        ``{factor: {"interval": (lo, hi), "ess": Kish's effective sample size of the
+        weights, "khat": the Pareto shape of the largest weights}}``.  As in PSIS (Vehtari et
+        al.), ``khat > 0.7`` means a few draws carry the weights and the reweighted interval
+        is unreliable: most often for factors > 1, whose tail the draws reach rarely; then
+        rerun with that prior instead.
+        """
+        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        spec = self.settings.get("eps_prior")
+        if not spec:
+            raise ValueError(
+                "this posterior does not record its eps prior (`settings['eps_prior']`); "
+                "it was written by an older version"
+            )
+        from scipy import stats
+
+        kind, params = spec[0], [float(v) for v in spec[1:]]
+
+        def logpdf(x, f):
+            if kind == "HalfNormal":
+                return stats.halfnorm.logpdf(x, scale=params[0] * f)
+            if kind == "LogNormal":
+                return stats.lognorm.logpdf(x, s=params[1], scale=np.exp(params[0]) * f)
+            raise ValueError(
+                f"prior sensitivity needs a HalfNormal or LogNormal prior; found {kind}"
+            )
+
+        x = np.asarray(self._get("eps"), dtype=float).ravel()
+        base = logpdf(x, 1.0)
+        q = np.array([(1 - prob) / 2, (1 + prob) / 2])
+        order = np.argsort(x)
+        out = {}
+        for f in factors:
+            f = check_real("factors", f, low=0.0, low_open=True)
+            lw = logpdf(x, f) - base
+            w = np.exp(lw - lw.max())
+            w /= w.sum()
+            cw = np.cumsum(w[order])
+            lo, hi = (float(x[order][min(np.searchsorted(cw, p), x.size - 1)]) for p in q)
+            out[f] = {
+                "interval": (lo, hi),
+                "ess": float(1.0 / np.sum(w**2)),
+                "khat": _pareto_khat(lw),
+            }
+        return out
 
     def diagnostics(self) -> dict[str, dict[str, float]]:
         """r_hat, ess_bulk and ess_tail of each variable (ArviZ's rank-normalised versions)."""

@@ -135,7 +135,8 @@ class Prior:
     Parameters
     ----------
     eps : HalfNormal or LogNormal
-        Prior of eps. Default ``HalfNormal(10.0)`` (the paper's choice).
+        Prior of eps. Default ``HalfNormal(10.0)``; the paper (Sec. 4.2) used variance 10,
+        ``HalfNormal(10 ** 0.5)`` (docs/model.md says why we keep the wider one).
     s : Beta or float
         Prior of s, or a float in [0, 1] that fixes s. ``s=0`` is the uniform prior on
         R(eps, delta); values near 1 assume near-optimal attacks on worst-case challenge bases

@@ -177,7 +177,7 @@ def _not_converged_sentence(st: dict, n_draws: int, headline: bool = False) -> s
     goal = (
         f"the {asked} draws per chain asked for"
         if asked is not None
-        else "every variable reached r_hat <= 1.01 and ESS_bulk >= 400"
+        else "every variable reached r_hat <= 1.01 and bulk and tail ESS >= 2000"
     )
     text = (
         f"the run stopped after {n_draws} draws per chain because {why}, before {goal}. "

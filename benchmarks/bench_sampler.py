@@ -1,19 +1,31 @@
-"""Speed of MCMC-DP-Est: iterations/s and ESS_bulk/s of eps and s.
+"""Speed of the two samplers: ESS_bulk/s of every variable, the scale curve, the first run.
 
-Data: the paper's strong-attack counts (Sec. 4.1, n = 10, N = 1000) and a 20-base case (n = 20,
-N = 100, rates drawn once with a fixed seed). Configurations: the paper's (uniform auxiliary
-proposal, K = 1000), the default (truncated-normal likelihood-shaped proposal, K = 16, two
-iterations per stored draw) and the alternatives measured to choose it. Wall time excludes
-numba compilation (a warm-up call compiles first).
+1. ESS/s: the paper's strong-attack counts (Sec. 4.1, 10 bases, N = 1000, delta = 1e-5) with s
+   free and with s fixed at 0.95, for ``method="exact"`` (the default) and ``method="mhaar"``
+   (Alg. 1 with its default auxiliary proposals), 4 chains at fixed lengths.  ESS/s is the
+   smallest ESS_bulk over the variables divided by the wall time (compilation excluded).
+2. Scale: 10 to 1,000 bases at N = 100 (counts drawn from the model, s free), each method at
+   its automatic run length (``draws=None``: until r_hat <= 1.01 and ESS_bulk >= 400, within
+   ``--max-time`` seconds); prints seconds, r_hat and ESS and plots the curve to
+   ``docs/figures/scale_curve.png``.
+3. Start-up: the first posterior in a fresh interpreter with an empty numba cache, import
+   included, in a subprocess (``NUMBA_CACHE_DIR`` set to an empty folder).
 
-Run: ``python benchmarks/bench_sampler.py [--quick]``
+Run: ``python benchmarks/bench_sampler.py [--quick] [--no-scale] [--max-time S]``.  Timings
+depend on the machine and on what else it runs; compare ratios taken in one run.
 """
 
-import argparse
-import time
-import tracemalloc
+from __future__ import annotations
 
-import numpy as np
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import warnings
+from pathlib import Path
 
 import bayes_dp as bdp
 from bayes_dp import _arviz
@@ -24,86 +36,126 @@ STRONG = bdp.AttackCounts(
     fn=[250, 200, 150, 100, 120, 100, 100, 80, 70, 60],
     n_pos=1000,
 )
+FIG = Path(__file__).resolve().parents[1] / "docs" / "figures" / "scale_curve.png"
 
 
-def twenty_bases(seed=12345):
-    rng = np.random.default_rng(seed)
-    a = rng.uniform(0.02, 0.3, 20)
-    b = np.clip(0.7 - a - rng.uniform(0.0, 0.3, 20), 0.01, None)
-    return bdp.AttackCounts(rng.binomial(100, a), 100, rng.binomial(100, b), 100)
+def _diag(post):
+    rh = max(_arviz.rhat(post.draws(v)) for v in post.var_names)
+    ess = min(_arviz.ess(post.draws(v), "bulk") for v in post.var_names)
+    return rh, ess
 
 
-def run(counts, draws, tune, **kw):
-    t0 = time.perf_counter()
-    post = bdp.estimate_epsilon(
-        counts, delta=1e-5, chains=4, draws=draws, tune=tune, seed=1, check=False, **kw
+def _run(counts, prior, method, draws, tune, max_time=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        post = bdp.estimate_epsilon(
+            counts,
+            delta=1e-5,
+            prior=prior,
+            method=method,
+            chains=4,
+            draws=draws,
+            tune=tune,
+            seed=1,
+            check=False,
+            max_time=max_time,
+        )
+        wall = time.perf_counter() - t0
+    return wall, post
+
+
+def ess_table(draws):
+    print(f"== ESS/s on the strong-attack data, 4 chains x {draws} draws (compile excluded)")
+    print(f"{'method':<7} {'s':<7} {'wall s':>7} {'max r_hat':>9} {'min ESS':>8} {'ESS/s':>7}")
+    for method in ("exact", "mhaar"):
+        _run(STRONG, None, method, 20, 20)  # compile
+        for label, prior in (("free", None), ("0.95", bdp.Prior(s=0.95))):
+            wall, post = _run(STRONG, prior, method, draws, None)
+            rh, ess = _diag(post)
+            print(f"{method:<7} {label:<7} {wall:7.1f} {rh:9.3f} {ess:8.0f} {ess / wall:7.0f}")
+
+
+def model_counts(n_bases, n=100, eps=2.0, s=0.5, seed=7):
+    """Counts of n_bases bases at N = n drawn from the model (s free in the fit)."""
+    return bdp.simulate.simulate_counts(eps, s, 1e-5, [n] * n_bases, n, seed=seed)[0]
+
+
+def scale_curve(sizes, max_time):
+    print(f"\n== scale: N = 100 per base, s free, automatic run length (max {max_time:g} s)")
+    print(f"{'bases':>6} {'method':<7} {'seconds':>8} {'draws':>7} {'max r_hat':>9} {'min ESS':>8}")
+    rows = []
+    for k in sizes:
+        counts = model_counts(k)
+        for method in ("exact", "mhaar"):
+            wall, post = _run(counts, None, method, None, None, max_time=max_time)
+            rh, ess = _diag(post)
+            rows.append((k, method, wall, rh, ess, post.settings.get("converged")))
+            print(
+                f"{k:6d} {method:<7} {wall:8.1f} {post.n_draws:7d} {rh:9.3f} {ess:8.0f}"
+                + ("" if post.settings.get("converged") else "  (not converged)"),
+                flush=True,
+            )
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(5, 3.2), constrained_layout=True)
+        for method, mk in (("exact", "o-"), ("mhaar", "s--")):
+            r = [row for row in rows if row[1] == method]
+            ax.plot([row[0] for row in r], [row[2] for row in r], mk, label=method)
+            for row in r:
+                if not row[5]:
+                    ax.annotate("not converged", (row[0], row[2]), fontsize=7)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("challenge bases (N = 100 each)")
+        ax.set_ylabel("seconds to r_hat <= 1.01, ESS >= 400")
+        ax.legend()
+        FIG.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(FIG, dpi=120)
+        print(f"figure: {FIG}")
+    except ImportError:  # pragma: no cover - matplotlib is a dependency
+        pass
+
+
+def first_run():
+    code = textwrap.dedent(
+        """
+        import time
+        t0 = time.perf_counter()
+        import bayes_dp as bdp
+        c = bdp.AttackCounts([40, 50, 60], 1000, [250, 200, 150], 1000)
+        post = bdp.estimate_epsilon(c, delta=1e-5, chains=4, draws=1000, tune=1000, seed=0)
+        print(f"{time.perf_counter() - t0:.1f}")
+        """
     )
-    wall = time.perf_counter() - t0
-    its = 4 * (tune + post.settings["thin"] * draws) / wall
-    ess_e = _arviz.ess(post.draws("eps"), "bulk")
-    ess_s = _arviz.ess(post.draws("s"), "bulk") if "s" in post.var_names else float("nan")
-    return wall, its, ess_e / wall, ess_s / wall, post
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        cold = float(out.stdout.strip().splitlines()[-1])
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        warm = float(out.stdout.strip().splitlines()[-1])
+    print("\n== first posterior in a fresh interpreter (import included, 3 bases, 4 x 1000)")
+    print(f"empty numba cache: {cold:.1f} s; cache filled: {warm:.1f} s")
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="shorter runs, scale up to 100 bases")
+    ap.add_argument("--no-scale", action="store_true", help="skip the scale curve")
+    ap.add_argument("--max-time", type=float, default=300.0, help="per run of the scale curve")
     args = ap.parse_args()
-    draws = 5000 if args.quick else 20000
-    # compile once
-    bdp.estimate_epsilon(STRONG, delta=1e-5, chains=1, draws=10, tune=10, check=False)
-    print(
-        f"{'data':<8} {'config':<32} {'wall s':>7} {'iter/s':>8} {'ESS/s eps':>10} "
-        f"{'ESS/s s':>9} {'eps 5%':>7} {'eps 95%':>8}"
-    )
-    configs = [
-        ("default (normal, K=16, thin 2)", dict()),
-        ("normal, K=8, thin 2", dict(n_aux=8)),
-        ("normal, K=16, thin 1", dict(thin=1)),
-        ("Beta-lik., K=16, thin 2", dict(aux_proposal="likelihood")),
-        ("Beta-lik., K=32, thin 1", dict(aux_proposal="likelihood", n_aux=32, thin=1)),
-        ("paper (unif., K=1000)", dict(aux_proposal="uniform", n_aux=1000, thin=1)),
-    ]
-    for label, counts in (("strong", STRONG), ("20-base", twenty_bases())):
-        for name, kw in configs:
-            d = draws // 4 if kw.get("n_aux", 32) >= 1000 else draws
-            wall, its, ee, es, post = run(counts, d, 2000, **kw)
-            lo, hi = post.interval(0.9)
-            print(
-                f"{label:<8} {name:<32} {wall:7.2f} {its:8.0f} {ee:10.0f} {es:9.0f} "
-                f"{lo:7.2f} {hi:8.2f}"
-            )
-    # correlated-count likelihood on the 20-base case: cost relative to the binomial one
-    c20 = twenty_bases()
-    ev = bdp.Evidence(c20, likelihood="bivariate_normal", name="x")
-    bdp.estimate_epsilon(ev, delta=1e-5, chains=1, draws=10, tune=10, check=False)
-    w_bin, its_bin, e_bin, _, _ = run(c20, draws, 2000)
-    print(f"\n20-base, binomial:         {its_bin:8.0f} iter/s, ESS/s eps {e_bin:6.0f}")
-    for label, kw in (
-        ("auxiliary pairs (default)", dict()),
-        ("integrated", dict(integrate_latents=True)),
-    ):
-        w_bvn, its_bvn, e_bvn, s_bvn, post = run(ev, draws, 2000, **kw)
-        rhat = max(_arviz.rhat(post.draws(v)) for v in ("eps", "s", "tau_x", "rho_x"))
-        e_tau = _arviz.ess(post.draws("tau_x"), "bulk") / w_bvn
-        print(
-            f"20-base, bivariate normal, {label:<21} {its_bvn:8.0f} iter/s, ESS/s eps "
-            f"{e_bvn:6.0f}, s {s_bvn:6.0f}, tau {e_tau:6.0f}, max r_hat {rhat:.3f}, "
-            f"wall-time ratio to binomial {w_bvn / w_bin:.2f}, ESS/s-of-eps ratio "
-            f"{e_bin / e_bvn:.1f}"
-        )
-
-    # memory: the draws and nothing per iteration
-    tracemalloc.start()
-    bdp.estimate_epsilon(
-        STRONG, delta=1e-5, chains=4, draws=draws, tune=2000, seed=1, check=False, cores=1
-    )
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    print(
-        f"\npeak Python-side memory for 4 x {draws} draws: {peak / 1e6:.1f} MB "
-        f"(draw arrays alone: {4 * draws * 8 * 2 / 1e6:.1f} MB)"
-    )
+    first_run()
+    ess_table(2000 if args.quick else 10000)
+    if not args.no_scale:
+        scale_curve([10, 30, 100] if args.quick else [10, 30, 100, 300, 1000], args.max_time)
 
 
 if __name__ == "__main__":

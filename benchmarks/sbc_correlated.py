@@ -65,7 +65,7 @@ def one_replicate(
         seed=rng,
         cores=1,
         check=False,
-        integrate_latents=integrate_latents,
+        **({"method": "mhaar", "integrate_latents": True} if integrate_latents else {}),
     )
     truth = {"eps": eps, "s": s, "tau_x": tau, "rho_x": rho}
     out = {}

@@ -22,19 +22,24 @@ def main() -> None:
     counts = bdp.AttackCounts(fp=STRONG_FP, n_neg=1000, fn=STRONG_FN, n_pos=1000)
     prior = bdp.Prior(eps=bdp.HalfNormal(scale=10.0), s=bdp.Beta(1.0, 1.0))
     t0 = time.perf_counter()
-    post = bdp.estimate_epsilon(counts, delta=1e-5, prior=prior, chains=4, draws=20_000, seed=0)
+    # draws=None (default): run until r_hat <= 1.01 and ESS >= 2,000 for eps and s
+    post = bdp.estimate_epsilon(counts, delta=1e-5, prior=prior, chains=4, seed=0)
     seconds = time.perf_counter() - t0
 
     print(
-        f"MCMC-DP-Est on {len(counts)} challenge bases (4 chains x 20,000 draws, "
-        f"{seconds:.1f} s including compilation)\n"
+        f"MCMC-DP-Est (exact likelihood) on {len(counts)} challenge bases: 4 chains x "
+        f"{post.n_draws} draws, converged: {post.converged}\n"
     )
     print(post.summary().round(3).to_string())
     lo, hi = post.interval(0.9, "eps")
     eps_hat = np.max(bdp.classical_epsilon(counts.fpr, counts.fnr, 1e-5))
     print(f"\n90% credible interval for eps: [{lo:.2f}, {hi:.2f}]")
     print(f"classical point estimate (max over bases): {eps_hat:.2f}")
-    print(f"acceptance: {post.acceptance}")
+    for f, res in post.prior_sensitivity(0.9).items():
+        lo_f, hi_f = res["interval"]
+        flag = "" if res["khat"] <= 0.7 else " (unreliable reweighting: rerun with that prior)"
+        print(f"eps prior scale x{f:g}: 90% interval [{lo_f:.2f}, {hi_f:.2f}]{flag}")
+    print(f"sampling took {seconds:.1f} s (compilation included on the first run)")
 
 
 if __name__ == "__main__":

@@ -296,7 +296,11 @@ _PA, _PB, _PSC, _PBOUND, _PHALF = range(5)
 _MAX_PIECES = 12
 #: A piece whose upper bound is below this fraction of the mass found so far is skipped (the
 #: pieces are integrated in decreasing order of their bounds).
-SKIP_BELOW = 1e-15
+SKIP_BELOW = 1e-9
+#: Within a piece, panels past the integrand's peak that add less than this are the last.
+PANEL_STOP = 1e-17
+#: Panels per piece in the wide pass (far from the data; see _log_band_mass_window).
+WIDE_PANELS_MAX = 8
 
 
 @njit(**_JIT)
@@ -373,33 +377,78 @@ def _pieces(T, outer, inner, bd, rate, h, P, npc):
 
 
 @njit(**_JIT)
-def _integrate_piece(T, outer, inner, bd, rate, ua, ub, sc, m, tot):
-    """Add the integral over [ua, ub] (composite Gauss-Legendre) to the log sum (m, tot)."""
+def _log_integrand(T, outer, inner, bd, rate, u):
+    """log of the integrand at u (the outer density times the inner mass between the edges,
+    or times the inner density and the edge's speed at s = 1)."""
+    lp = _logpdf(outer, u)
+    if lp == -math.inf:
+        return -math.inf
+    if rate:
+        v = psi(u, bd.c1, bd.e1, bd.xs1)
+        lf = _logpdf(inner, v)
+        speed = bd.e1 * (bd.eps * (bd.c1 - u) + bd.delta)
+        if lf > -math.inf and speed > 0.0:
+            return lp + lf + math.log(speed)
+        return -math.inf
+    v1 = psi(u, bd.c1, bd.e1, bd.xs1)
+    v2 = psi(u, bd.c2, bd.e2, bd.xs2)
+    dd = _cdf_diff(T, inner, v2, v1)
+    if dd > 0.0:
+        return lp + math.log(dd)
+    return -math.inf
+
+
+@njit(**_JIT)
+def _integrate_piece(T, outer, inner, bd, rate, ua, ub, sc, m, tot, max_panels):
+    """Add the integral over [ua, ub] (composite Gauss-Legendre) to the log sum (m, tot).
+
+    The integrand is log-concave in u (a log-concave density times the mass of a log-concave
+    density between edges linear in u, Prekopa), so it rises to one peak and falls.  The
+    panels are taken from the end where the integrand is larger; once they fall and a panel
+    adds less than PANEL_STOP of the sum, the rest (smaller still) is dropped.  This keeps far
+    tail pieces, resolved on the scale of the tail, from costing thousands of panels.
+    """
     need = NODES_MIN + NODE_DENSITY * (ub - ua) / sc
-    n_panels = int(math.ceil(need / NODES_MAX))
+    n_panels = min(int(math.ceil(need / NODES_MAX)), max_panels)
     n = int(min(NODES_MAX, math.ceil(need / n_panels)))
     w = (ub - ua) / n_panels
     half = 0.5 * w
     lh = math.log(half)
-    for q in range(n_panels):
+    if n_panels <= 2:
+        for q in range(n_panels):
+            centre = ua + q * w + half
+            for j in range(n):
+                li = _log_integrand(T, outer, inner, bd, rate, centre + half * T.GX[n, j])
+                if li > -math.inf:
+                    m, tot = _lse(m, tot, lh + math.log(T.GW[n, j]) + li)
+        return m, tot
+    eps_u = 1e-9 * (ub - ua)
+    backward = _log_integrand(T, outer, inner, bd, rate, ub - eps_u) > _log_integrand(
+        T, outer, inner, bd, rate, ua + eps_u
+    )
+    stop = math.log(PANEL_STOP)
+    prev = -math.inf
+    seen = False
+    for qq in range(n_panels):
+        q = n_panels - 1 - qq if backward else qq
         centre = ua + q * w + half
+        pm = -math.inf
+        pt = 0.0
         for j in range(n):
-            u = centre + half * T.GX[n, j]
-            lp = _logpdf(outer, u)
-            if lp == -math.inf:
-                continue
-            if rate:
-                v = psi(u, bd.c1, bd.e1, bd.xs1)
-                lf = _logpdf(inner, v)
-                speed = bd.e1 * (bd.eps * (bd.c1 - u) + bd.delta)
-                if lf > -math.inf and speed > 0.0:
-                    m, tot = _lse(m, tot, lh + math.log(T.GW[n, j] * speed) + lp + lf)
-            else:
-                v1 = psi(u, bd.c1, bd.e1, bd.xs1)
-                v2 = psi(u, bd.c2, bd.e2, bd.xs2)
-                dd = _cdf_diff(T, inner, v2, v1)
-                if dd > 0.0:
-                    m, tot = _lse(m, tot, lh + math.log(T.GW[n, j] * dd) + lp)
+            li = _log_integrand(T, outer, inner, bd, rate, centre + half * T.GX[n, j])
+            if li > -math.inf:
+                pm, pt = _lse(pm, pt, lh + math.log(T.GW[n, j]) + li)
+        if pt > 0.0:
+            lpanel = pm + math.log(pt)
+            m, tot = _lse(m, tot, lpanel)
+            seen = True
+        elif seen:
+            break  # past the end of the (convex) support of the integrand
+        else:
+            lpanel = -math.inf
+        if lpanel < prev and lpanel < m + math.log(tot) + stop:
+            break
+        prev = lpanel
     return m, tot
 
 
@@ -418,6 +467,9 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     # upper-right one; in each, the FPR outer (y <= x) or the FNR outer (y > x)
     P = np.empty((4 * _MAX_PIECES, 5))
     npc = 0
+    # the wide pass runs only where the band holds < TAIL_PASS_BELOW of the base's mass, a
+    # point whose posterior density is below e^-27 of the mode's: a coarse rule suffices there
+    max_panels = WIDE_PANELS_MAX if wide else 1 << 30
     # (``refl`` is a run-time value: a literal True/False would give two types of Dens and
     # compile everything below twice)
     no = rate and not rate
@@ -450,7 +502,9 @@ def _log_band_mass_window(T, i, wide, bd, rate):
             o, inn = dx1, dy1
         else:
             o, inn = dy1, dx1
-        m, tot = _integrate_piece(T, o, inn, bd, rate, P[r, _PA], P[r, _PB], P[r, _PSC], m, tot)
+        m, tot = _integrate_piece(
+            T, o, inn, bd, rate, P[r, _PA], P[r, _PB], P[r, _PSC], m, tot, max_panels
+        )
     if tot > 0.0:
         return m + math.log(tot)
     return -math.inf

@@ -158,7 +158,7 @@ def build_tables(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     wlo = np.log(np.maximum(lo, tiny)) - np.log1p(-np.minimum(lo, 0.5))
     whi = np.log(np.maximum(hi, tiny)) - np.log(np.maximum(1.0 - hi, tiny))
     cells = np.clip(np.ceil(CELLS_PER_SD * (whi - wlo) / sd_w), 1, MAX_CELLS).astype(np.int64)
-    offs = np.concatenate([[0], np.cumsum(cells + 1)[:-1]]).astype(np.int64)
+    offs = (np.cumsum(cells + 1) - (cells + 1)).astype(np.int64)
     rows = int(np.sum(cells + 1))
     tab = np.zeros((rows, 6))
     ok = np.zeros(rows, dtype=np.bool_)

@@ -305,9 +305,9 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                 cov = np.empty((d, d))
                 for a in range(d):
                     for b in range(d):
-                        cov[a, b] = (state.cov_sq[a, b] - state.cov_sum[a] * state.cov_sum[b] / n) / (
-                            n - 1.0
-                        )
+                        cov[a, b] = (
+                            state.cov_sq[a, b] - state.cov_sum[a] * state.cov_sum[b] / n
+                        ) / (n - 1.0)
                     cov[a, a] += 1e-10 + 1e-6 * abs(cov[a, a])
                 ok_c = True
                 for a in range(d):

@@ -151,7 +151,6 @@ def _cases():
             _g(simulate(1.5, 0.5, 1e-5, [100] * 20, 100, seed=1)),
             1e-5,
             ("fixed", 0.5),
-            quick=True,
         ),
         Case(
             "model-10x1000-s0.9",
@@ -175,13 +174,12 @@ def _cases():
             note="s = 1: the boundary limit (privacy-estimates' joint-beta 90%: 1.295-1.533)",
         ),
         # -- free strength, from 1 to 1000 bases
-        Case("paper-strong-sfree", _g(strong), 1e-5, BETA11, quick=True, note="quickstart"),
+        Case("paper-strong-sfree", _g(strong), 1e-5, BETA11, note="quickstart"),
         Case(
             "n1e6-1-base-sfree",
             _g(simulate(1.5, 0.8, 1e-5, [10**6], 10**6, seed=4)),
             1e-5,
             BETA11,
-            quick=True,
         ),
         Case(
             "n1e6-3x-s0.9",
@@ -207,7 +205,6 @@ def _cases():
             _g(_c([0, 1, 0, 2, 0, 1, 3, 0, 0, 1], 1000, [1, 0, 0, 0, 2, 1, 0, 4, 1, 0], 1000)),
             1e-5,
             BETA11,
-            quick=True,
         ),
         Case(
             "perfect-1x1000-s0.99",
@@ -220,7 +217,6 @@ def _cases():
             _g(simulate(0.08, 0.5, 1e-5, [1000] * 10, 1000, seed=8)),
             1e-5,
             BETA11,
-            quick=True,
         ),
         # -- large delta, small N, mixed N
         Case(
@@ -228,7 +224,6 @@ def _cases():
             _g(simulate(1.0, 0.3, 0.1, [20] * 10, 20, seed=9)),
             0.1,
             BETA11,
-            quick=True,
         ),
         Case(
             "delta0.1-5x1000-s0.9",
@@ -250,7 +245,6 @@ def _cases():
             ),
             1e-5,
             BETA11,
-            quick=True,
         ),
         # -- two groups, each with its own strength
         Case(

@@ -93,7 +93,8 @@ def test_variables_of_each_group():
     # rho stays inside the admissible interval at every draw
     rmax = np.sqrt((1 + 99 * tau) ** 2 / 100**2)
     assert np.all(np.abs(rho) < rmax)
-    assert 0 < post.acceptance["accept_overdispersion"] < 1
+    # the exact sampler moves tau and rho jointly with eps and s
+    assert 0 < post.acceptance["accept_joint"] < 1
 
 
 def test_bad_fixed_values():
@@ -144,18 +145,20 @@ def test_simulated_counts_follow_the_model():
     assert r == pytest.approx(0.02 * 400 / (1 + 399 * 0.05), abs=0.06)
 
 
-@pytest.mark.parametrize("integrate", [False, True], ids=["aux-pairs", "integrated"])
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"method": "mhaar"}, {"method": "mhaar", "integrate_latents": True}],
+    ids=["exact", "mhaar-aux-pairs", "mhaar-integrated"],
+)
 @pytest.mark.parametrize("tau, rho_frac", [(0.03, 0.0), (0.01, 0.7)])
-def test_sampler_matches_brute_force_grid(tau, rho_frac, integrate):
-    # both samplers of over-dispersed groups (auxiliary pairs from PROP_PAIR_NORMAL, the
-    # default; latents integrated by quadrature) against an independent grid posterior at
-    # fixed (tau, rho)
+def test_sampler_matches_brute_force_grid(tau, rho_frac, kw):
+    # the exact sampler (band integrals by quadrature, the default) and both MHAAR samplers
+    # of over-dispersed groups (auxiliary pairs; latents integrated) against an independent
+    # grid posterior at fixed (tau, rho)
     counts = bdp.AttackCounts([8, 22, 11], 100, [56, 31, 40], 100)
     rho = rho_frac * np.sqrt((1 + 99 * tau) ** 2 / 100**2)
     ev = bdp.Evidence(counts, likelihood="bivariate_normal", name="x", fix={"tau": tau, "rho": rho})
-    post = bdp.estimate_epsilon(
-        ev, delta=0.0, chains=4, draws=4000, seed=3, check=False, integrate_latents=integrate
-    )
+    post = bdp.estimate_epsilon(ev, delta=0.0, chains=4, draws=4000, seed=3, check=False, **kw)
     eps_grid, cdf = bvn_posterior_bruteforce(
         counts.fp, counts.n_neg, counts.fn, counts.n_pos, tau, rho
     )

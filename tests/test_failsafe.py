@@ -138,7 +138,7 @@ def test_automatic_length_extends_and_equals_a_fixed_run(monkeypatch):
     assert auto.n_draws > 100 and auto.settings["draws_requested"] is None
     assert any("extending" in n for n in notes) and "converged" in notes[-1]
     d = auto.diagnostics()["eps"]
-    assert d["r_hat"] <= 1.01 and d["ess_bulk"] >= 400
+    assert d["r_hat"] <= 1.01 and min(d["ess_bulk"], d["ess_tail"]) >= est.AUTO_ESS_MIN
     fixed = bdp.estimate_epsilon(COUNTS, draws=auto.n_draws, progress=False, **kw)
     np.testing.assert_array_equal(fixed.draws("eps"), auto.draws("eps"))
     assert fixed.converged is None and fixed.settings["stop_reason"] == "draws"
@@ -233,12 +233,15 @@ def test_not_converged_exit_status_3_and_report(counts_csv, tmp_path, capsys, mo
 
 
 def test_help_lists_exit_statuses(capsys):
-    from bayes_dp.cli import main
+    from bayes_dp.cli import EXIT_STATUSES, main
+    from bayes_dp.estimate import AUTO_ESS_MIN, AUTO_RHAT_MAX
 
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     for needle in ("0 success", "1 bad input", "2 usage error", "3 not converged", "130 inter"):
         assert needle in text, needle
+    # the criteria quoted are the sampler's
+    assert f"r_hat <= {AUTO_RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}" in EXIT_STATUSES[3]
 
 
 def test_ctrl_c_mid_sampling_exits_130_at_once(counts_csv, tmp_path):

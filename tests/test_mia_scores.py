@@ -394,7 +394,7 @@ def test_cli_estimate_from_score_files(tmp_path, capsys):
     )
     captured = capsys.readouterr()
     assert rc == 0, captured.err
-    assert "online test at alpha=0.1, 5 targets counted, 0 skipped" in captured.out
+    assert "online test at alpha=0.1, 5 targets counted, 0 skipped" in captured.err  # a log line
     post = bdp.load_posterior(tmp_path / "o1" / "posterior.nc")
     assert "tau_lira" in post.var_names
     csv = _write_long_csv(tmp_path / "scores.csv", scores, keep)
@@ -404,7 +404,7 @@ def test_cli_estimate_from_score_files(tmp_path, capsys):
     )
     captured = capsys.readouterr()
     assert rc == 0, captured.err
-    assert "offline-fixed test at alpha=0.05" in captured.out
+    assert "offline-fixed test at alpha=0.05" in captured.err
 
 
 def test_cli_score_file_error_is_one_line(tmp_path, capsys):
