@@ -16,9 +16,15 @@ cells and invalid group names are errors. A score matrix of your own attack (``.
 turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``--alpha``,
 ``--score-method``).
 
+By default ``estimate`` samples until every variable has r_hat <= 1.01 and bulk and tail
+ESS >= 2000, extending the run in rounds within a time budget (``--max-time``, default 600 s);
+a progress bar (tqdm) shows on stderr. Ctrl-C stops within about a second, with exit status
+130 and no files written; files are written under temporary names and renamed when complete.
+
 Exit statuses: 0 success (possibly with warnings); 1 bad input, or a file that cannot be read
 or written (one line ``bayes-dp: error: ...`` on stderr naming the file, row and column); 2
-usage error (bad or missing options); 130 interrupted.
+usage error (bad or missing options); 3 not converged: the time budget ran out first (the
+results are written, marked not reliable); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -33,12 +39,13 @@ import math
 import os
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from .exceptions import TimeBudgetError
 
 __all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
 
@@ -54,8 +61,14 @@ EXIT_STATUSES = {
     1: "bad input, or a file that cannot be read or written; nothing was sampled or the "
     "results were not written",
     2: "usage error: unknown, missing or malformed command-line options",
-    130: "interrupted (Ctrl-C)",
+    3: "not converged: the time budget (--max-time) ran out before every variable reached "
+    "r_hat <= 1.01 and bulk and tail ESS >= 2000 (or before the --draws asked for); the "
+    "results were written but are not reliable (nothing is written when not even the warm-up "
+    "finished)",
+    130: "interrupted (Ctrl-C); no result files were written",
 }
+#: Exit status of a run that did not converge within its time budget.
+NOT_CONVERGED = 3
 
 
 class InputError(ValueError):
@@ -279,6 +292,11 @@ def read_counts(path, *, fmt: str = "auto") -> list:
     underscore first, then letters, digits, underscores, hyphens or single spaces, at most 64
     characters; they are compared after Unicode NFC normalisation.
     """
+    return _read_counts(path, fmt=fmt)[0]
+
+
+def _read_counts(path, *, fmt: str = "auto") -> tuple[list, list[list[int]]]:
+    """:func:`read_counts`, and the data rows (from 1) of each group's bases in the file."""
     from .evidence import Evidence, check_group_name
     from .observations import AttackCounts
 
@@ -314,6 +332,7 @@ def read_counts(path, *, fmt: str = "auto") -> list:
                 f"{entry['likelihood']!r} (row {entry['first']}) but {lik!r} here"
             )
         entry["rows"].append(vals)
+        entry.setdefault("lines", []).append(i)
     out = []
     for j, (name, entry) in enumerate(groups.items()):
         cols = {c: [v[c] for v in entry["rows"]] for c in REQUIRED}
@@ -328,32 +347,7 @@ def read_counts(path, *, fmt: str = "auto") -> list:
             col = "likelihood" if "likelihood" in str(e) else "group"
             raise InputError(f"{where}row {entry['first']}, column {col!r}: {e}") from None
         out.append(ev)
-    return out
-
-
-class _Ticker:
-    """Print a line to ``stream`` every ``every`` seconds while sampling runs."""
-
-    def __init__(self, stream, every: float):
-        self.stream, self.every = stream, every
-        self._stop = threading.Event()
-        self._t0 = time.perf_counter()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self):
-        while not self._stop.wait(self.every):
-            s = time.perf_counter() - self._t0
-            print(f"  ... still sampling ({s:.0f} s)", file=self.stream, flush=True)
-
-    def __enter__(self):
-        if self.every > 0:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join()
+    return out, [entry["lines"] for entry in groups.values()]
 
 
 class _UsageError(Exception):
@@ -373,9 +367,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="bayes-dp",
         description="Bayesian estimation of differential privacy (eps at a known delta) from "
         "membership-inference-attack error counts (MCMC-DP-Est).",
-        epilog="Exit statuses: "
-        + "; ".join(f"{k} {v.split(':')[0].split(' (')[0]}" for k, v in EXIT_STATUSES.items())
-        + ".",
+        epilog="exit statuses: 0 success (warnings do not change it); 1 bad input or a file "
+        "that cannot be read or written; 2 usage error; 3 not converged within --max-time "
+        "(results written, marked not reliable); 130 interrupted (Ctrl-C).",
     )
     p.add_argument("--version", action="version", version=f"bayes-dp {__version__}")
     common = argparse.ArgumentParser(add_help=False)
@@ -411,7 +405,17 @@ def _parser() -> argparse.ArgumentParser:
         "--draws",
         type=int,
         default=None,
-        help="draws per chain (default: run until r_hat <= 1.01 and ESS bulk and tail >= 2000)",
+        help="draws per chain (default: run until r_hat <= 1.01 and bulk and tail ESS >= 2000 "
+        "for every variable, extending the run in rounds)",
+    )
+    e.add_argument(
+        "--max-time",
+        type=float,
+        default=None,
+        metavar="SEC",
+        help="time budget of the sampling in seconds (default 600 without --draws, none with "
+        "it); when it runs out first the results are written, marked not reliable, and the "
+        "exit status is 3",
     )
     e.add_argument("--chains", type=int, default=4, help="number of chains (default 4)")
     e.add_argument("--tune", type=int, default=None, help="warm-up per chain (default 1000)")
@@ -461,9 +465,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--progress-every",
         type=float,
-        default=10.0,
+        default=None,
         metavar="SEC",
-        help="print a progress line to stderr this often while sampling (0: never; default 10)",
+        help="redraw the progress bar on stderr at most this often (default 0.1 in a terminal, "
+        "10 when stderr is a file or pipe; 0: no bar)",
     )
     r = sub.add_parser(
         "report", parents=[common], help="write the HTML report of a saved posterior"
@@ -502,7 +507,14 @@ def _finite(x):
     return x if math.isfinite(x) else None
 
 
-def _result_json(post, files: dict, prob: float = 0.9) -> dict:
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _result_json(post, files: dict, status: int = 0, prob: float = 0.9) -> dict:
     """The ``--json`` object of a posterior (see the README's command-line section)."""
     from .report import plain_warnings
 
@@ -529,8 +541,12 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
         }
     eps = variables["eps"]
     return {
-        "exit_status": 0,
-        "exit_status_meaning": EXIT_STATUSES[0],
+        "exit_status": status,
+        "exit_status_meaning": EXIT_STATUSES[status],
+        "converged": post.converged,
+        "stop_reason": st.get("stop_reason"),
+        "sampling_seconds": st.get("seconds"),
+        "max_time": st.get("max_time"),
         "eps": {
             "median": eps["median"],
             "credible_interval": eps["interval"],
@@ -594,10 +610,13 @@ def _estimate(args, out, log) -> dict:
     t0 = time.perf_counter()
     outdir = Path(args.out)
     _check_writable_dir(outdir)
+    source = None
     if _is_score_file(Path(args.counts), args.format):
         groups = _score_groups(args, log)
     else:
-        groups = read_counts(args.counts, fmt=args.format)
+        groups, rows = _read_counts(args.counts, fmt=args.format)
+        # the report numbers the bases by these rows, as the error messages do
+        source = {"file": str(args.counts), "rows": rows}
     n_bases = sum(len(g.counts) for g in groups)
     log(f"read {n_bases} challenge bases in {len(groups)} group(s) from {args.counts}")
     if args.s is not None:
@@ -607,13 +626,28 @@ def _estimate(args, out, log) -> dict:
     else:
         s_prior = bdp.Beta(1.0, 1.0)
     prior = bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
+    tune = 1000 if args.tune is None else args.tune
+    if args.draws is None:
+        budget = 600.0 if args.max_time is None else args.max_time
+        length = f"until r_hat <= 1.01 and bulk and tail ESS >= 2000 (at most {budget:g} s)"
+    else:
+        length = f"{args.draws} draws" + (
+            f" (at most {args.max_time:g} s)" if args.max_time is not None else ""
+        )
     log(
-        f"sampling {args.chains} chains x ({args.tune} warm-up + {args.draws} draws), "
-        f"delta={args.delta:g}, {prior}, seed {args.seed} "
-        "(the first run also compiles the sampler, ~10-20 s)"
+        f"sampling {args.chains} chains: {tune} warm-up iterations, then {length}; "
+        f"delta={args.delta:g}, {prior}, seed {args.seed}"
     )
+    every = args.progress_every
+    if every is None:
+        every = 0.1 if _isatty(sys.stderr) else 10.0
+    bar = None
+    if not args.quiet and every > 0:
+        from ._progress import TqdmProgress
+
+        bar = TqdmProgress(desc="sampling", file=sys.stderr, mininterval=every)
     t1 = time.perf_counter()
-    with _Ticker(sys.stderr, 0 if args.quiet else args.progress_every):
+    try:
         post = bdp.estimate_epsilon(
             groups,
             delta=args.delta,
@@ -621,14 +655,23 @@ def _estimate(args, out, log) -> dict:
             chains=args.chains,
             draws=args.draws,
             tune=args.tune,
+            max_time=args.max_time,
             seed=args.seed,
             cores=args.cores,
+            progress=False if bar is None else bar,
             check=False,
         )
+    finally:
+        if bar is not None:
+            bar.close()
+    if source is not None:
+        post.settings["input"] = source
     log(f"sampling done in {time.perf_counter() - t1:.1f} s")
     if not args.json:
         print(post.summary().round(3).to_string(), file=out)
         lo, hi = post.interval(0.9, "eps")
+        if post.converged is False:
+            print("\nNOT CONVERGED within the time budget: the result is not reliable", file=out)
         print(f"\n90% credible interval for eps: [{lo:.3g}, {hi:.3g}]", file=out)
         acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
         print(f"acceptance: {acc}", file=out)
@@ -650,7 +693,8 @@ def _estimate(args, out, log) -> dict:
         log(f"wrote {html_path}")
     log(f"total {time.perf_counter() - t0:.1f} s")
     files = {"posterior": str(nc), "report": None if html_path is None else str(html_path)}
-    return _result_json(post, files)
+    status = NOT_CONVERGED if post.converged is False else 0
+    return _result_json(post, files, status)
 
 
 def _report(args, out, log) -> dict:
@@ -690,8 +734,9 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         0 on success (warnings do not change it), 1 for bad input or a file that cannot be read
-        or written (a one-line message on stderr), 2 for usage errors, 130 when interrupted;
-        see :data:`EXIT_STATUSES`.
+        or written (a one-line message on stderr), 2 for usage errors, 3 when the time budget
+        ran out before the run converged (results written, marked not reliable), 130 when
+        interrupted; see :data:`EXIT_STATUSES`.
 
     Notes
     -----
@@ -738,6 +783,8 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("ignore", FutureWarning)
             run = _estimate if args.command == "estimate" else _report
             result = run(args, out, log)
+    except TimeBudgetError as e:
+        return fail(NOT_CONVERGED, str(e).replace("`max_time`", "--max-time"))
     except NotImplementedError as e:
         return fail(1, str(e))
     except (InputError, ValueError, TypeError) as e:
@@ -749,7 +796,13 @@ def main(argv: list[str] | None = None) -> int:
         return fail(130, "interrupted")
     if args.json:
         _print_json(result, out)
-    return 0
+    if result["exit_status"] == NOT_CONVERGED:
+        print(
+            f"bayes-dp: not converged within the time budget (exit status {NOT_CONVERGED}): "
+            "the results were written but are not reliable; give more time (--max-time)",
+            file=err,
+        )
+    return result["exit_status"]
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@ import numpy as np
 
 from samplers.mhaar import AUX_PROPOSALS, SamplerConfig, run_mhaar
 
+from . import _progress
 from ._validation import as_generator, check_delta, check_positive_int, check_real
 from .evidence import Evidence
+from .exceptions import TimeBudgetError
 from .observations import AttackCounts
 from .posterior import Posterior
 from .priors import Prior
@@ -94,19 +96,29 @@ def estimate_epsilon(
         Number of chains (default 4), run in threads.
     draws : int, optional
         Stored draws per chain.  Default (None): run until every variable has r_hat <= 1.01
-        and bulk and tail ESS >= 2,000 (``AUTO_ESS_MIN``), growing the run in chunks, or until
-        ``max_time`` seconds (default 600); ``post.converged`` and
-        ``post.settings["stop_reason"]`` say which.
+        and bulk and tail ESS >= 2,000 (``AUTO_ESS_MIN``), growing the run in rounds (1,000
+        draws per chain first, at most 200,000), or until ``max_time`` runs out;
+        ``post.converged`` and ``post.settings["stop_reason"]`` say which.  Extending a run
+        gives the same draws as asking for its final length at once.
     tune : int, optional
         Warm-up iterations per chain (default 1,000 exact, 2,000 MHAAR).
     max_time : float, optional
-        Time budget of the sampling in seconds; a run cut short keeps what it sampled and
-        records ``converged=False``.
+        Time budget in seconds (method "exact"), counted from the start of the sampler's
+        set-up (compilation on a first run included). Default: 600 s when ``draws=None``, no
+        limit when ``draws`` is given. When it runs out first, the draws so far are returned,
+        ``post.converged`` is False and (with ``check``) a
+        :class:`~bayes_dp.exceptions.ConvergenceWarning` says so.
     log_likelihood : bool
         Store each base's log-likelihood per draw (ArviZ's ``log_likelihood`` group, for
         ``az.loo``); exact method only.
-    progress : callable, optional
-        Called with progress information while sampling (the CLI draws a progress bar).
+    progress : None, bool or callable
+        Progress of the sampling (method "exact"). None (default): a ``tqdm.auto`` bar (a
+        widget in Jupyter) when stderr is a terminal or a notebook kernel runs, shown once the
+        run has lasted a second; True: always a bar; False: none; a callable is called as
+        ``progress(done, total)`` (iterations of all chains, warm-up included; ``total``
+        grows when an automatic-length run is extended) after every chunk of a few hundred
+        milliseconds, from the sampler's threads but one call at a time. The bar does not
+        change the draws.
     seed : int, numpy.random.Generator or None
         Seeds everything; each chain gets an independent stream (``Generator.spawn``).
     thin : int
@@ -144,7 +156,8 @@ def estimate_epsilon(
     cores : int, optional
         Threads for the chains (default: all cores).
     check : bool
-        Emit :class:`~bayes_dp.exceptions.ConvergenceWarning` when r_hat > 1.01 or ESS is small.
+        Emit :class:`~bayes_dp.exceptions.ConvergenceWarning` when r_hat > 1.01 or ESS is small,
+        or when an automatic-length run stopped before it converged.
 
     Returns
     -------
@@ -154,6 +167,8 @@ def estimate_epsilon(
     ------
     ValueError, TypeError
         For bad input, naming the argument and the value found.
+    TimeBudgetError
+        When ``max_time`` ran out before the warm-up finished (no draws at all).
 
     Examples
     --------
@@ -184,6 +199,8 @@ def estimate_epsilon(
         raise ValueError(f"`thin` applies to method='mhaar' only; found thin={thin!r}")
     if max_time is not None:
         max_time = check_real("max_time", max_time, low=0.0, low_open=True)
+    progress_owned = progress is None or progress is True  # a bar made here is closed here
+    progress = _progress.resolve(progress)  # method "mhaar" shows no progress
     if not isinstance(log_likelihood, bool):
         raise TypeError(f"`log_likelihood` must be True or False; found {log_likelihood!r}")
     n_aux = check_positive_int("n_aux", n_aux, minimum=2)
@@ -281,6 +298,7 @@ def estimate_epsilon(
             target_accept=target_accept,
             log_likelihood=log_likelihood,
             progress=progress,
+            progress_owned=progress_owned,
             cores=cores,
             rng=rng,
         )
@@ -374,7 +392,43 @@ def estimate_epsilon(
     post = Posterior(draws_dict, stats, settings, log_likelihood=loglik)
     if check:
         post.check(stacklevel=2)
+        if post.converged is False:
+            _warn_not_converged(post, stacklevel=2)
     return post
+
+
+def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
+    """ConvergenceWarning for a run that stopped (time or size limit) before it converged."""
+    import warnings
+
+    from .exceptions import ConvergenceWarning
+
+    st = post.settings
+    why = {
+        "max_time": f"the time budget (max_time = {st.get('max_time')} s) ran out",
+        "max_draws": f"the largest run ({AUTO_MAX_DRAWS} draws per chain) was reached",
+    }.get(st.get("stop_reason"), "it stopped early")
+    diag = post.diagnostics()
+    high = [v for v, d in diag.items() if not d["r_hat"] <= AUTO_RHAT_MAX]
+    if high:
+        var = max(high, key=lambda v: diag[v]["r_hat"])
+    else:
+        var = min(diag, key=lambda v: min(diag[v]["ess_bulk"], diag[v]["ess_tail"]))
+    d = diag[var]
+    asked = st.get("draws_requested")
+    if asked is None:
+        when = (
+            f"after {post.n_draws} draws per chain, before every variable reached r_hat <= "
+            f"{AUTO_RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}"
+        )
+    else:
+        when = f"after {post.n_draws} of the {asked} draws per chain asked for"
+    msg = (
+        f"not converged: {why} {when} ({var}: r_hat {d['r_hat']:.3f}, ESS bulk "
+        f"{d['ess_bulk']:.0f}, tail {d['ess_tail']:.0f}); the result is not reliable: give "
+        "more time (max_time)"
+    )
+    warnings.warn(ConvergenceWarning(msg, var=var, **d), stacklevel=stacklevel + 1)
 
 
 #: Sampling methods: the noise-free sampler on the exact marginal likelihood, and the paper's
@@ -411,6 +465,7 @@ def _sample_exact(
     target_accept,
     log_likelihood,
     progress,
+    progress_owned,
     cores,
     rng,
 ) -> dict:
@@ -421,6 +476,7 @@ def _sample_exact(
 
     from . import _arviz
 
+    t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
     allc = layout["allc"]
     J = len(layout["lik"])
     s_fixed = np.full(G, float(prior.s) if prior.s_fixed else np.nan)
@@ -460,46 +516,54 @@ def _sample_exact(
         cores=cores,
     )
     budget = (AUTO_MAX_TIME if draws is None else np.inf) if max_time is None else max_time
-    t0 = time.perf_counter()
-    converged = True
-    stop_reason = "draws"
+    converged = None  # a run of fixed length that finished is not judged here
 
-    def diag_ok(res):
-        z = res["z"]
+    def worst_ess(z):
+        """The smallest ESS (bulk or tail), and whether every coordinate meets the criteria."""
+        ok, ess_min = True, np.inf
         for a in range(z.shape[2]):
             x = z[:, :, a]
-            ess = min(_arviz.ess(x, "bulk"), _arviz.ess(x, "tail"))
-            if not (_arviz.rhat(x) <= AUTO_RHAT_MAX and ess >= AUTO_ESS_MIN):
-                return False, ess
-        return True, None
+            e = min(_arviz.ess(x, "bulk"), _arviz.ess(x, "tail"))
+            ess_min = min(ess_min, e) if np.isfinite(e) else 0.0
+            if not (_arviz.rhat(x) <= AUTO_RHAT_MAX and e >= AUTO_ESS_MIN):
+                ok = False
+        return ok, ess_min
 
+    tracker = _progress.Tracker(progress, owned=progress_owned)
     target = AUTO_FIRST_DRAWS if draws is None else draws
-    while True:
-        run.run(target, progress, deadline=t0 + budget)
-        if run.n_draws < target:
-            converged = False
-            stop_reason = "max_time"
-            break
-        if draws is not None:
-            break
-        ok, _ = diag_ok(run.result())
-        if ok:
-            stop_reason = "converged"
-            break
-        if target >= AUTO_MAX_DRAWS:
-            converged = False
-            stop_reason = "max_draws"
-            break
-        zz = run.result()["z"]
-        ess_min = min(
-            min(_arviz.ess(zz[:, :, a], "bulk"), _arviz.ess(zz[:, :, a], "tail"))
-            for a in range(len(names))
-        )
-        grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * AUTO_ESS_MIN / ess_min))
-        target = int(min(AUTO_MAX_DRAWS, np.ceil(target * grow / 100.0) * 100))
+    try:
+        while True:
+            tracker.set_total(tracker.done + run.iterations_left(target))
+            run.run(target, tracker, deadline=t0 + budget)
+            if run.n_draws < target:
+                converged = False
+                stop_reason = "max_time"
+                break
+            if draws is not None:
+                stop_reason = "draws"
+                break
+            ok, ess_min = worst_ess(run.result()["z"])
+            if ok:
+                converged = True
+                stop_reason = "converged"
+                break
+            if target >= AUTO_MAX_DRAWS:
+                converged = False
+                stop_reason = "max_draws"
+                break
+            grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * AUTO_ESS_MIN / ess_min))
+            target = int(min(AUTO_MAX_DRAWS, np.ceil(target * grow / 100.0) * 100))
+            tracker.note(
+                f"not converged at {run.n_draws} draws/chain (smallest ESS "
+                f"{ess_min:.0f}); extending to {target}"
+            )
+        if converged:
+            tracker.note(f"converged at {run.n_draws} draws/chain")
+    finally:
+        tracker.close()
     res = run.result()
     if run.n_draws == 0:
-        raise RuntimeError(
+        raise TimeBudgetError(
             f"no draws within `max_time` = {budget} s (the warm-up of {tune} iterations did not "
             "finish); give more time or a shorter warm-up"
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning"]
+__all__ = ["ConvergenceWarning", "TimeBudgetError"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -22,3 +22,7 @@ class ConvergenceWarning(UserWarning):
         self.r_hat = r_hat
         self.ess_bulk = ess_bulk
         self.ess_tail = ess_tail
+
+
+class TimeBudgetError(RuntimeError):
+    """The time budget (``max_time``) ran out before the warm-up finished: there are no draws."""

@@ -82,7 +82,7 @@ class AttackCounts:
                 i = int(np.flatnonzero(over)[0])
                 raise ValueError(
                     f"`{count}` must be <= `{total}`; found {count}={arrays[count][i]} > "
-                    f"{total}={arrays[total][i]} at row {i}"
+                    f"{total}={arrays[total][i]} at row {i + 1} (index {i})"
                 )
         for k, v in arrays.items():
             v.flags.writeable = False

@@ -74,6 +74,36 @@ def _axes(ax, figsize=(6.4, 4.2)):
     return ax
 
 
+#: Where a legend may go: inside the axes where matplotlib finds room, outside to the right of
+#: the axes, outside below them, or nowhere.
+LEGEND_PLACES = ("best", "right", "below", None)
+
+
+def _place_legend(ax, where, *, ncol_below: int = 2, fontsize="small"):
+    """Draw the legend of ``ax`` at ``where`` (one of :data:`LEGEND_PLACES`).
+
+    "right" and "below" put it outside the axes, so that it hides no data; a figure made with
+    ``layout="constrained"`` makes room for it.
+    """
+    if where not in LEGEND_PLACES:
+        raise ValueError(f"`legend` must be one of {list(LEGEND_PLACES)}; found {where!r}")
+    if where is None:
+        return None
+    if where == "right":
+        return ax.legend(
+            fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0
+        )
+    if where == "below":
+        return ax.legend(
+            fontsize=fontsize,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.16),
+            ncol=ncol_below,
+            borderaxespad=0,
+        )
+    return ax.legend(fontsize=fontsize)
+
+
 def _check_post(posterior) -> Posterior:
     if not isinstance(posterior, Posterior):
         raise TypeError(
@@ -184,6 +214,7 @@ def plot_marginal(
     *,
     prob: float = 0.9,
     bins: int = 60,
+    legend: str | None = "best",
     ax=None,
 ):
     """Histogram and kernel density of one variable's posterior, with its credible interval.
@@ -202,6 +233,9 @@ def plot_marginal(
         Mass of the equal-tailed credible interval shaded, in (0, 1).
     bins : int
         Histogram bins.
+    legend : {"best", "right", "below", None}
+        Legend inside the axes (where matplotlib finds room), outside to the right or below
+        (hiding no data), or none.
     ax : matplotlib Axes, optional
 
     Returns
@@ -252,7 +286,7 @@ def plot_marginal(
     ax.set_title(f"Posterior of {var}")
     ax.set_xlabel(_cut_label(var, x, hi_plot))
     ax.set_xlim(lo_plot, hi_plot)
-    ax.legend(fontsize="small")
+    _place_legend(ax, legend)
     return ax
 
 
@@ -377,6 +411,7 @@ def plot_eps_posterior(
     confidence: float = 0.95,
     counts: AttackCounts | None = None,
     bins: int = 60,
+    legend: str | None = "right",
     ax=None,
 ):
     """The posterior of eps with its credible interval, beside the classical estimates.
@@ -398,14 +433,22 @@ def plot_eps_posterior(
     counts : AttackCounts, optional
         Counts for the classical estimates; default: all groups recorded in the posterior.
     bins : int
+    legend : {"right", "below", "best", None}
+        Where the legend goes: outside the axes to the right (default) or below, so that it
+        hides no data; "best" inside; None: no legend.
     ax : matplotlib Axes, optional
+        Default: a new figure 10.5 x 4.2 inches.
 
     Returns
     -------
     matplotlib.axes.Axes
     """
     _check_post(posterior)
-    ax = plot_marginal(posterior, "eps", prob=prob, bins=bins, ax=ax)
+    if legend not in LEGEND_PLACES:
+        raise ValueError(f"`legend` must be one of {list(LEGEND_PLACES)}; found {legend!r}")
+    ax = plot_marginal(
+        posterior, "eps", prob=prob, bins=bins, legend=None, ax=_axes(ax, (10.5, 4.2))
+    )
     counts = _all_counts(posterior) if counts is None else counts
     delta = posterior.settings.get("delta")
     if counts is not None and delta is not None:
@@ -427,7 +470,7 @@ def plot_eps_posterior(
         if np.isfinite(hi) and hi < xmax:
             ax.axvline(hi, color="C2", ls="-.", lw=1, label=f"upper end of that interval {hi:.3g}")
         ax.set_xlim(min(xmin, lo * 0.95), xmax)
-        ax.legend(fontsize="small")
+    _place_legend(ax, legend)
     ax.set_title(
         f"Posterior of ε (δ = {delta:g}) and classical estimates"
         if delta is not None
@@ -647,7 +690,9 @@ def plot_region(
                 label=f"classical estimate ε = {point:.3g}",
             )
     for j, (name, c) in enumerate(groups):
-        kw = {"fmt": "o", "ms": 5, "color": f"C{j}", "label": f"observed rates: {name}"}
+        # one group with the default name ("counts"): no name to show
+        label = "observed rates" + (f": {name}" if len(groups) > 1 or name != "counts" else "")
+        kw = {"fmt": "o", "ms": 5, "color": f"C{j}", "label": label}
         if confidence is not None:
             a = 1 - check_real(
                 "confidence", confidence, low=0, high=1, low_open=True, high_open=True
@@ -677,7 +722,7 @@ def plot_region(
     ax.set_xlabel("false-positive rate α (type I error)")
     ax.set_ylabel("false-negative rate β (type II error)")
     ax.set_title(f"Observed error rates and the privacy region (δ = {delta:g})")
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return ax
 
 
@@ -777,7 +822,7 @@ def plot_trace(posterior: Posterior, var: str = "eps", *, legend: bool = True, a
     ax.set_xlabel("draw (after warm-up)")
     ax.set_title(title)
     if legend and d.shape[0] <= 8:
-        ax.legend(fontsize="x-small", ncol=min(d.shape[0], 4), loc="upper right")
+        ax.legend(fontsize="small", ncol=min(d.shape[0], 4), loc="upper right")
     return ax
 
 
@@ -826,7 +871,9 @@ def plot_rank(posterior: Posterior, var: str = "eps", *, bins: int = 20, ax=None
     return ax
 
 
-def plot_autocorr(posterior: Posterior, var: str = "eps", *, max_lag: int = 100, ax=None):
+def plot_autocorr(
+    posterior: Posterior, var: str = "eps", *, max_lag: int = 100, legend: bool = True, ax=None
+):
     """Sample autocorrelation of each chain's draws against lag (paper Fig. 6).
 
     A fast decay to zero means nearly independent draws; slow decay means a small effective
@@ -839,6 +886,8 @@ def plot_autocorr(posterior: Posterior, var: str = "eps", *, max_lag: int = 100,
         Variable name.
     max_lag : int
         Largest lag shown.
+    legend : bool
+        Name the chains in a legend.
     ax : matplotlib Axes, optional
 
     Returns
@@ -860,19 +909,24 @@ def plot_autocorr(posterior: Posterior, var: str = "eps", *, max_lag: int = 100,
     ax.set_ylabel("autocorrelation")
     ax.set_ylim(min(-0.1, float(acf[:, : lags.size].min()) - 0.05), 1.02)
     ax.set_title(f"Autocorrelation of {var}")
-    if d.shape[0] <= 8:
-        ax.legend(fontsize="x-small", ncol=min(d.shape[0], 4), loc="upper right")
+    if legend and d.shape[0] <= 8:
+        ax.legend(fontsize="small", ncol=min(d.shape[0], 4), loc="upper right")
     return ax
 
 
-def plot_diagnostics(posterior: Posterior, var_names: list[str] | None = None):
+def plot_diagnostics(posterior: Posterior, var_names: list[str] | None = None, *, width=12.0):
     """Trace, rank and autocorrelation plots of each variable, one row per variable.
+
+    The chains are named in one legend above the panels, so that none hides data.
 
     Parameters
     ----------
     posterior : Posterior
     var_names : list of str, optional
         Variables to show (default: all sampled ones).
+    width : float
+        Figure width in inches (each row is 3.2 inches high). The default 12 fits the HTML
+        report's column at full size, where the tick labels are 12.5 pixels high.
 
     Returns
     -------
@@ -881,17 +935,21 @@ def plot_diagnostics(posterior: Posterior, var_names: list[str] | None = None):
     import matplotlib.pyplot as plt
 
     _check_post(posterior)
+    width = check_real("width", width, low=0.0, low_open=True)
     names = posterior.var_names if var_names is None else list(var_names)
     fig, axes = plt.subplots(
-        len(names), 3, figsize=(15, 3.4 * len(names)), layout="constrained", squeeze=False
+        len(names), 3, figsize=(width, 3.2 * len(names) + 0.5), layout="constrained", squeeze=False
     )
+    # titles wrapped to about the panel's width (12-point characters are ~0.09 inch wide)
+    chars = max(20, int(width / 3 / 0.095))
     for row, v in zip(axes, names, strict=True):
         plot_trace(posterior, v, legend=False, ax=row[0])
         plot_rank(posterior, v, ax=row[1])
-        plot_autocorr(posterior, v, ax=row[2])
-    fig.suptitle(
-        f"MCMC diagnostics: {posterior.n_chains} chains x {posterior.n_draws} draws "
-        "(colours: chains, as in the autocorrelation legend)",
-        fontsize=13,
-    )
+        plot_autocorr(posterior, v, legend=False, ax=row[2])
+        for ax in row:
+            ax.set_title(textwrap.fill(ax.get_title(), chars))
+    fig.suptitle(f"MCMC diagnostics: {posterior.n_chains} chains x {posterior.n_draws} draws")
+    if posterior.n_chains <= 8:
+        handles, labels = axes[0, 2].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=posterior.n_chains)
     return fig

@@ -86,8 +86,14 @@ class Posterior:
 
     @property
     def converged(self) -> bool | None:
-        """Whether an automatic-length run met its criteria (r_hat <= 1.01 and ESS_bulk >= 400
-        for every variable) before its time budget ran out; None for fixed-length runs."""
+        """Whether the run converged, as far as the sampler judged it.
+
+        True: an automatic-length run (``draws=None``) met its criteria, r_hat <= 1.01 and
+        bulk and tail ESS >= 2000 for every variable. False: a run stopped by its time budget
+        (``max_time``) or size limit first; its result is not reliable. None: a run of fixed
+        length that finished (see :meth:`check` and :meth:`diagnostics`), or a file from
+        before this was recorded.
+        """
         return self.settings.get("converged")
 
     # -- access ---------------------------------------------------------------------------
@@ -294,15 +300,28 @@ class Posterior:
         """The ArviZ data object: ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x),
         groups ``posterior`` and ``sample_stats`` with dims (chain, draw), and
         ``log_likelihood`` (dims chain, draw, base) when it was kept."""
-        attrs = {"bayes_dp_settings": json.dumps(self.settings), "bayes_dp_format": 1}
+        attrs = {
+            "bayes_dp_settings": json.dumps(self.settings),
+            "bayes_dp_format": 1,
+            # netCDF files list variables in alphabetical order; keep the sampler's order
+            "bayes_dp_var_names": json.dumps(self.var_names),
+        }
         return _arviz.from_dict(
             dict(self._draws), dict(self._stats), attrs, log_likelihood=self._loglik
         )
 
     def to_netcdf(self, path) -> Path:
-        """Write the posterior (draws, sampler statistics, settings) to a netCDF file."""
+        """Write the posterior (draws, sampler statistics, settings) to a netCDF file.
+
+        The file is written under a temporary name in the same folder and then renamed, so
+        ``path`` never holds a half-written file (not even after Ctrl-C).
+        """
+        from ._files import atomic_path
+
         path = Path(path)
-        _arviz.to_netcdf(self.to_arviz(), path)
+        data = self.to_arviz()
+        with atomic_path(path) as tmp:
+            _arviz.to_netcdf(data, tmp)
         return path
 
 
@@ -359,10 +378,32 @@ def load_posterior(path) -> Posterior:
         raise ValueError(
             f"{str(path)!r} was not written by bayes_dp (no settings recorded); {_EXPECTED}"
         )
-    draws = {v: post[v].transpose("chain", "draw").values for v in post.data_vars}
+    settings = json.loads(raw)
+    names = _run_order(list(post.data_vars), _arviz.attrs(data), settings)
+    draws = {v: post[v].transpose("chain", "draw").values for v in names}
     sstats = {v: stats[v].transpose("chain", "draw").values for v in stats.data_vars}
     loglik = None
     if _arviz.has_group(data, "log_likelihood"):
         ll = _arviz.group(data, "log_likelihood")
         loglik = {v: ll[v].transpose("chain", "draw", ...).values for v in ll.data_vars}
-    return Posterior(draws, sstats, json.loads(raw), log_likelihood=loglik)
+    return Posterior(draws, sstats, settings, log_likelihood=loglik)
+
+
+def _run_order(names: list[str], attrs: dict, settings: dict) -> list[str]:
+    """The variables in the order the run made them (netCDF lists them alphabetically).
+
+    Files record the order; for older ones it is rebuilt from the groups in the settings:
+    eps, the strengths in order of first use, then tau and rho group by group.
+    """
+    order = json.loads(attrs.get("bayes_dp_var_names", "[]"))
+    if sorted(order) == sorted(names):
+        return order
+    expected = ["eps"]
+    for g in settings.get("groups", []):
+        s = "s" if g.get("strength") == "shared" else f"s_{g.get('name')}"
+        if s not in expected:
+            expected.append(s)
+    for g in settings.get("groups", []):
+        expected += [f"tau_{g.get('name')}", f"rho_{g.get('name')}"]
+    rank = {v: i for i, v in enumerate(expected)}
+    return sorted(names, key=lambda v: (rank.get(v, len(expected)), names.index(v)))

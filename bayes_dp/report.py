@@ -3,21 +3,29 @@
 One file, no external resources: the figures are embedded as base64 PNG, styles are inline. It
 holds the inputs (counts per group, delta, priors), the summary table with diagnostics and
 acceptance rates, the classical estimates for comparison, warnings in plain words, the figures,
-and what is needed to reproduce the run (seed, settings, versions, a Python snippet).
+and what is needed to reproduce the run (seed, settings, versions, the ``bayes-dp`` command and
+a Python snippet).
+
+The figures are drawn for the page's column (1100 CSS pixels wide) at 90 pixels per inch and
+shown at that size, so a 10-point tick label is 12.5 pixels high on screen whatever ``dpi`` the
+images are rendered at.
 """
 
 from __future__ import annotations
 
+import ast
 import base64
 import datetime
 import html
 import io
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 
 from . import plots
+from ._files import atomic_path
 from ._validation import check_real
 from .posterior import ESS_PER_CHAIN_MIN, RHAT_MAX, Posterior
 from .region import classical_epsilon, clopper_pearson_epsilon
@@ -26,9 +34,15 @@ __all__ = ["write_report", "plain_warnings"]
 
 #: Acceptance rates outside this range are reported (the warm-up tunes towards 0.3).
 ACCEPT_RANGE = (0.1, 0.6)
+#: Width of the page's column in CSS pixels (``max-width`` of the body), and CSS pixels per
+#: inch of a figure: figures are drawn at most this wide and shown at their natural size.
+COLUMN_PX = 1100
+PX_PER_INCH = 90
+#: Group names that ``estimate_epsilon`` and ``bayes-dp`` give when none was chosen.
+_DEFAULT_NAMES = ("counts",)
 
-_CSS = """
-body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: 1100px;
+_CSS_TEMPLATE = """
+body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: {COLUMN_PX}px;
        margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
@@ -37,10 +51,11 @@ th { background: #f3f3f3; } td.l, th.l { text-align: left; }
 .warn { background: #fff4e5; border-left: 4px solid #e69500; padding: .5em 1em; margin: .4em 0; }
 .ok { background: #eef8ee; border-left: 4px solid #3a3; padding: .5em 1em; }
 figure { margin: 1em 0 2em; } figcaption { font-size: .9em; color: #444; max-width: 900px; }
-img { max-width: 100%; border: 1px solid #eee; }
+img { max-width: 100%; height: auto; }
 pre { background: #f6f6f6; padding: .8em; font-size: .85em; white-space: pre-wrap;
       overflow-wrap: anywhere; }
 """
+_CSS = _CSS_TEMPLATE.replace("{COLUMN_PX}", str(COLUMN_PX))
 
 
 def _fig_to_data_uri(fig, dpi: int) -> str:
@@ -80,9 +95,10 @@ def _table(header: list[str], rows: list[list], left: int = 1, cls: str = "") ->
 def plain_warnings(posterior: Posterior) -> list[str]:
     """Problems with a run, each as one sentence saying what to do.
 
-    Checks r_hat (> 1.01), bulk and tail ESS (< 100 per chain), the acceptance rate of each
-    move (outside [0.1, 0.6]) and a fixed attack strength s (over-confident unless the attack
-    is known to be near-optimal).
+    Checks whether the run stopped before it converged (its time budget ran out), r_hat
+    (> 1.01), bulk and tail ESS (< 100 per chain), the acceptance rate of each move (outside
+    [0.1, 0.6]) and a fixed attack strength s (over-confident unless the attack is known to be
+    near-optimal).
 
     Examples
     --------
@@ -98,6 +114,8 @@ def plain_warnings(posterior: Posterior) -> list[str]:
             f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
         )
     out = []
+    if posterior.converged is False:
+        out.append(_not_converged_sentence(posterior.settings, posterior.n_draws))
     min_ess = ESS_PER_CHAIN_MIN * posterior.n_chains
     for v, d in posterior.diagnostics().items():
         if not d["r_hat"] <= RHAT_MAX:
@@ -130,6 +148,174 @@ def plain_warnings(posterior: Posterior) -> list[str]:
     return out
 
 
+def _unreliable(posterior: Posterior) -> str:
+    """Why the result must not be used (empty when nothing is wrong with the sampling)."""
+    if posterior.converged is False:
+        return _not_converged_sentence(posterior.settings, posterior.n_draws, headline=True)
+    min_ess = ESS_PER_CHAIN_MIN * posterior.n_chains
+    bad = [
+        v
+        for v, d in posterior.diagnostics().items()
+        if not (d["r_hat"] <= RHAT_MAX and d["ess_bulk"] >= min_ess and d["ess_tail"] >= min_ess)
+    ]
+    if bad:
+        return (
+            f"The chains have not converged or mixed enough for {', '.join(bad)} (r_hat above "
+            f"{RHAT_MAX} or ESS below 100 per chain; see Warnings): run longer."
+        )
+    return ""
+
+
+def _not_converged_sentence(st: dict, n_draws: int, headline: bool = False) -> str:
+    """Why a run stopped before it converged, and what to do."""
+    budget = st.get("max_time")
+    why = {
+        "max_time": f"its time budget{f' of {budget:g} s' if budget else ''} ran out",
+        "max_draws": "it reached the largest run the sampler makes",
+    }.get(st.get("stop_reason"), "it stopped early")
+    asked = st.get("draws_requested")
+    goal = (
+        f"the {asked} draws per chain asked for"
+        if asked is not None
+        else "every variable reached r_hat <= 1.01 and bulk and tail ESS >= 2000"
+    )
+    text = (
+        f"the run stopped after {n_draws} draws per chain because {why}, before {goal}. "
+        "Run again with more time (max_time, or --max-time on the command line)."
+    )
+    if headline:
+        return text[0].upper() + text[1:]
+    return f"Not converged: {text[:-1]}; the result is not reliable."
+
+
+# -- inputs in words ----------------------------------------------------------------------------
+def _parse_prior(text):
+    """The :class:`~bayes_dp.Prior` recorded (as its repr) in the settings, or None.
+
+    Only the prior classes and numbers are accepted; nothing is evaluated.
+
+    Examples
+    --------
+    >>> _parse_prior("Prior(eps=HalfNormal(scale=5.0), s=0.6, tau=Beta(a=1.0, b=2.0))").s
+    0.6
+    >>> _parse_prior("__import__('os')") is None
+    True
+    """
+    from . import priors
+
+    def build(node):
+        if isinstance(node, ast.Call):
+            if not (isinstance(node.func, ast.Name) and node.func.id in _PRIOR_CLASSES):
+                raise ValueError("not a prior")
+            cls = getattr(priors, node.func.id)
+            return cls(
+                *(build(a) for a in node.args), **{k.arg: build(k.value) for k in node.keywords}
+            )
+        value = ast.literal_eval(node)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError("not a number")
+        return value
+
+    try:
+        return build(ast.parse(str(text), mode="eval").body)
+    except (SyntaxError, ValueError, TypeError):
+        return None
+
+
+_PRIOR_CLASSES = ("Prior", "HalfNormal", "LogNormal", "Beta")
+
+
+def _eps_words(eps) -> str:
+    from .priors import HalfNormal
+
+    if isinstance(eps, HalfNormal):
+        sc = eps.scale
+        return (
+            f"half-normal with scale {sc:g}: median {0.6745 * sc:.3g}, 95% of the prior mass "
+            f"below {1.96 * sc:.3g}"
+        )
+    lo, hi = math.exp(eps.mu - 1.96 * eps.sigma), math.exp(eps.mu + 1.96 * eps.sigma)
+    return (
+        f"log-normal, log ε ~ Normal({eps.mu:g}, {eps.sigma:g}²): median {math.exp(eps.mu):.3g}, "
+        f"95% of the prior mass between {lo:.3g} and {hi:.3g}"
+    )
+
+
+def _beta_words(b, what: str = "[0, 1]") -> str:
+    if b.a == 1.0 and b.b == 1.0:
+        return f"uniform on {what} (Beta(1, 1))"
+    return f"Beta({b.a:g}, {b.b:g}) on {what}: mean {b.a / (b.a + b.b):.3g}"
+
+
+def _is_default_name(name: str, n_groups: int) -> bool:
+    return n_groups == 1 and name in _DEFAULT_NAMES
+
+
+def _strength_var(g: dict) -> str:
+    return "s" if g.get("strength") == "shared" else f"s_{g['name']}"
+
+
+def _prior_rows(st: dict) -> list[list[str]]:
+    """The priors in words, one row per variable, only those the run used."""
+    prior = _parse_prior(st.get("prior", ""))
+    if prior is None:
+        return [["prior", str(st.get("prior", "?"))]]
+    groups = st.get("groups", [])
+    fixed = st.get("fixed", {})
+    rows = [["ε (privacy parameter)", _eps_words(prior.eps)]]
+    users: dict[str, list[str]] = {}
+    for g in groups:
+        users.setdefault(_strength_var(g), []).append(str(g["name"]))
+    if not users:
+        users = {"s": []}
+    for var, names in users.items():
+        shown = [n for n in names if not _is_default_name(n, len(groups))]
+        label = f"{var} (attack strength" + (f" of {', '.join(shown)})" if shown else ")")
+        if var in fixed:
+            val = float(fixed[var])
+            what = (
+                "the attack is assumed optimal on a worst-case challenge base"
+                if val == 1.0
+                else "the interval for ε holds only if the attack is that strong"
+            )
+            rows.append([label, f"fixed at {val:g}, not inferred: {what}"])
+        else:
+            rows.append([label, _beta_words(prior.s)])
+    for g in groups:
+        lik, name, fix = g.get("likelihood"), str(g["name"]), g.get("fix", {})
+        if lik in ("bivariate_normal", "beta_binomial"):
+            label = f"tau_{name} (correlation of two decisions under one hypothesis)"
+            if "tau" in fix:
+                rows.append([label, f"fixed at {float(fix['tau']):g}"])
+            else:
+                rows.append([label, _beta_words(prior.tau, "(0, 1)")])
+        if lik == "bivariate_normal":
+            label = f"rho_{name} (correlation of a false positive with a false negative)"
+            if "rho" in fix:
+                rows.append([label, f"fixed at {float(fix['rho']):g}"])
+            else:
+                rows.append([label, f"uniform on its admissible interval given tau_{name}"])
+    return rows
+
+
+def _base_numbers(st: dict, sizes: list[int]) -> tuple[str, list[list[int]]]:
+    """Column name and numbers of the challenge bases of each group.
+
+    The rows of the counts file when ``bayes-dp`` recorded them (the numbers its error messages
+    use), otherwise 1, 2, ... through the groups in order (the rows of the reproduction's
+    ``counts.csv``).
+    """
+    rec = st.get("input", {}).get("rows") if isinstance(st.get("input"), dict) else None
+    if rec is not None and [len(r) for r in rec] == sizes:
+        return "row", [[int(i) for i in r] for r in rec]
+    out, start = [], 1
+    for n in sizes:
+        out.append(list(range(start, start + n)))
+        start += n
+    return "base", out
+
+
+# -- how to reproduce ---------------------------------------------------------------------------
 def _reproduce_snippet(st: dict) -> str:
     groups = st.get("groups", [])
     lines = [
@@ -140,24 +326,139 @@ def _reproduce_snippet(st: dict) -> str:
     ]
     for g in groups:
         c = g["counts"]
+        fix = f", fix={g['fix']!r}" if g.get("fix") else ""
         lines.append(
             f"    bdp.Evidence(bdp.AttackCounts(fp={c['fp']}, n_neg={c['n_neg']}, "
             f"fn={c['fn']}, n_pos={c['n_pos']}), likelihood={g['likelihood']!r}, "
-            f"name={g['name']!r}, strength={g['strength']!r}),"
+            f"name={g['name']!r}, strength={g['strength']!r}{fix}),"
         )
     lines.append("]")
     seed = st.get("seed")
     seed_txt = repr(seed) if isinstance(seed, int) else "None  # the run used a Generator"
-    args = ", ".join(
-        f"{k}={st[k]!r}"
-        for k in ("chains", "draws", "tune", "n_aux", "aux_proposal", "aux_uniform_weight")
-        if k in st
-    )
+    keys = ["chains", "draws", "tune"]
+    if st.get("method", "exact") != "exact":
+        keys = ["method", *keys, "thin", "n_aux", "aux_proposal", "aux_uniform_weight"]
+        keys += ["aux_band_weight", "integrate_latents"]
+    if st.get("target_accept", 0.3) != 0.3:
+        keys.append("target_accept")
+    args = ", ".join(f"{k}={st[k]!r}" for k in keys if k in st)
     lines.append(
         f"post = bdp.estimate_epsilon(groups, delta={st.get('delta')!r}, "
         f"prior={st.get('prior', 'Prior()')}, {args}, seed={seed_txt})"
     )
     return "\n".join(lines)
+
+
+def _cli_reproduction(st: dict) -> tuple[str, str] | str:
+    """``(counts.csv text, bayes-dp command)`` that repeat the run, or why there are none."""
+    from .priors import Beta, HalfNormal
+
+    why = []
+    groups = st.get("groups", [])
+    prior = _parse_prior(st.get("prior", ""))
+    if st.get("method", "exact") != "exact":
+        why.append(f"method {st.get('method')!r}")
+    if prior is None:
+        why.append("a prior that could not be read back")
+    else:
+        if not isinstance(prior.eps, HalfNormal):
+            why.append("a log-normal prior of ε")
+        if prior.tau != Beta(1.0, 1.0):
+            why.append("a prior of tau other than Beta(1, 1)")
+    if not groups:
+        why.append("no recorded counts")
+    strengths = [g.get("strength") for g in groups]
+    if strengths and strengths != ["shared"] + ["own"] * (len(groups) - 1):
+        why.append(
+            "a strength shared by several groups (the command gives each later group its own)"
+        )
+    if any(g.get("fix") for g in groups):
+        why.append("fixed tau or rho of a group")
+    if not isinstance(st.get("seed"), int):
+        why.append("a numpy Generator as seed")
+    if st.get("target_accept", 0.3) != 0.3:
+        why.append(f"target_accept={st.get('target_accept')!r}")
+    if why:
+        return "; ".join(why)
+
+    liks = {g["likelihood"] for g in groups}
+    with_group = len(groups) > 1 or not _is_default_name(str(groups[0]["name"]), 1)
+    with_lik = liks != {"binomial"}
+    header = ["fp", "n_neg", "fn", "n_pos"] + ["group"] * with_group + ["likelihood"] * with_lik
+    _, numbers = _base_numbers(st, [len(g["counts"]["fp"]) for g in groups])
+    rows = []
+    for g, nums in zip(groups, numbers, strict=True):
+        c = g["counts"]
+        for k, num in enumerate(nums):
+            cells = [str(c[col][k]) for col in ("fp", "n_neg", "fn", "n_pos")]
+            cells += [str(g["name"])] * with_group + [g["likelihood"]] * with_lik
+            rows.append((num, ",".join(cells)))
+    rows.sort(key=lambda r: r[0])  # the file's own row order, when it was recorded
+    csv_text = "\n".join([",".join(header), *(r for _, r in rows)]) + "\n"
+
+    cmd = ["bayes-dp estimate counts.csv", f"--delta {st.get('delta')!r}", "--out results"]
+    cmd += [f"--seed {st['seed']}", f"--chains {st.get('chains')}", f"--tune {st.get('tune')}"]
+    cmd.append(f"--draws {st.get('draws')}")
+    if prior.eps.scale != 10.0:
+        cmd.append(f"--prior-eps-scale {prior.eps.scale!r}")
+    if prior.s_fixed:
+        cmd.append(f"--s {float(prior.s)!r}")
+    elif (prior.s.a, prior.s.b) != (1.0, 1.0):
+        cmd.append(f"--prior-s-beta {prior.s.a!r} {prior.s.b!r}")
+    return csv_text, " ".join(cmd)
+
+
+# -- figures ------------------------------------------------------------------------------------
+def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple[object, str]]:
+    """The report's figures with their captions, each at most the column's width."""
+    import matplotlib.pyplot as plt
+
+    full = COLUMN_PX / PX_PER_INCH  # inches
+    st = posterior.settings
+    delta = st.get("delta")
+    has_counts = bool(st.get("groups")) and delta is not None
+    out = []
+    fig, ax = plt.subplots(figsize=(full, 4.6), layout="constrained")
+    plots.plot_eps_posterior(posterior, prob=prob, confidence=confidence, legend="right", ax=ax)
+    out.append(
+        (
+            fig,
+            "Posterior of ε: histogram and kernel density of the draws, the credible interval "
+            "(shaded), the classical point estimate and the classical Clopper-Pearson interval.",
+        )
+    )
+    s_vars = [v for v in posterior.var_names if v == "s" or v.startswith("s_")]
+    for v in s_vars:
+        fig, axs = plt.subplots(1, 2, figsize=(full, 5.0), layout="constrained")
+        plots.plot_marginal(posterior, v, prob=prob, legend="below", ax=axs[0])
+        plots.plot_joint(posterior, "eps", v, ax=axs[1])
+        out.append(
+            (
+                fig,
+                f"Left: posterior of the attack strength {v} (1 = optimal attack on a worst-case "
+                f"base). Right: joint posterior of ε and {v}; the ridge along s·ε = const is why "
+                "ε has a long upper tail when s is unknown.",
+            )
+        )
+    if has_counts:
+        fig, ax = plt.subplots(figsize=(10.5, 6.0), layout="constrained")  # square axes
+        plots.plot_region(posterior, ax=ax)
+        out.append(
+            (
+                fig,
+                "Observed (FPR, FNR) of each challenge base with 95% Clopper-Pearson bars, over "
+                "the lower-left boundary of the privacy region R(ε, δ) for posterior draws of ε. "
+                "An (ε, δ)-DP algorithm admits no test below its boundary.",
+            )
+        )
+    out.append(
+        (
+            plots.plot_diagnostics(posterior, width=full),
+            "MCMC diagnostics per variable: traces (chains should overlap), rank histograms "
+            "(should be flat within the grey band) and autocorrelation (should fall to 0 fast).",
+        )
+    )
+    return out
 
 
 def write_report(
@@ -175,7 +476,8 @@ def write_report(
     ----------
     posterior : Posterior
     path : str or path-like
-        The HTML file to write (its folder must exist).
+        The HTML file to write (its folder must exist). It is written under a temporary name
+        and renamed when complete.
     title : str, optional
         Heading of the report.
     prob : float
@@ -183,15 +485,15 @@ def write_report(
     confidence : float
         Confidence of the classical Clopper-Pearson interval. Default 0.95.
     dpi : int
-        Resolution of the embedded figures.
+        Pixels per inch of the embedded images (90: one image pixel per screen pixel; 180
+        for sharp figures on high-density screens). The figures are shown at the same size
+        whatever the value.
 
     Returns
     -------
     pathlib.Path
         The file written.
     """
-    import matplotlib.pyplot as plt
-
     if not isinstance(posterior, Posterior):
         raise TypeError(
             f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
@@ -215,12 +517,20 @@ def write_report(
     # -- headline -------------------------------------------------------------------------
     lo, hi = posterior.interval(prob, "eps")
     pct = f"{100 * prob:g}%"
-    parts.append(
-        f"<p><b>Result:</b> {pct} credible interval for ε: <b>[{lo:.3g}, {hi:.3g}]</b>, "
-        f"posterior median {posterior.quantile(0.5, 'eps'):.3g}"
-        + (f", at δ = {delta:g}" if delta is not None else "")
-        + ".</p>"
-    )
+    at = f", at δ = {delta:g}" if delta is not None else ""
+    median = posterior.quantile(0.5, "eps")
+    unreliable = _unreliable(posterior)
+    if unreliable:
+        parts.append(
+            f'<p class="warn" id="headline"><b>Result not reliable.</b> {html.escape(unreliable)} '
+            f"For orientation only, these draws give a {pct} credible interval for ε of "
+            f"[{lo:.3g}, {hi:.3g}] and a median of {median:.3g}{at}.</p>"
+        )
+    else:
+        parts.append(
+            f'<p id="headline"><b>Result:</b> {pct} credible interval for ε: '
+            f"<b>[{lo:.3g}, {hi:.3g}]</b>, posterior median {median:.3g}{at}.</p>"
+        )
 
     # -- warnings -------------------------------------------------------------------------
     parts.append("<h2>Warnings</h2>")
@@ -238,26 +548,24 @@ def write_report(
     parts.append(
         _table(
             ["setting", "value"],
-            [
-                ["δ (delta)", _fmt(delta, 6) if delta is not None else "?"],
-                ["prior", str(st.get("prior", "?"))],
-                [
-                    "fixed (not sampled)",
-                    ", ".join(f"{k} = {v:g}" for k, v in st.get("fixed", {}).items())
-                    or "nothing: s inferred",
-                ],
-                ["groups", ", ".join(g["name"] for g in st.get("groups", [])) or "?"],
-            ],
+            [["δ (delta)", _fmt(delta, 6) if delta is not None else "?"]]
+            + [[f"prior of {v}", w] for v, w in _prior_rows(st)],
             left=2,
         )
     )
+    meta = st.get("groups", [])
     groups = plots.posterior_counts(posterior)
-    for g, (name, c) in zip(st.get("groups", []), groups, strict=True):
-        strength = "s" if g.get("strength") == "shared" else f"s_{name}"
-        parts.append(
-            f"<h3>Group {html.escape(name)}</h3><p>likelihood {html.escape(g['likelihood'])}, "
-            f"strength variable {html.escape(strength)}, {len(c)} challenge bases.</p>"
+    col, numbers = _base_numbers(st, [len(c) for _, c in groups])
+    source = st.get("input", {}).get("file") if isinstance(st.get("input"), dict) else None
+    for g, (name, c), nums in zip(meta, groups, numbers, strict=True):
+        about = (
+            f"likelihood {g['likelihood']}, strength variable {_strength_var(g)}, "
+            f"{len(c)} challenge base{'s' * (len(c) != 1)}"
         )
+        if _is_default_name(name, len(groups)):
+            parts.append(f"<h3>Challenge bases</h3><p>{html.escape(about)}.</p>")
+        else:
+            parts.append(f"<h3>Group {html.escape(name)}</h3><p>{html.escape(about)}.</p>")
         eh = (
             np.atleast_1d(classical_epsilon(c.fpr, c.fnr, delta))
             if delta is not None
@@ -265,7 +573,7 @@ def write_report(
         )
         rows = [
             [
-                str(i),
+                str(nums[i]),
                 int(c.fp[i]),
                 int(c.n_neg[i]),
                 int(c.fn[i]),
@@ -277,9 +585,13 @@ def write_report(
             for i in range(len(c))
         ]
         parts.append(
-            _table(
-                ["base", "fp", "n_neg", "fn", "n_pos", "FPR", "FNR", "classical ε"], rows, left=1
-            )
+            _table([col, "fp", "n_neg", "fn", "n_pos", "FPR", "FNR", "classical ε"], rows, left=1)
+        )
+    if groups:
+        where = f"the data rows of {source}" if col == "row" and source else "1, 2, ... in order"
+        parts.append(
+            f"<p>Challenge bases are numbered by {html.escape(where)}, as in bayes-dp's error "
+            "messages.</p>"
         )
 
     # -- summary --------------------------------------------------------------------------
@@ -320,50 +632,13 @@ def write_report(
 
     # -- figures --------------------------------------------------------------------------
     parts.append("<h2>Figures</h2>")
-    figs = []
-    ax = plots.plot_eps_posterior(posterior, prob=prob, confidence=confidence)
-    figs.append(
-        (
-            ax.figure,
-            "Posterior of ε: histogram and kernel density of the draws, the credible interval "
-            "(shaded), the classical point estimate and the classical Clopper-Pearson interval.",
-        )
-    )
-    s_vars = [v for v in posterior.var_names if v == "s" or v.startswith("s_")]
-    for v in s_vars:
-        fig, axs = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
-        plots.plot_marginal(posterior, v, prob=prob, ax=axs[0])
-        plots.plot_joint(posterior, "eps", v, ax=axs[1])
-        figs.append(
-            (
-                fig,
-                f"Left: posterior of the attack strength {v} (1 = optimal attack on a worst-case "
-                f"base). Right: joint posterior of ε and {v}; the ridge along s·ε = const is why "
-                "ε has a long upper tail when s is unknown.",
-            )
-        )
-    if groups and delta is not None:
-        ax = plots.plot_region(posterior)
-        figs.append(
-            (
-                ax.figure,
-                "Observed (FPR, FNR) of each challenge base with 95% Clopper-Pearson bars, over "
-                "the lower-left boundary of the privacy region R(ε, δ) for posterior draws of ε. "
-                "An (ε, δ)-DP algorithm admits no test below its boundary.",
-            )
-        )
-    fig = plots.plot_diagnostics(posterior)
-    figs.append(
-        (
-            fig,
-            "MCMC diagnostics per variable: traces (chains should overlap), rank histograms "
-            "(should be flat within the grey band) and autocorrelation (should fall to 0 fast).",
-        )
-    )
-    for i, (fig, cap) in enumerate(figs, start=1):
+    for i, (fig, cap) in enumerate(_figures(posterior, prob, confidence), start=1):
+        w = round(fig.get_figwidth() * PX_PER_INCH)
+        h = round(fig.get_figheight() * PX_PER_INCH)
         uri = _fig_to_data_uri(fig, dpi)
         parts.append(
-            f'<figure><img src="{uri}" alt="Figure {i}: {html.escape(cap)}">'
+            f'<figure><img src="{uri}" width="{w}" height="{h}" '
+            f'alt="Figure {i}: {html.escape(cap)}">'
             f"<figcaption>Figure {i}. {html.escape(cap)}</figcaption></figure>"
         )
 
@@ -373,12 +648,27 @@ def write_report(
     parts.append(_table(["package", "version"], [[k, str(v)] for k, v in vers.items()], left=2))
     parts.append(
         f"<p>Seed: <code>{html.escape(str(st.get('seed')))}</code>. The same seed, inputs, "
-        "settings and versions give the same draws. In Python:</p>"
+        "settings and versions give the same draws (a run that was extended until it converged "
+        "gives the same draws as one asked for its final length at once).</p>"
     )
+    cli = _cli_reproduction(st)
+    if isinstance(cli, tuple):
+        csv_text, command = cli
+        parts.append("<p>On the command line: save the counts as <code>counts.csv</code></p>")
+        parts.append(f"<pre>{html.escape(csv_text)}</pre>")
+        parts.append("<p>and run</p>")
+        parts.append(f"<pre>{html.escape(command)}</pre>")
+    else:
+        parts.append(
+            f"<p>The <code>bayes-dp</code> command cannot repeat this run ({html.escape(cli)}); "
+            "use Python.</p>"
+        )
+    parts.append("<p>In Python:</p>")
     parts.append(f"<pre>{html.escape(_reproduce_snippet(st))}</pre>")
     parts.append("<p>All settings as recorded:</p>")
     lines = [f"{k}: {json.dumps(v, default=str)}" for k, v in st.items()]
     parts.append(f"<pre>{html.escape(chr(10).join(lines))}</pre>")
     parts.append("</body></html>")
-    path.write_text("\n".join(parts), encoding="utf-8")
+    with atomic_path(path) as tmp:  # never a half-written report, not even after Ctrl-C
+        tmp.write_text("\n".join(parts), encoding="utf-8")
     return path

@@ -275,22 +275,6 @@ def test_subprocess_entry_point(strong_csv, tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_progress_ticker_prints_while_running():
-    import io
-    import time
-
-    from bayes_dp.cli import _Ticker
-
-    buf = io.StringIO()
-    with _Ticker(buf, 0.05):
-        time.sleep(0.3)
-    assert "still sampling" in buf.getvalue()
-    quiet = io.StringIO()
-    with _Ticker(quiet, 0):
-        time.sleep(0.1)
-    assert quiet.getvalue() == ""
-
-
 def test_headers_are_case_insensitive(tmp_path):
     path = tmp_path / "upper.csv"
     path.write_text(
