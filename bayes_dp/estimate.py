@@ -99,7 +99,9 @@ def estimate_epsilon(
         and bulk and tail ESS >= 2,000 (``AUTO_ESS_MIN``), growing the run in rounds (1,000
         draws per chain first, at most 200,000), or until ``max_time`` runs out;
         ``post.converged`` and ``post.settings["stop_reason"]`` say which.  Extending a run
-        gives the same draws as asking for its final length at once.
+        gives the same draws as asking for its final length at once.  With
+        ``method="mhaar"`` the default is a fixed 5,000 draws per chain, judged only by
+        ``check`` (``post.converged`` is None).
     tune : int, optional
         Warm-up iterations per chain (default 1,000 exact, 2,000 MHAAR).
     max_time : float, optional
