@@ -212,6 +212,20 @@ def log_posterior(z, M, C, ll_b, ll_c):
 
 
 @njit(**_JIT)
+def _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p):
+    """Accept the proposal zp with probability min(1, e^la) (one uniform drawn either way, so
+    the random stream does not depend on ``valid``); on acceptance it becomes the state."""
+    u = rng.random()
+    ok = valid and (la >= 0.0 or (u > 0.0 and math.log(u) < la))
+    if ok:
+        state.z[:] = zp
+        state.lp[0] = lpp
+        state.ll_b[:] = llb_p
+        state.ll_c[:] = llc_p
+    return ok
+
+
+@njit(**_JIT)
 def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll):
     """Advance one chain by ``n_iter`` iterations. Each iteration after the warm-up is a draw,
     stored in the next row of the outputs from ``row0`` on (the per-base log likelihoods only
@@ -242,13 +256,7 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
             zp[a] = state.z[a] + sc * acc
         lpp = log_posterior(zp, M, C, llb_p, llc_p)
         la = lpp - state.lp[0]
-        u = rng.random()
-        ok = la >= 0.0 or (u > 0.0 and math.log(u) < la)
-        if ok:
-            state.z[:] = zp
-            state.lp[0] = lpp
-            state.ll_b[:] = llb_p
-            state.ll_c[:] = llc_p
+        ok = _metropolis(state, rng, True, la, zp, lpp, llb_p, llc_p)
         a_joint = 1.0 if ok else 0.0
         if warm:
             gain = (t + 1.0) ** -RM_POWER
@@ -279,13 +287,7 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
             if valid:
                 lpp = log_posterior(zp, M, C, llb_p, llc_p)
                 la = lpp - state.lp[0] + ljac
-            u = rng.random()
-            ok = valid and (la >= 0.0 or (u > 0.0 and math.log(u) < la))
-            if ok:
-                state.z[:] = zp
-                state.lp[0] = lpp
-                state.ll_b[:] = llb_p
-                state.ll_c[:] = llc_p
+            ok = _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p)
             a_ridge = 1.0 if ok else 0.0
             if warm:
                 gain = (t + 1.0) ** -RM_POWER
