@@ -166,14 +166,35 @@ class Posterior:
         With s free the upper tail of eps is set by the prior along s eps = const (the
         likelihood is nearly flat there), so this check belongs next to every interval.  The
         draws are reweighted by p_new(eps) / p_old(eps) (importance sampling: HalfNormal's
-        ``scale`` or LogNormal's e^mu times the factor), which needs no new run.  Returns
-        ``{factor: {"interval": (lo, hi), "ess": Kish's effective sample size of the
-        weights, "khat": the Pareto shape of the largest weights}}``.  As in PSIS (Vehtari et
-        al.), ``khat > 0.7`` means a few draws carry the weights and the reweighted interval
-        is unreliable: most often for factors > 1, whose tail the draws reach rarely; then
-        rerun with that prior instead.
+        ``scale`` or LogNormal's e^mu times the factor), which needs no new run.
+
+        Parameters
+        ----------
+        prob : float
+            Probability of the equal-tailed interval, in (0, 1).
+        factors : sequence of float
+            Multipliers (> 0) of the prior's scale.
+
+        Returns
+        -------
+        dict
+            ``{factor: {"interval": (lo, hi), "ess": Kish's effective sample size of the
+            weights, "khat": Pareto shape of the largest weights}}``.  As in PSIS (Vehtari et
+            al.), ``khat > 0.7`` means a few draws carry the weights and the reweighted
+            interval is unreliable (most often for factors > 1, whose tail the draws reach
+            rarely): rerun with that prior instead.
+
+        Raises
+        ------
+        ValueError
+            When the posterior does not record its eps prior (an older file), or for a bad
+            ``prob`` or factor.
+        TypeError
+            When ``factors`` is not a sequence of numbers.
         """
         prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        if isinstance(factors, str) or not hasattr(factors, "__iter__"):
+            raise TypeError(f"`factors` must be a sequence of numbers; found {factors!r}")
         spec = self.settings.get("eps_prior")
         if not spec:
             raise ValueError(

@@ -109,3 +109,29 @@ def test_load_posterior_names_files_it_cannot_read(tmp_path):
         bdp.load_posterior(broken)
     with pytest.raises(FileNotFoundError, match="nope.nc"):
         bdp.load_posterior(tmp_path / "nope.nc")
+
+
+def test_prior_sensitivity_rejects_bad_input():
+    import bayes_dp as bdp
+
+    post = bdp.estimate_epsilon(
+        bdp.AttackCounts([40], 1000, [250], 1000),
+        delta=1e-5,
+        prior=bdp.Prior(s=0.5),
+        chains=1,
+        draws=50,
+        tune=50,
+        seed=0,
+        check=False,
+    )
+    with pytest.raises(TypeError, match="factors"):
+        post.prior_sensitivity(0.9, factors=2.0)
+    with pytest.raises(ValueError, match="factors"):
+        post.prior_sensitivity(0.9, factors=(-1.0,))
+    with pytest.raises(ValueError, match="prob"):
+        post.prior_sensitivity(1.5)
+    old = type(post)(
+        {"eps": post.draws("eps")}, {}, {k: v for k, v in post.settings.items() if k != "eps_prior"}
+    )
+    with pytest.raises(ValueError, match="eps_prior"):
+        old.prior_sensitivity()
