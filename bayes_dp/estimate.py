@@ -342,11 +342,17 @@ def estimate_epsilon(
                 draws_dict[f"{par}_{g.name}"] = out[arr][:, :, j]
             else:
                 fixed[f"{par}_{g.name}"] = float(g.fix[par])
-    stats = {"accept_joint": out["accept"][:, :, 0]}
+    acc = out["accept"]
+    if method == "exact":
+        # -1 marks a move not attempted in that iteration (see samplers.exact.advance)
+        acc = np.where(acc >= 0, acc, np.nan)
+    stats = {"accept_joint": acc[:, :, 0]}
     if not prior.s_fixed:
-        stats["accept_ridge"] = out["accept"][:, :, 1]
+        stats["accept_ridge"] = acc[:, :, 1]
     if method == "mhaar" and (any(tau_free) or any(rho_free)):
-        stats["accept_overdispersion"] = out["accept"][:, :, 2]
+        stats["accept_overdispersion"] = acc[:, :, 2]
+    if method == "exact" and np.any(np.isfinite(acc[:, :, 2])):
+        stats["accept_table"] = acc[:, :, 2]
     settings = {
         "delta": delta,
         "prior": repr(prior),

@@ -131,8 +131,17 @@ class Posterior:
 
     @property
     def acceptance(self) -> dict[str, float]:
-        """Mean acceptance rate of each MHAAR move after warm-up."""
-        return {k: float(np.mean(v)) for k, v in self._stats.items() if k.startswith("accept")}
+        """Mean acceptance rate of each move after warm-up.
+
+        Iterations where a move was not attempted (NaN, e.g. the surrogate transition while the
+        chain is outside its table) do not count.
+        """
+        out = {}
+        for k, v in self._stats.items():
+            if k.startswith("accept"):
+                v = np.asarray(v, dtype=np.float64)
+                out[k] = float(np.nanmean(v)) if np.any(np.isfinite(v)) else float("nan")
+        return out
 
     # -- statistics ------------------------------------------------------------------------
     def mean(self, var: str = "eps") -> float:

@@ -252,6 +252,8 @@ class ExactRun:
             cov_end=self.tune // 2,
             target_accept=float(target_accept),
             ridge=n_free_s > 0,
+            n_inner=exact.N_INNER if corr is None else 0,
+            exact_every=exact.EXACT_EVERY,
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)
@@ -265,7 +267,7 @@ class ExactRun:
                     np.zeros((0, len(names))),
                     np.zeros((0, model.b_grp.size if store_ll else 0)),
                     np.zeros((0, st.ll_c.size if store_ll else 0)),
-                    np.zeros((0, 2)),
+                    np.zeros((0, 3)),
                 )
             )
         self._stop = threading.Event()

@@ -32,7 +32,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import _kernels
+from . import _kernels, surrogate
 from .binomial import log_lik as binomial_log_lik
 from .region import log_area
 
@@ -75,7 +75,10 @@ Model = namedtuple(
 #: it: iterations done; z, lp: current point and log posterior; ll_b, ll_c: its per-base log
 #: likelihoods; log_scale: (joint, ridge) log step factors; chol: shape of the joint walk;
 #: cov_n, cov_sum, cov_sq: running sums for the covariance; n_acc: accepted moves (joint, ridge)
-#: since the last reset. All arrays, so the kernel updates them in place.
+#: since the last reset; win_*: count, sums and range of z over the second half of the warm-up
+#: (they set the box of the table); sg_*: the table of :mod:`samplers.surrogate` (sg_on[0] = 1
+#: once built), its box and the largest value of each table. All arrays, so the kernel updates
+#: them in place.
 #: The over-dispersed bases (None when there are none, so that their quadrature is not even
 #: compiled): P, c_grp, c_lik, c_const: rows (:func:`samplers.mhaar.aux_params`), group,
 #: likelihood code and additive constant; XG, WG: Gauss-Legendre table of their quadrature.
@@ -83,17 +86,55 @@ Corr = namedtuple("Corr", ["P", "c_grp", "c_lik", "c_const", "XG", "WG"])
 
 ChainState = namedtuple(
     "ChainState",
-    ["it", "z", "lp", "ll_b", "ll_c", "log_scale", "chol", "cov_n", "cov_sum", "cov_sq", "n_acc"],
+    [
+        "it",
+        "z",
+        "lp",
+        "ll_b",
+        "ll_c",
+        "log_scale",
+        "chol",
+        "cov_n",
+        "cov_sum",
+        "cov_sq",
+        "n_acc",
+        "win_n",
+        "win_sum",
+        "win_sq",
+        "win_min",
+        "win_max",
+        "sg_on",
+        "sg_lo",
+        "sg_hi",
+        "sg_V",
+        "sg_vmax",
+    ],
 )
 
 #: tune: warm-up iterations; cov_start / cov_end: the window of the warm-up whose draws shape
-#: the joint walk; target_accept: goal of both scale recursions; ridge: make the ridge move.
-Settings = namedtuple("Settings", ["tune", "cov_start", "cov_end", "target_accept", "ridge"])
+#: the joint walk; target_accept: goal of both scale recursions; ridge: make the ridge move;
+#: n_inner: Metropolis steps on the table per surrogate-transition move (0: no table, the ridge
+#: move runs on the exact posterior after the warm-up too).
+#: exact_every: with a table, the exact walk and ridge moves run every exact_every-th iteration
+#: after the warm-up (they reach what lies outside the table's box).
+Settings = namedtuple(
+    "Settings",
+    ["tune", "cov_start", "cov_end", "target_accept", "ridge", "n_inner", "exact_every"],
+)
 
 #: Initial sd of the joint walk in every coordinate of z (before the shape is measured).
 INITIAL_STEP = 0.1
 #: Exponent of the Robbins-Monro gain (t + 1)^-RM_POWER.
 RM_POWER = 0.6
+#: Walk steps on the table per surrogate-transition move (each followed by a ridge step but
+#: the last).
+N_INNER = 40
+#: The table's box grows while its edge is within EDGE_GAP (log density) of the largest value,
+#: at most BOX_ROUNDS times.
+EDGE_GAP = 10.0
+BOX_ROUNDS = 3
+#: Default of Settings.exact_every.
+EXACT_EVERY = 2
 
 
 def new_state(model, corr, z0: np.ndarray) -> ChainState:
@@ -111,6 +152,16 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
         cov_sum=np.zeros(d),
         cov_sq=np.zeros((d, d)),
         n_acc=np.zeros(2),
+        win_n=np.zeros(1),
+        win_sum=np.zeros(d),
+        win_sq=np.zeros(d),
+        win_min=np.full(d, np.inf),
+        win_max=np.full(d, -np.inf),
+        sg_on=np.zeros(1, dtype=np.int64),
+        sg_lo=np.zeros(d),
+        sg_hi=np.zeros(d),
+        sg_V=np.zeros((model.s_z.size, surrogate.GRID, surrogate.GRID)),
+        sg_vmax=np.zeros(model.s_z.size),
     )
 
 
@@ -179,26 +230,34 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
 
 
 @njit(**_JIT)
-def log_posterior(z, M, C, ll_b, ll_c):
-    """log posterior density of z (up to a constant); fills the per-base log likelihoods."""
+def _log_prior(z, M, s):
+    """log prior density of z in its own coordinates (Jacobians included); fills the strength
+    of every strength variable into ``s``. -inf outside the support."""
     eps = math.exp(z[0])
     if not (eps > 0.0 and eps < math.inf):
         return -math.inf
     lp = _kernels.log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z[0]
-    n_s = M.s_z.shape[0]
-    s = np.empty(n_s)
-    for k in range(n_s):
+    for k in range(M.s_z.shape[0]):
         if M.s_z[k] >= 0:
             zk = z[M.s_z[k]]
-            ls = _log_expit(zk)
-            l1s = _log_expit(-zk)
             s[k] = _expit(zk)
             if not (s[k] > 0.0 and s[k] < 1.0):
                 return -math.inf
             # Beta(a, b) density times the Jacobian s (1 - s) of logit s
-            lp += M.s_a * ls + M.s_b * l1s
+            lp += M.s_a * _log_expit(zk) + M.s_b * _log_expit(-zk)
         else:
             s[k] = M.s_fixed[k]
+    return lp
+
+
+@njit(**_JIT)
+def log_posterior(z, M, C, ll_b, ll_c):
+    """log posterior density of z (up to a constant); fills the per-base log likelihoods."""
+    s = np.empty(M.s_z.shape[0])
+    lp = _log_prior(z, M, s)
+    if lp == -math.inf:
+        return -math.inf
+    eps = math.exp(z[0])
     total = 0.0
     for i in range(M.b_grp.shape[0]):
         v = binomial_log_lik(M.B, i, eps, s[M.g_sidx[M.b_grp[i]]], M.delta)
@@ -209,6 +268,16 @@ def log_posterior(z, M, C, ll_b, ll_c):
     if C is not None:
         total += _corr_log_lik(z, M, C, eps, s, ll_c)
     return lp + total
+
+
+@njit(**_JIT)
+def _log_surrogate(z, M, state):
+    """The posterior with the tabulated likelihood of :mod:`samplers.surrogate`."""
+    s = np.empty(M.s_z.shape[0])
+    lp = _log_prior(z, M, s)
+    if lp == -math.inf:
+        return -math.inf
+    return lp + surrogate.log_density(z, M, state.sg_lo, state.sg_hi, state.sg_V, state.sg_vmax)
 
 
 @njit(**_JIT)
@@ -226,15 +295,180 @@ def _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p):
 
 
 @njit(**_JIT)
+def _walk(z, chol, sc, rng, xi, zp):
+    """zp = z + sc * chol @ xi, xi standard normal (the joint random walk's proposal)."""
+    d = z.shape[0]
+    for a in range(d):
+        xi[a] = rng.standard_normal()
+    for a in range(d):
+        acc = 0.0
+        for b in range(a + 1):
+            acc += chol[a, b] * xi[b]
+        zp[a] = z[a] + sc * acc
+
+
+@njit(**_JIT)
+def _ridge(z, M, uu, zp):
+    """zp = z moved by uu along the ridge s * eps = const: (log eps + uu, log s_k - uu).
+
+    Returns (valid, log Jacobian of the move in z); invalid when some s_k would leave (0, 1).
+    """
+    zp[:] = z
+    zp[0] = z[0] + uu
+    ljac = 0.0
+    for k in range(M.s_z.shape[0]):
+        ik = M.s_z[k]
+        if ik >= 0:
+            s_old = _expit(z[ik])
+            ls_new = _log_expit(z[ik]) - uu
+            if not ls_new < 0.0:
+                return False, 0.0
+            s_new = math.exp(ls_new)
+            if not s_new < 1.0:
+                return False, 0.0
+            zp[ik] = ls_new - math.log1p(-s_new)
+            ljac += math.log1p(-s_old) - math.log1p(-s_new)
+    return True, ljac
+
+
+@njit(**_JIT)
+def _table_walk(y, ly, M, state, cfg, rng, xi, yp):
+    """n_inner Metropolis steps on the tabulated posterior from (y, ly), in place.
+
+    The steps run in the palindromic order walk, ridge, walk, ..., ridge, walk, so that the
+    whole sequence is reversible with respect to the tabulated posterior (each step is); that is
+    what the correction of the surrogate-transition move needs. Returns the final log density.
+    """
+    sc = math.exp(state.log_scale[0])
+    sr = math.exp(state.log_scale[1])
+    n = cfg.n_inner
+    for step in range(2 * n - 1):
+        if step % 2 == 0:
+            _walk(y, state.chol, sc, rng, xi, yp)
+            lj = 0.0
+            valid = True
+        else:
+            valid, lj = _ridge(y, M, sr * rng.standard_normal(), yp)
+        u = rng.random()
+        if valid:
+            lyp = _log_surrogate(yp, M, state)
+            la = lyp - ly + lj
+            if la >= 0.0 or (u > 0.0 and math.log(u) < la):
+                y[:] = yp
+                ly = lyp
+    return ly
+
+
+@njit(**_JIT)
+def _edge_gap(state, M, a):
+    """How far (in log density) the tabulated posterior at the low and the high edge of
+    coordinate a of the box lies below its largest value over the grid."""
+    G = surrogate.GRID
+    d = state.z.shape[0]
+    z = np.empty(d)
+    top = -math.inf
+    lo_e = -math.inf
+    hi_e = -math.inf
+    # walk the grid of (eps, free strengths) node by node (mixed-radix counter)
+    free = np.zeros(d, dtype=np.int64)
+    free[0] = 1
+    for k in range(M.s_z.shape[0]):
+        if M.s_z[k] >= 0:
+            free[M.s_z[k]] = 1
+    idx = np.zeros(d, dtype=np.int64)
+    while True:
+        for c in range(d):
+            if free[c] == 1:
+                z[c] = state.sg_lo[c] + idx[c] * (state.sg_hi[c] - state.sg_lo[c]) / (G - 1)
+            else:
+                z[c] = state.z[c]
+        v = _log_surrogate(z, M, state)
+        top = max(top, v)
+        if idx[a] == 0:
+            lo_e = max(lo_e, v)
+        if idx[a] == G - 1:
+            hi_e = max(hi_e, v)
+        c = 0
+        while c < d:
+            if free[c] == 1 and idx[c] < G - 1:
+                idx[c] += 1
+                break
+            idx[c] = 0
+            c += 1
+        if c == d:
+            break
+    return top - lo_e, top - hi_e
+
+
+@njit(**_JIT)
+def _build_table(state, M):
+    """Tabulate the likelihood over a box around the warm-up's second half (sets sg_on).
+
+    The box starts at the range of that half plus BOX_SD standard deviations; while the
+    tabulated posterior at an edge is within EDGE_GAP of its largest value (a heavy tail, e.g.
+    along the ridge s * eps = const), that side moves out by half the box's width (at most
+    BOX_ROUNDS times), so the table covers where the chain will go.
+    """
+    n = state.win_n[0]
+    if n < 10.0:
+        return
+    d = state.z.shape[0]
+    for a in range(d):
+        m = state.win_sum[a] / n
+        sd = math.sqrt(max(state.win_sq[a] / n - m * m, 0.0))
+        sd = max(sd, 1e-3)
+        state.sg_lo[a] = state.win_min[a] - surrogate.BOX_SD * sd
+        state.sg_hi[a] = state.win_max[a] + surrogate.BOX_SD * sd
+    for r in range(BOX_ROUNDS + 1):
+        # keep eps within what exp() and the likelihood handle
+        state.sg_lo[0] = max(state.sg_lo[0], -20.0)
+        state.sg_hi[0] = min(state.sg_hi[0], 7.0)
+        if not surrogate.build(M, state.sg_lo, state.sg_hi, state.sg_V, state.sg_vmax):
+            state.sg_on[0] = 0
+            return
+        state.sg_on[0] = 1
+        if r == BOX_ROUNDS:
+            break
+        grown = False
+        for a in range(d):
+            if a != 0:
+                is_s = False
+                for k in range(M.s_z.shape[0]):
+                    if M.s_z[k] == a:
+                        is_s = True
+                if not is_s:
+                    continue
+            g_lo, g_hi = _edge_gap(state, M, a)
+            w = state.sg_hi[a] - state.sg_lo[a]
+            if g_lo < EDGE_GAP:
+                state.sg_lo[a] -= 0.5 * w
+                grown = True
+            if g_hi < EDGE_GAP:
+                state.sg_hi[a] += 0.5 * w
+                grown = True
+        if not grown:
+            break
+
+
+@njit(**_JIT)
 def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll):
     """Advance one chain by ``n_iter`` iterations. Each iteration after the warm-up is a draw,
     stored in the next row of the outputs from ``row0`` on (the per-base log likelihoods only
-    with ``store_ll``); returns the next free row."""
+    with ``store_ll``); returns the next free row.
+
+    After the warm-up, when the table of :mod:`samplers.surrogate` could be built (binomial
+    bases only, ``cfg.n_inner > 0``), the second move of each iteration is a surrogate
+    transition instead of the exact ridge move: ``n_inner`` walk and ridge steps on the table,
+    then one exact evaluation at their end point y, accepted with probability
+    min(1, pi(y) pi_table(z) / (pi(z) pi_table(y))). That move leaves the exact posterior
+    invariant (Liu 2001, Sec. 9.4.3); the table only decides how often it is accepted.
+    """
     d = state.z.shape[0]
     zp = np.empty(d)
     llb_p = np.empty(state.ll_b.shape[0])
     llc_p = np.empty(state.ll_c.shape[0])
     xi = np.empty(d)
+    yp = np.empty(d)
     if not state.lp[0] == state.lp[0]:  # nan: first call
         state.lp[0] = log_posterior(state.z, M, C, state.ll_b, state.ll_c)
     n_free = 0
@@ -245,44 +479,25 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
     for _ in range(n_iter):
         t = state.it[0]
         warm = t < cfg.tune
-        # 1. joint random walk
-        for a in range(d):
-            xi[a] = rng.standard_normal()
-        sc = math.exp(state.log_scale[0])
-        for a in range(d):
-            acc = 0.0
-            for b in range(a + 1):
-                acc += state.chol[a, b] * xi[b]
-            zp[a] = state.z[a] + sc * acc
-        lpp = log_posterior(zp, M, C, llb_p, llc_p)
-        la = lpp - state.lp[0]
-        ok = _metropolis(state, rng, True, la, zp, lpp, llb_p, llc_p)
-        a_joint = 1.0 if ok else 0.0
-        if warm:
-            gain = (t + 1.0) ** -RM_POWER
-            state.log_scale[0] += gain * (min(1.0, math.exp(min(la, 0.0))) - cfg.target_accept)
-        # 2. ridge move
+        # the exact walk and ridge moves: every iteration without a table, else every
+        # exact_every-th (a fixed schedule, so the chain stays time-homogeneous per cycle)
+        do_exact = warm or state.sg_on[0] == 0 or (t - cfg.tune) % cfg.exact_every == 0
+        a_joint = -1.0
         a_ridge = -1.0
-        if cfg.ridge and n_free > 0:
+        # 1. joint random walk
+        if do_exact:
+            _walk(state.z, state.chol, math.exp(state.log_scale[0]), rng, xi, zp)
+            lpp = log_posterior(zp, M, C, llb_p, llc_p)
+            la = lpp - state.lp[0]
+            ok = _metropolis(state, rng, True, la, zp, lpp, llb_p, llc_p)
+            a_joint = 1.0 if ok else 0.0
+            if warm:
+                gain = (t + 1.0) ** -RM_POWER
+                state.log_scale[0] += gain * (min(1.0, math.exp(min(la, 0.0))) - cfg.target_accept)
+        # 2. ridge move
+        if do_exact and cfg.ridge and n_free > 0:
             uu = math.exp(state.log_scale[1]) * rng.standard_normal()
-            zp[:] = state.z
-            zp[0] = state.z[0] + uu
-            ljac = 0.0
-            valid = True
-            for k in range(M.s_z.shape[0]):
-                ik = M.s_z[k]
-                if ik >= 0:
-                    s_old = _expit(state.z[ik])
-                    ls_new = _log_expit(state.z[ik]) - uu
-                    if not ls_new < 0.0:
-                        valid = False
-                        break
-                    s_new = math.exp(ls_new)
-                    if not s_new < 1.0:
-                        valid = False
-                        break
-                    zp[ik] = ls_new - math.log1p(-s_new)
-                    ljac += math.log1p(-s_old) - math.log1p(-s_new)
+            valid, ljac = _ridge(state.z, M, uu, zp)
             la = -math.inf
             if valid:
                 lpp = log_posterior(zp, M, C, llb_p, llc_p)
@@ -295,6 +510,24 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                 if valid:
                     pa = min(1.0, math.exp(min(la, 0.0)))
                 state.log_scale[1] += gain * (pa - cfg.target_accept)
+        # 3. surrogate transition (after the warm-up, with a table; the identity outside its box)
+        a_table = -1.0
+        if not warm and state.sg_on[0] == 1:
+            lz = _log_surrogate(state.z, M, state)
+            if lz > -math.inf:
+                zp[:] = state.z
+                ly = _table_walk(zp, lz, M, state, cfg, rng, xi, yp)
+                moved = False
+                for a in range(d):
+                    if zp[a] != state.z[a]:
+                        moved = True
+                la = 0.0
+                lpp = state.lp[0]
+                if moved:
+                    lpp = log_posterior(zp, M, C, llb_p, llc_p)
+                    la = (lpp - state.lp[0]) - (ly - lz)
+                ok = _metropolis(state, rng, moved, la, zp, lpp, llb_p, llc_p)
+                a_table = 1.0 if ok else 0.0
         # covariance of the joint walk, measured in a window of the warm-up
         if warm and t >= cfg.cov_start and t < cfg.cov_end:
             state.cov_n[0] += 1.0
@@ -318,10 +551,21 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                 if ok_c:
                     state.chol[:, :] = np.linalg.cholesky(cov)
                     state.log_scale[0] = math.log(2.38 / math.sqrt(d))
+        # range of the second half of the warm-up, then the table at its end
+        if warm and cfg.n_inner > 0 and C is None and 2 * t >= cfg.tune:
+            state.win_n[0] += 1.0
+            for a in range(d):
+                state.win_sum[a] += state.z[a]
+                state.win_sq[a] += state.z[a] * state.z[a]
+                state.win_min[a] = min(state.win_min[a], state.z[a])
+                state.win_max[a] = max(state.win_max[a], state.z[a])
+            if t == cfg.tune - 1:
+                _build_table(state, M)
         if not warm:
             out_z[row, :] = state.z
             out_acc[row, 0] = a_joint
             out_acc[row, 1] = a_ridge
+            out_acc[row, 2] = a_table
             if store_ll:
                 out_ll_b[row, :] = state.ll_b
                 out_ll_c[row, :] = state.ll_c
