@@ -11,8 +11,10 @@ CosineNull, epsilon_cosine_null_vs_gaussian
 one_shot_gaussian_mechanism, simulate_canary_cosines, epsilon_from_cosines,
 epsilon_from_two_samples
     One-shot audit of the Gaussian mechanism (Andrew et al., Alg. 1).
-counts_from_scores, to_evidence, empirical_epsilon, epsilon_from_rates
+counts_from_scores, to_evidence, empirical_epsilon
     Scores to ``bayes_dp.AttackCounts`` / ``Evidence``; max-over-threshold epsilon.
+epsilon_from_rates
+    Deprecated: ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
 run_dp_fedavg_with_canaries
     DP-FedAvg on digits with canary clients, final-model and all-iterates estimates.
 canife_audit, craft_canary, canife_scores, compose_canife, SoftmaxRegression
