@@ -23,7 +23,7 @@ import numpy as np
 
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
-from ._accounting import epsilon_rdp_history, noise_for_epsilon_one_step
+from .._accounting import noise_for_epsilon_one_step, poisson_gaussian_epsilon
 from ._digits import load_digits_split
 from ._gaussians import _check_delta_open
 from .counts import empirical_epsilon
@@ -289,7 +289,7 @@ def compose_canife(
         else:
             z = noise_for_epsilon_one_step(max(e, eps_floor), delta_round)
         hist.append((z, q, int(s)))
-    return epsilon_rdp_history(hist, delta)
+    return poisson_gaussian_epsilon(hist, delta)
 
 
 @dataclass(frozen=True)
@@ -423,8 +423,8 @@ def canife_audit(
     eps_lo = compose_canife(
         [e.lower for e in per], steps, q, delta_round=delta_round, delta=delta, noise_if_infinite=z
     )
-    theory = epsilon_rdp_history([(z, q, rounds)], delta)
-    round_theory = epsilon_rdp_history([(z, 1.0, 1)], delta_round)
+    theory = poisson_gaussian_epsilon([(z, q, rounds)], delta)
+    round_theory = poisson_gaussian_epsilon([(z, 1.0, 1)], delta_round)
     return CanifeResult(
         at, per, health, eps, eps_lo, theory, round_theory, model.accuracy(theta, xte, yte)
     )
