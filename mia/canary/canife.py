@@ -24,6 +24,7 @@ import numpy as np
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
 from .._accounting import noise_for_epsilon_one_step, poisson_gaussian_epsilon
+from ._clip import clip_l2
 from ._digits import load_digits_split
 from ._gaussians import _check_delta_open
 from .counts import empirical_epsilon
@@ -101,17 +102,12 @@ class SoftmaxRegression:
         return loss, ga - 2.0 * gap * dn, gnorm
 
 
-def _clip(u, c):
-    n = np.linalg.norm(u)
-    return u if n <= c else u * (c / n)
-
-
 def client_update(model, theta, x, y, *, lr, local_steps, clip):
     """Clipped local update of one client (full-batch gradient descent)."""
     local = theta.copy()
     for _ in range(local_steps):
         local -= lr * model.gradient(local, x, y)
-    return _clip(local - theta, clip)
+    return clip_l2(local - theta, clip)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import numpy as np
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
 from .._accounting import poisson_gaussian_epsilon
+from ._clip import clip_l2
 from ._digits import MLP, load_digits_split
 from ._gaussians import _check_delta_open, gaussian_mechanism_epsilon
 from ._null import CosineNull
@@ -121,11 +122,6 @@ def _client_schedule(rng, n_clients, per_round, rounds, sampling):
         out.append(order[:per_round])
         order = order[per_round:]
     return out
-
-
-def _clip(u: np.ndarray, c: float) -> np.ndarray:
-    n = np.linalg.norm(u)
-    return u if n <= c else u * (c / n)
 
 
 def _cos_rows(c: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -250,7 +246,7 @@ def run_dp_fedavg_with_canaries(
             xs, ys = xtr[shards[i]], ytr[shards[i]]
             for _ in range(local_steps):
                 local -= client_lr * model.loss_grad(local, xs, ys)[1]
-            rho += _clip(local - theta, clip)
+            rho += clip_l2(local - theta, clip)
         present = np.flatnonzero(sched[t])
         rho += clip * canaries[present].sum(axis=0)
         m = max(1, len(clients[t]) + present.size)
