@@ -27,6 +27,7 @@ _WHERE = {
     "TimeBudgetError": "exceptions",
     "classical_epsilon": "region",
     "clopper_pearson_epsilon": "region",
+    "clopper_pearson_interval": "region",
     "estimate_epsilon": "estimate",
     "in_region": "region",
     "in_strength_region": "region",
@@ -48,6 +49,7 @@ __all__ = [
     "TimeBudgetError",
     "classical_epsilon",
     "clopper_pearson_epsilon",
+    "clopper_pearson_interval",
     "estimate_epsilon",
     "in_region",
     "in_strength_region",
@@ -85,6 +87,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .region import (
         classical_epsilon,
         clopper_pearson_epsilon,
+        clopper_pearson_interval,
         in_region,
         in_strength_region,
         region_area,

@@ -22,7 +22,7 @@ from . import _arviz
 from ._validation import as_generator, check_delta, check_positive_int, check_real
 from .observations import AttackCounts
 from .posterior import Posterior
-from .region import classical_epsilon, clopper_pearson_epsilon
+from .region import classical_epsilon, clopper_pearson_epsilon, clopper_pearson_interval
 
 __all__ = [
     "posterior_counts",
@@ -599,8 +599,6 @@ def plot_region(
     >>> ax.get_xlabel()
     'false-positive rate α (type I error)'
     """
-    from scipy import stats
-
     ax = _axes(ax, figsize=(9.5, 5.0))
     if posterior is not None:
         _check_post(posterior)
@@ -697,14 +695,8 @@ def plot_region(
             a = 1 - check_real(
                 "confidence", confidence, low=0, high=1, low_open=True, high_open=True
             )
-            ql = stats.beta.ppf(a / 2, np.maximum(c.fp, 1), c.n_neg - c.fp + 1)
-            lo_x = np.where(c.fp > 0, ql, 0.0)
-            qh = stats.beta.ppf(1 - a / 2, c.fp + 1, np.maximum(c.n_neg - c.fp, 1))
-            hi_x = np.where(c.fp < c.n_neg, qh, 1.0)
-            ql = stats.beta.ppf(a / 2, np.maximum(c.fn, 1), c.n_pos - c.fn + 1)
-            lo_y = np.where(c.fn > 0, ql, 0.0)
-            qh = stats.beta.ppf(1 - a / 2, c.fn + 1, np.maximum(c.n_pos - c.fn, 1))
-            hi_y = np.where(c.fn < c.n_pos, qh, 1.0)
+            lo_x, hi_x = clopper_pearson_interval(c.fp, c.n_neg, 1 - a)
+            lo_y, hi_y = clopper_pearson_interval(c.fn, c.n_pos, 1 - a)
             kw["xerr"] = np.vstack([c.fpr - lo_x, hi_x - c.fpr])
             kw["yerr"] = np.vstack([c.fnr - lo_y, hi_y - c.fnr])
             kw["elinewidth"] = 0.8

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_delta, check_real
+from ._validation import check_delta, check_int_array, check_real
 
 __all__ = [
     "in_region",
@@ -33,6 +33,7 @@ __all__ = [
     "strength_region_area",
     "classical_epsilon",
     "clopper_pearson_epsilon",
+    "clopper_pearson_interval",
 ]
 
 
@@ -128,14 +129,33 @@ def strength_region_area(eps: float, s: float, delta: float) -> float:
     return float(2.0 * (_corner_area(s * eps, s * delta) - _corner_area(eps, delta)))
 
 
-def classical_epsilon(fpr, fnr, delta: float):
-    r"""The classical point estimate of eps from observed error rates.
+def classical_epsilon(fpr, fnr, delta: float, *, reflect: bool = True):
+    r"""Return the classical point estimate of eps from observed error rates.
 
-    ``eps_hat = max{log((1 - delta - FPR) / FNR), log((1 - delta - FNR) / FPR)}``, clipped at 0;
-    ``inf`` when a rate is 0 (and the matching numerator is positive). Rates with
-    FPR + FNR > 1 (an attack worse than guessing, whose flipped decisions have errors
-    (1 - FPR, 1 - FNR)) are first reflected through (1/2, 1/2), as the region R(eps, delta) is
-    symmetric under that reflection: their evidence comes from the upper constraints of R.
+    An (eps, delta)-DP algorithm forces every membership test's error rates to satisfy the two
+    lower constraints of R(eps, delta) (Kairouz et al. 2015, Thm. 2.1),
+    ``FPR + e^eps FNR >= 1 - delta`` and ``FNR + e^eps FPR >= 1 - delta``. Solved for eps, each
+    gives a lower bound, and the estimate is the larger one, clipped at 0 (the formula of
+    CANIFE, Maddock et al. 2023, Sec. 3.4, and of Nasr et al. 2021)::
+
+        eps_hat = max{log((1 - delta - FPR) / FNR), log((1 - delta - FNR) / FPR), 0}
+
+    **Zero denominators.** A term with a zero denominator and a positive numerator is ``inf``:
+    with FNR = 0 the first constraint reads ``FPR >= 1 - delta``, which fails for every finite
+    eps once ``FPR < 1 - delta``; observed rates that no finite eps allows give the point
+    estimate ``inf`` (the CANIFE paper, Sec. 3.4, reports ``inf`` for a perfect attack in the
+    same way). A term whose numerator is ``<= 0`` is vacuous (the constraint holds for every
+    eps) and drops out, also when its denominator is 0. So ``(FPR, FNR) = (0, 0.75)`` gives
+    ``inf``, and ``(1 - delta, 0)`` gives 0. A zero rate is sampling evidence, not proof; use
+    :func:`clopper_pearson_epsilon` for a bound that accounts for it.
+
+    With ``reflect=True`` (the default) rates with FPR + FNR > 1 (an attack worse than
+    guessing, whose flipped decisions have errors (1 - FPR, 1 - FNR)) also count: R(eps, delta)
+    is symmetric under the reflection through (1/2, 1/2), and the two upper constraints of R
+    give ``max{log((FPR - delta) / (1 - FNR)), log((FNR - delta) / (1 - FPR))}`` by the same
+    rule; the estimate is the larger of the two sides. With ``reflect=False`` only the lower
+    constraints are used (the decision as given, as CANIFE scores one threshold direction);
+    for FPR + FNR <= 1 both give the same value.
 
     Parameters
     ----------
@@ -143,6 +163,13 @@ def classical_epsilon(fpr, fnr, delta: float):
         Observed false-positive and false-negative rates in [0, 1].
     delta : float
         In [0, 1).
+    reflect : bool, default True
+        Also use the upper constraints of R (the flipped test).
+
+    Returns
+    -------
+    float or ndarray
+        eps_hat >= 0, possibly ``inf``; a float for scalar rates.
 
     Examples
     --------
@@ -150,12 +177,18 @@ def classical_epsilon(fpr, fnr, delta: float):
     2.197225
     >>> round(float(classical_epsilon(0.9, 0.9, 0.0)), 6)   # flipped decisions: the same
     2.197225
-    >>> float(classical_epsilon(0.0, 0.2, 0.0))
+    >>> float(classical_epsilon(0.9, 0.9, 0.0, reflect=False))
+    0.0
+    >>> float(classical_epsilon(0.0, 0.75, 0.01))   # FNR = 0.75 < 0.99 with FPR = 0
     inf
     """
     delta = check_delta(delta)
+    if not isinstance(reflect, (bool, np.bool_)):
+        raise TypeError(f"`reflect` must be True or False; found {reflect!r}")
     a, b = _check_rates(fpr, fnr)
-    out = np.maximum(_eps_lower(a, b, delta), _eps_lower(1.0 - a, 1.0 - b, delta))
+    out = _eps_lower(a, b, delta)
+    if reflect:
+        out = np.maximum(out, _eps_lower(1.0 - a, 1.0 - b, delta))
     return out if out.ndim else float(out)
 
 
@@ -178,6 +211,8 @@ def _eps_lower(a, b, delta):
 
 
 def _safe_log_ratio(num, den):
+    # log(num / den) with the rule of classical_epsilon: num <= 0 -> -inf (vacuous), num > 0 and
+    # den = 0 -> inf
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     out = np.full(np.broadcast(num, den).shape, -np.inf)
@@ -196,13 +231,12 @@ def clopper_pearson_epsilon(
     r"""Classical confidence interval for eps from Clopper-Pearson bounds of the error rates.
 
     For each challenge base the false-positive and false-negative rates get exact two-sided
-    Clopper-Pearson intervals (``scipy.stats.beta`` quantiles: the lower bound of x of n is the
-    ``a/2`` quantile of Beta(x, n - x + 1), the upper bound the ``1 - a/2`` quantile of
-    Beta(x + 1, n - x)), each at level ``1 - a`` with ``a = (1 - confidence) / (2 n)`` for ``n``
-    bases, so that by the union bound all 2n intervals hold together with probability at least
-    ``confidence``. Below the diagonal FPR + FNR = 1, :func:`classical_epsilon` decreases in
-    both rates, so the upper rate bounds give a lower bound of eps and the lower rate bounds an
-    upper one (above the diagonal, after reflection, the other way round), per base; the
+    Clopper-Pearson intervals (:func:`clopper_pearson_interval`), each at level ``1 - a`` with
+    ``a = (1 - confidence) / (2 n)`` for ``n`` bases, so that by the union bound all 2n
+    intervals hold together with probability at least ``confidence``. Below the diagonal
+    FPR + FNR = 1, :func:`classical_epsilon` decreases in both rates, so the upper rate bounds
+    give a lower bound of eps and the lower rate bounds an upper one (above the diagonal, after
+    reflection, the other way round), per base; the
     maximum over bases is returned.
 
     The lower end is the usual audit claim: "eps >= lo with probability >= confidence", valid
@@ -232,8 +266,6 @@ def clopper_pearson_epsilon(
     >>> bool(lo < point < hi), round(lo, 2)
     (True, 2.51)
     """
-    from scipy import stats
-
     from .observations import AttackCounts
 
     delta = check_delta(delta)
@@ -241,15 +273,9 @@ def clopper_pearson_epsilon(
         "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
     )
     c = AttackCounts(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos)
-    a = (1.0 - confidence) / (2 * len(c))
-
-    def bounds(x, n):
-        lo = np.where(x > 0, stats.beta.ppf(a / 2, np.maximum(x, 1), n - x + 1), 0.0)
-        hi = np.where(x < n, stats.beta.ppf(1 - a / 2, x + 1, np.maximum(n - x, 1)), 1.0)
-        return lo, hi
-
-    fpr_lo, fpr_hi = bounds(c.fp, c.n_neg)
-    fnr_lo, fnr_hi = bounds(c.fn, c.n_pos)
+    level = 1.0 - (1.0 - confidence) / (2 * len(c))
+    fpr_lo, fpr_hi = _cp_interval(c.fp, c.n_neg, level)
+    fnr_lo, fnr_hi = _cp_interval(c.fn, c.n_pos, level)
     # classical_epsilon = max(g(a, b), g(1 - a, 1 - b)) with g decreasing in both rates, so over
     # the box of rates it is at least (and at most) these values
     eps_lo = np.maximum(
@@ -259,3 +285,70 @@ def clopper_pearson_epsilon(
         _eps_lower(fpr_lo, fnr_lo, delta), _eps_lower(1.0 - fpr_hi, 1.0 - fnr_hi, delta)
     )
     return float(np.max(eps_lo)), float(np.max(eps_hi))
+
+
+def clopper_pearson_interval(k, n, confidence: float = 0.95):
+    """Return the exact two-sided Clopper-Pearson interval of a binomial proportion.
+
+    The lower end for ``k`` successes of ``n`` is the ``a/2`` quantile of Beta(k, n - k + 1)
+    (0 when ``k = 0``), the upper end the ``1 - a/2`` quantile of Beta(k + 1, n - k) (1 when
+    ``k = n``), with ``a = 1 - confidence``: the interval of
+    ``scipy.stats.binomtest(k, n).proportion_ci(confidence, method="exact")``, vectorised. It
+    covers the true proportion with probability at least ``confidence`` for every proportion.
+    The one place the package computes it (:func:`clopper_pearson_epsilon`, the error bars of
+    :func:`bayes_dp.plots.plot_region`, ``mia.canary.empirical_epsilon``).
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        Successes (e.g. false positives), ``0 <= k <= n``.
+    n : int or array_like of int
+        Trials (>= 1); broadcasts against ``k``.
+    confidence : float
+        Two-sided confidence level in (0, 1). Default 0.95.
+
+    Returns
+    -------
+    (lo, hi) : floats, or ndarrays when ``k`` or ``n`` is an array
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson_interval(0, 10)
+    >>> lo, round(hi, 4)
+    (0.0, 0.3085)
+    >>> [round(float(v), 4) for v in clopper_pearson_interval(5, 10, 0.9)]
+    [0.2224, 0.7776]
+    """
+    scalar = np.ndim(k) == 0 and np.ndim(n) == 0
+    k_arr = check_int_array("k", k, min_value=0)
+    n_arr = check_int_array("n", n, min_value=1)
+    try:
+        k_arr, n_arr = np.broadcast_arrays(k_arr, n_arr)
+    except ValueError:
+        raise ValueError(
+            f"`k` and `n` must broadcast; found lengths {k_arr.size} and {n_arr.size}"
+        ) from None
+    over = k_arr > n_arr
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise ValueError(f"`k` must be <= `n`; found k={k_arr[i]} > n={n_arr[i]} at index {i}")
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    lo, hi = _cp_interval(k_arr, n_arr, confidence)
+    if scalar:
+        return float(lo[0]), float(hi[0])
+    return lo, hi
+
+
+def _cp_interval(k, n, confidence):
+    """Clopper-Pearson interval of checked int arrays ``k <= n`` (no validation)."""
+    from scipy import special
+
+    a = 1.0 - confidence
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(k > 0, special.betaincinv(np.maximum(k, 1), n - k + 1, a / 2), 0.0)
+        hi = np.where(k < n, special.betaincinv(k + 1, np.maximum(n - k, 1), 1 - a / 2), 1.0)
+    return lo, hi

@@ -34,38 +34,28 @@ an hour on 2 cores (``benchmarks/bench_training.py`` measures the cost).
 from __future__ import annotations
 
 import argparse
-import math
 import time
 import warnings
 
 import numpy as np
-from scipy.stats import beta as beta_dist
 
 import bayes_dp as bdp
 import mia
 
 
-def classical_epsilon(counts: bdp.AttackCounts, delta: float, conf: float = 0.95) -> tuple:
-    """Point estimate and Clopper-Pearson lower bound of epsilon from the pooled error rates.
+def pooled_epsilon(counts: bdp.AttackCounts, delta: float, confidence: float = 0.95) -> tuple:
+    """Classical point estimate and lower confidence bound of eps from the pooled error rates.
 
-    An (eps, delta)-DP algorithm forces every test's error rates (a, b) to satisfy
-    a + e^eps b >= 1 - delta and b + e^eps a >= 1 - delta, so eps >= log((1 - delta - a) / b)
-    (and symmetrically). The rates are pooled over the bases (the average attack); the lower
-    bound uses one-sided upper confidence limits on both rates (Bonferroni). Cross-fed counts are
+    The counts are pooled over the bases (the average attack). The point estimate is
+    :func:`bayes_dp.classical_epsilon` of the pooled rates; the lower bound is the lower end of
+    :func:`bayes_dp.clopper_pearson_epsilon` of the pooled counts (two-sided Clopper-Pearson
+    intervals of both rates, union bound, joint level ``confidence``). Cross-fed counts are
     correlated, so the binomial confidence level is only nominal: this column is the classical
     frequentist audit that the posterior interval improves on.
     """
     fp, n0, fn, n1 = (int(v.sum()) for v in (counts.fp, counts.n_neg, counts.fn, counts.n_pos))
-    q = 1 - (1 - conf) / 2
-    a, b = fp / n0, fn / n1
-    a_hi = 1.0 if fp == n0 else float(beta_dist.ppf(q, fp + 1, n0 - fp))
-    b_hi = 1.0 if fn == n1 else float(beta_dist.ppf(q, fn + 1, n1 - fn))
-    point, lower = 0.0, 0.0
-    for x, y, x_hi, y_hi in ((a, b, a_hi, b_hi), (b, a, b_hi, a_hi)):
-        if x < 1 - delta:
-            point = max(point, math.log((1 - delta - x) / y) if y > 0 else math.inf)
-        if x_hi < 1 - delta:
-            lower = max(lower, math.log((1 - delta - x_hi) / y_hi))
+    point = bdp.classical_epsilon(fp / n0, fn / n1, delta)
+    lower, _ = bdp.clopper_pearson_epsilon(fp, n0, fn, n1, delta, confidence)
     return point, lower
 
 
@@ -185,7 +175,7 @@ def main(argv=None) -> None:
         counts = res.counts(args.alpha)
         if args.png and label.split()[0] == args.curves.split()[0] and curves is None:
             curves = (label, *res.error_curves(CURVE_ALPHAS), args.models)
-        point, lower = classical_epsilon(counts, args.delta)
+        point, lower = pooled_epsilon(counts, args.delta)
         row = {
             "label": label,
             "fp": int(counts.fp.sum()),

@@ -55,6 +55,8 @@ import numpy as np
 
 from bayes_dp._validation import check_positive_int, check_real
 
+from ._accounting import ACCOUNTANTS, poisson_gaussian_epsilon
+
 __all__ = ["DPSGD", "MLP", "SoftmaxRegression", "TrainingAlgorithm", "cross_entropy"]
 
 
@@ -190,7 +192,9 @@ class _Network:
         """Theoretical epsilon of the DP-SGD variant at ``delta`` (needs ``dp-accounting``).
 
         Composes ``steps(n)`` Poisson-subsampled Gaussian mechanisms (rate ``batch_size / n``,
-        add/remove neighbours) with ``dp_accounting``'s RDP or PLD accountant.
+        add/remove neighbours) with ``dp_accounting``'s RDP accountant (orders
+        ``mia._accounting.RDP_ORDERS``) or its PLD accountant, through the package's one
+        accountant wrapper ``mia._accounting.poisson_gaussian_epsilon``.
 
         Parameters
         ----------
@@ -208,27 +212,11 @@ class _Network:
             raise ValueError("`epsilon` needs a DP-SGD algorithm; this one has dp=None")
         delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         n = check_positive_int("n", n)
-        try:
-            import dp_accounting
-        except ImportError as err:  # pragma: no cover - optional dependency
-            raise ImportError(
-                "theoretical epsilon needs dp-accounting: pip install 'bayes-dp[accounting]'"
-            ) from err
-        q = min(1.0, self.batch_size / n)
-        event = dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(
-                q, dp_accounting.GaussianDpEvent(self.dp.noise_multiplier)
-            ),
-            self.steps(n),
-        )
-        if accountant == "rdp":
-            acc = dp_accounting.rdp.RdpAccountant()
-        elif accountant == "pld":
-            acc = dp_accounting.pld.PLDAccountant()
-        else:
+        if accountant not in ACCOUNTANTS:
             raise ValueError(f"`accountant` must be 'rdp' or 'pld'; found {accountant!r}")
-        acc.compose(event)
-        return float(acc.get_epsilon(delta))
+        q = min(1.0, self.batch_size / n)
+        history = [(self.dp.noise_multiplier, q, self.steps(n))]
+        return poisson_gaussian_epsilon(history, delta, accountant=accountant)
 
     # -- training -----------------------------------------------------------------------------
     def _shapes(self, d: int) -> list[tuple[int, int]]:

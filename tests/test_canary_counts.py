@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import bayes_dp as bdp
 from bayes_dp import AttackCounts, Evidence
 from mia.canary import (
     CosineNull,
@@ -63,23 +64,35 @@ def test_evidence_helper():
         to_evidence([1, 2])
 
 
+def _canife_eps(tpr, fpr, delta):
+    """``CanaryAnalyser.empirical_eps`` of the CANIFE code, transcribed."""
+    x = []
+    if 1 - tpr > 0:
+        x.append((1 - delta - fpr) / (1 - tpr))
+    if fpr > 0:
+        x.append((1 - delta - (1 - tpr)) / fpr)
+    if len(x) <= 1 or max(x) < 0:
+        return math.inf
+    return math.log(max(x))
+
+
 def _brute_force_eps(pos, neg, delta):
+    """CANIFE's ``_compute_empirical_eps`` loop: inf counts only at accuracy 1."""
     best = 0.0
-    for t in np.concatenate([pos, neg]):
-        fpr = np.mean(neg >= t)
-        fnr = np.mean(pos < t)
-        if fpr == 0 and fnr == 0:
-            return math.inf
-        for num, den in ((1 - delta - fpr, fnr), (1 - delta - fnr, fpr)):
-            if num > 0 and den > 0:
-                best = max(best, math.log(num / den))
+    for t in np.unique(np.concatenate([pos, neg])):
+        fpr, fnr = np.mean(neg >= t), np.mean(pos < t)
+        e = _canife_eps(1 - fnr, fpr, delta)
+        if e > best and (e != math.inf or (fpr == 0 and fnr == 0)):
+            best = e
     return best
 
 
-def test_empirical_epsilon_vs_brute_force_and_cap():
+def test_empirical_epsilon_vs_canife_code_and_cap():
     rng = np.random.default_rng(3)
-    for _ in range(20):
-        pos, neg = rng.normal(1.5, 1, 50), rng.normal(0, 1, 50)
+    for i in range(40):
+        pos, neg = rng.normal(1.5 + 0.1 * i, 1, 50), rng.normal(0, 1, 50)
+        if i % 2:  # ties, as with discrete scores
+            pos, neg = np.round(pos), np.round(neg)
         e = empirical_epsilon(pos, neg, 0.01)
         assert e.epsilon == pytest.approx(_brute_force_eps(pos, neg, 0.01))
         assert e.lower <= e.epsilon <= e.upper
@@ -87,8 +100,30 @@ def test_empirical_epsilon_vs_brute_force_and_cap():
     e = empirical_epsilon([1.0] * 49 + [-1.0], [-1.0] * 49 + [1.0], 0.01)
     assert e.epsilon == pytest.approx(3.882, abs=1e-3) and e.accuracy == pytest.approx(0.98)
     hi_fp = stats.beta.ppf(0.975, 2, 49)  # Clopper-Pearson upper limit of 1/50
-    assert e.lower == pytest.approx(epsilon_from_rates(hi_fp, hi_fp, 0.01), rel=1e-6)
+    want = math.log((0.99 - hi_fp) / hi_fp)
+    assert e.lower == pytest.approx(want, rel=1e-8)
+    lo_fp = stats.beta.ppf(0.025, 1, 50)
+    assert e.upper == pytest.approx(math.log((0.99 - lo_fp) / lo_fp), rel=1e-8)
     assert empirical_epsilon([1.0, 2.0], [-1.0, 0.0], 0.01).epsilon == math.inf
+
+
+def test_empirical_epsilon_skips_thresholds_with_one_zero_rate():
+    # at t = 1: FPR = 0, FNR = 1/50. No finite eps admits it (classical_epsilon is inf), and it
+    # is not a perfect attack, so the threshold is skipped (CANIFE); it used to give ln(49.5)
+    pos, neg = [1.0] * 49 + [-1.0], [-1.0] * 49 + [0.5]
+    assert bdp.classical_epsilon(0.0, 1 / 50, 0.01, reflect=False) == math.inf
+    e = empirical_epsilon(pos, neg, 0.01)
+    assert e.epsilon == pytest.approx(math.log(48.5))  # t = 0.5: FP = FN = 1
+    assert (int(e.counts.fp[0]), int(e.counts.fn[0])) == (1, 1)
+
+
+def test_epsilon_from_rates_is_a_deprecated_classical_epsilon():
+    with pytest.warns(DeprecationWarning, match="bayes_dp.classical_epsilon"):
+        assert epsilon_from_rates(0.0, 0.75, 0.01) == math.inf  # used to be 0.278
+    for fpr, fnr in [(0.02, 0.02), (0.3, 0.1), (0.9, 0.9), (0.0, 0.0), (0.0, 1.0)]:
+        with pytest.warns(DeprecationWarning):
+            got = epsilon_from_rates(fpr, fnr, 0.01)
+        assert got == bdp.classical_epsilon(fpr, fnr, 0.01, reflect=False)
 
 
 @pytest.mark.parametrize(

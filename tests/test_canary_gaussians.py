@@ -9,6 +9,7 @@ from scipy import stats
 from mia.canary import (
     delta_two_gaussians,
     epsilon_two_gaussians,
+    gaussian_mechanism_delta,
     gaussian_mechanism_epsilon,
     gaussian_mechanism_sigma,
 )
@@ -78,6 +79,37 @@ def test_equal_variances_is_balle_wang(sigma, delta):
     assert epsilon_two_gaussians(3.0, 2 * sigma, 5.0, 2 * sigma, delta) == pytest.approx(
         eps, rel=1e-10
     )
+
+
+@pytest.mark.parametrize("sigma", [0.2, 1.0, 4.22, 20.0])
+@pytest.mark.parametrize("eps", [0.0, 0.5, 3.0, 30.0])
+def test_gaussian_mechanism_delta_is_balle_wang(sigma, eps):
+    with mp.workdps(40):
+        want = float(_bw_delta_mp(eps, sigma))
+    got = gaussian_mechanism_delta(sigma, eps)
+    if want < 1e-300:  # below the float range
+        assert got < 1e-290
+    else:
+        assert got == pytest.approx(want, rel=1e-10)
+    # sensitivity scales sigma
+    assert gaussian_mechanism_delta(3 * sigma, eps, sensitivity=3.0) == pytest.approx(
+        got, rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(("sigma", "delta"), [(0.5, 1e-5), (1.54, 1e-6), (4.22, 1e-10)])
+def test_gaussian_mechanism_delta_vs_dp_accounting_and_round_trip(sigma, delta):
+    plm = pytest.importorskip("dp_accounting.pld.privacy_loss_mechanism")
+    eps = gaussian_mechanism_epsilon(sigma, delta)
+    assert gaussian_mechanism_delta(sigma, eps) == pytest.approx(delta, rel=1e-9)
+    loss = plm.GaussianPrivacyLoss(sigma, sensitivity=1.0)
+    for e in (0.0, 0.5 * eps, eps, 2.0 * eps):
+        ref = loss.get_delta_for_epsilon(e)
+        assert gaussian_mechanism_delta(sigma, e) == pytest.approx(ref, rel=1e-6, abs=1e-300)
+    with pytest.raises(ValueError, match="sigma"):
+        gaussian_mechanism_delta(0.0, 1.0)
+    with pytest.raises(ValueError, match="eps"):
+        gaussian_mechanism_delta(1.0, -1.0)
 
 
 @pytest.mark.parametrize(

@@ -15,15 +15,23 @@ def _load():
     return mod
 
 
-def test_classical_epsilon_against_closed_form():
+def test_pooled_epsilon_against_closed_form():
     import math
+
+    from scipy import stats
 
     import bayes_dp as bdp
 
     mod = _load()
+    assert not hasattr(mod, "classical_epsilon")  # no second meaning of the library's name
     counts = bdp.AttackCounts(fp=[10, 10], n_neg=100, fn=[20, 20], n_pos=100)
-    point, lower = mod.classical_epsilon(counts, 0.0)
+    point, lower = mod.pooled_epsilon(counts, 0.0)
     assert point == pytest.approx(max(math.log(0.9 / 0.2), math.log(0.8 / 0.1)))
+    # two-sided Clopper-Pearson intervals at level 1 - 0.05 / 2 for both pooled rates
+    hi_fp = stats.binomtest(20, 200).proportion_ci(1 - 0.025, method="exact").high
+    hi_fn = stats.binomtest(40, 200).proportion_ci(1 - 0.025, method="exact").high
+    want = max(math.log((1 - hi_fp) / hi_fn), math.log((1 - hi_fn) / hi_fp))
+    assert lower == pytest.approx(want, rel=1e-7)
     assert 0 < lower < point
 
 

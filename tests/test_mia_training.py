@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
-from scipy import stats
-from scipy.optimize import brentq
 
 import mia
+from mia.canary import gaussian_mechanism_epsilon
 
 
 def _toy(n=60, d=5, k=3, seed=0):
@@ -124,21 +123,14 @@ def test_output_noise_perturbs_parameters():
     assert abs(diff.std() - 0.5) < 0.1  # the noise, exactly as drawn after identical training
 
 
-def _analytic_gaussian_eps(mu, delta):
-    """Epsilon of a mu-GDP mechanism (Balle & Wang 2018 / Dong et al. 2019), by root finding."""
-
-    def d(eps):
-        return stats.norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
-
-    return brentq(lambda e: d(e) - delta, 0.0, 100.0)
-
-
 def test_dp_epsilon_matches_analytic_gaussian_when_full_batch():
     pytest.importorskip("dp_accounting")
     n, epochs, sigma = 100, 4, 2.0
     algo = mia.MLP(batch_size=n, epochs=epochs, dp=mia.DPSGD(noise_multiplier=sigma))
-    # q = 1: four Gaussian mechanisms compose to a sqrt(4)/sigma-GDP mechanism.
-    want = _analytic_gaussian_eps(np.sqrt(epochs) / sigma, 1e-5)
+    # q = 1: four Gaussian mechanisms compose to one with noise sigma / sqrt(4), whose eps is
+    # exact (Balle and Wang 2018; tested against mpmath and dp_accounting in
+    # test_canary_gaussians.py)
+    want = gaussian_mechanism_epsilon(sigma / np.sqrt(epochs), 1e-5)
     assert algo.epsilon(1e-5, n, accountant="pld") == pytest.approx(want, rel=1e-2)
     rdp = algo.epsilon(1e-5, n, accountant="rdp")
     assert want <= rdp < 1.5 * want  # RDP conversion is an upper bound

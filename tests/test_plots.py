@@ -82,6 +82,20 @@ def test_region_without_posterior():
         plots.plot_region(counts=STRONG)
 
 
+def test_region_error_bars_are_clopper_pearson_intervals():
+    from scipy import stats
+
+    c = bdp.AttackCounts(fp=[0, 40, 1000], n_neg=1000, fn=[250, 0, 3], n_pos=1000)
+    ax = plots.plot_region(counts=c, delta=1e-5, confidence=0.9, zoom=False)
+    (bars,) = ax.containers
+    xseg = np.array([s[:, 0] for s in bars.lines[2][0].get_segments()])  # (lo, hi) per point
+    yseg = np.array([s[:, 1] for s in bars.lines[2][1].get_segments()])
+    for i in range(len(c)):
+        for seg, k in ((xseg[i], c.fp[i]), (yseg[i], c.fn[i])):
+            ref = stats.binomtest(int(k), 1000).proportion_ci(0.9, method="exact")
+            np.testing.assert_allclose(seg, [ref.low, ref.high], rtol=1e-8, atol=1e-14)
+
+
 def test_error_curves_shapes_and_errors():
     alphas = np.linspace(0.01, 0.99, 9)
     fp = np.round(alphas * 100)[None, :].repeat(3, 0)

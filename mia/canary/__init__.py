@@ -4,15 +4,18 @@ Public API
 ----------
 epsilon_two_gaussians, delta_two_gaussians
     Exact (epsilon, delta) between two one-dimensional Gaussians.
-gaussian_mechanism_epsilon, gaussian_mechanism_sigma
-    Analytic Gaussian mechanism (Balle and Wang 2018).
+gaussian_mechanism_epsilon, gaussian_mechanism_delta, gaussian_mechanism_sigma
+    Analytic Gaussian mechanism (Balle and Wang 2018): eps(sigma, delta), delta(sigma, eps) and
+    the calibration sigma(eps, delta); the package's one implementation.
 CosineNull, epsilon_cosine_null_vs_gaussian
     Exact null law of a random-canary cosine.
 one_shot_gaussian_mechanism, simulate_canary_cosines, epsilon_from_cosines,
 epsilon_from_two_samples
     One-shot audit of the Gaussian mechanism (Andrew et al., Alg. 1).
-counts_from_scores, to_evidence, empirical_epsilon, epsilon_from_rates
+counts_from_scores, to_evidence, empirical_epsilon
     Scores to ``bayes_dp.AttackCounts`` / ``Evidence``; max-over-threshold epsilon.
+epsilon_from_rates
+    Deprecated: ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
 run_dp_fedavg_with_canaries
     DP-FedAvg on digits with canary clients, final-model and all-iterates estimates.
 canife_audit, craft_canary, canife_scores, compose_canife, SoftmaxRegression
@@ -24,6 +27,7 @@ The Flower adapter lives in ``mia.canary.flower`` (optional extra ``flower``).
 from ._gaussians import (
     delta_two_gaussians,
     epsilon_two_gaussians,
+    gaussian_mechanism_delta,
     gaussian_mechanism_epsilon,
     gaussian_mechanism_sigma,
 )
@@ -77,6 +81,7 @@ __all__ = [
     "epsilon_from_rates",
     "epsilon_from_two_samples",
     "epsilon_two_gaussians",
+    "gaussian_mechanism_delta",
     "gaussian_mechanism_epsilon",
     "gaussian_mechanism_sigma",
     "one_shot_gaussian_mechanism",

@@ -22,6 +22,7 @@ from bayes_dp._validation import check_real
 __all__ = [
     "delta_two_gaussians",
     "epsilon_two_gaussians",
+    "gaussian_mechanism_delta",
     "gaussian_mechanism_epsilon",
     "gaussian_mechanism_sigma",
 ]
@@ -296,6 +297,39 @@ def gaussian_mechanism_epsilon(sigma: float, delta: float, sensitivity: float = 
     sigma = check_real("sigma", sigma, low=0.0, low_open=True)
     sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
     return epsilon_two_gaussians(0.0, sigma, sensitivity, sigma, delta)
+
+
+def gaussian_mechanism_delta(sigma: float, eps: float, sensitivity: float = 1.0) -> float:
+    """Tight delta(eps) of the Gaussian mechanism with noise std ``sigma`` (Balle and Wang 2018).
+
+    ``delta = Phi(s / (2 sigma) - eps sigma / s) - e^eps Phi(-s / (2 sigma) - eps sigma / s)``
+    for sensitivity ``s``, evaluated through Mills ratios (full precision at any eps). The
+    inverse of :func:`gaussian_mechanism_epsilon`; the package's one implementation of the
+    Gaussian mechanism's privacy curve is this module (``_log_delta_equal_sd``).
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation (> 0).
+    eps : float
+        Privacy parameter epsilon (>= 0).
+    sensitivity : float, default 1.0
+        L2 sensitivity (> 0).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(gaussian_mechanism_delta(1.0, 0.0), 6)  # total variation of N(0, 1), N(1, 1)
+    0.382925
+    >>> round(gaussian_mechanism_delta(4.22, gaussian_mechanism_epsilon(4.22, 1e-6)) * 1e6, 6)
+    1.0
+    """
+    sigma = check_real("sigma", sigma, low=0.0, low_open=True)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    return delta_two_gaussians(0.0, sigma, sensitivity, sigma, eps)
 
 
 def gaussian_mechanism_sigma(eps: float, delta: float, sensitivity: float = 1.0) -> float:

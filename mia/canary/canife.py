@@ -23,7 +23,8 @@ import numpy as np
 
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
-from ._accounting import epsilon_rdp_history, noise_for_epsilon_one_step
+from .._accounting import noise_for_epsilon_one_step, poisson_gaussian_epsilon
+from ._clip import clip_l2
 from ._digits import load_digits_split
 from ._gaussians import _check_delta_open
 from .counts import empirical_epsilon
@@ -101,17 +102,12 @@ class SoftmaxRegression:
         return loss, ga - 2.0 * gap * dn, gnorm
 
 
-def _clip(u, c):
-    n = np.linalg.norm(u)
-    return u if n <= c else u * (c / n)
-
-
 def client_update(model, theta, x, y, *, lr, local_steps, clip):
     """Clipped local update of one client (full-batch gradient descent)."""
     local = theta.copy()
     for _ in range(local_steps):
         local -= lr * model.gradient(local, x, y)
-    return _clip(local - theta, clip)
+    return clip_l2(local - theta, clip)
 
 
 @dataclass(frozen=True)
@@ -289,7 +285,7 @@ def compose_canife(
         else:
             z = noise_for_epsilon_one_step(max(e, eps_floor), delta_round)
         hist.append((z, q, int(s)))
-    return epsilon_rdp_history(hist, delta)
+    return poisson_gaussian_epsilon(hist, delta)
 
 
 @dataclass(frozen=True)
@@ -423,8 +419,8 @@ def canife_audit(
     eps_lo = compose_canife(
         [e.lower for e in per], steps, q, delta_round=delta_round, delta=delta, noise_if_infinite=z
     )
-    theory = epsilon_rdp_history([(z, q, rounds)], delta)
-    round_theory = epsilon_rdp_history([(z, 1.0, 1)], delta_round)
+    theory = poisson_gaussian_epsilon([(z, q, rounds)], delta)
+    round_theory = poisson_gaussian_epsilon([(z, 1.0, 1)], delta_round)
     return CanifeResult(
         at, per, health, eps, eps_lo, theory, round_theory, model.accuracy(theta, xte, yte)
     )

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 from bayes_dp.evidence import Evidence
 from bayes_dp.observations import AttackCounts
+from bayes_dp.region import classical_epsilon, clopper_pearson_interval
 
 from ._gaussians import _check_delta_open
 from .oneshot import check_scores
@@ -183,26 +184,29 @@ def to_evidence(
 
 
 def epsilon_from_rates(fpr, fnr, delta) -> float:
-    """Kairouz et al. (2015) epsilon of one (FPR, FNR) pair, as CANIFE computes it.
+    """Deprecated: use ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
 
-    ``max(log((1 - delta - fpr) / fnr), log((1 - delta - fnr) / fpr), 0)``, where a ratio with a
-    zero denominator is left out (one empty tail says nothing finite); only a perfect attack
-    (both rates 0) gives ``inf``.
+    Kairouz et al. (2015) epsilon of one (FPR, FNR) pair, CANIFE's formula
+    ``max(log((1 - delta - fpr) / fnr), log((1 - delta - fnr) / fpr), 0)``, now with the rule of
+    :func:`bayes_dp.classical_epsilon` at a zero rate: a zero denominator under a positive
+    numerator gives ``inf`` (it used to drop that term, so ``(0, 0.75, 0.01)`` gave 0.278; no
+    finite eps admits those rates).
 
     Examples
     --------
-    >>> round(epsilon_from_rates(0.02, 0.02, 0.01), 3)
-    3.882
-    >>> epsilon_from_rates(0.0, 0.0, 0.01)
-    inf
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     round(epsilon_from_rates(0.02, 0.02, 0.01), 3), epsilon_from_rates(0.0, 0.75, 0.01)
+    (3.882, inf)
     """
-    if fpr <= 0 and fnr <= 0:
-        return math.inf
-    vals = [0.0]
-    for num, den in ((1 - delta - fpr, fnr), (1 - delta - fnr, fpr)):
-        if num > 0 and den > 0:
-            vals.append(math.log(num / den))
-    return max(vals)
+    warnings.warn(
+        "mia.canary.epsilon_from_rates is deprecated and will be removed in the next release; "
+        "use bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return float(classical_epsilon(fpr, fnr, delta, reflect=False))
 
 
 @dataclass(frozen=True)
@@ -232,18 +236,20 @@ class EmpiricalEpsilon:
     accuracy: float
 
 
-def _cp(k: int, n: int, ci: float) -> tuple[float, float]:
-    r = stats.binomtest(k, n).proportion_ci(confidence_level=ci, method="exact")
-    return float(r.low), float(r.high)
-
-
 def empirical_epsilon(positive, negative, delta, *, ci=0.95) -> EmpiricalEpsilon:
     """Per-round empirical epsilon of a score attack, maximised over thresholds (CANIFE).
 
     Every observed score is tried as threshold ``t`` (decide "present" when ``score >= t``);
-    FPR and FNR at ``t`` give epsilon by Kairouz et al. (2015) and the largest is kept. The
-    interval uses Clopper-Pearson limits of both rates at that threshold (as in Nasr et al.
-    2021 and CANIFE): the lower bound from the upper limits, the upper bound from the lower.
+    FPR and FNR at ``t`` give epsilon by Kairouz et al. (2015),
+    ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``, and the largest is kept.
+    A threshold where that is ``inf`` counts only when the attack is perfect there (both rates
+    0, accuracy 1), as in CANIFE's code: with one rate 0 (e.g. the threshold just above the
+    largest negative score, FPR = 0) no finite eps admits the observed rates, but a zero count
+    among n / 2 scores is what an extreme threshold gives by chance, and letting it count would
+    make the maximum ``inf`` in almost every run. The interval uses two-sided Clopper-Pearson
+    limits (``bayes_dp.clopper_pearson_interval``) of both rates at that threshold (as in Nasr
+    et al. 2021 and CANIFE): the lower bound from the upper limits, the upper bound from the
+    lower (``inf`` when a lower limit is 0).
 
     Parameters
     ----------
@@ -282,16 +288,15 @@ def empirical_epsilon(positive, negative, delta, *, ci=0.95) -> EmpiricalEpsilon
     tp = n_pos - np.searchsorted(sp, ts, side="left")  # pos >= t
     fp = n_neg - np.searchsorted(sn, ts, side="left")
     fn = n_pos - tp
-    best, arg = -1.0, 0
-    for i in range(ts.size):
-        e = epsilon_from_rates(fp[i] / n_neg, fn[i] / n_pos, delta)
-        if e > best:
-            best, arg = e, i
+    eps = classical_epsilon(fp / n_neg, fn / n_pos, delta, reflect=False)
+    eps[np.isinf(eps) & ((fp > 0) | (fn > 0))] = -1.0  # one zero rate: skipped (CANIFE)
+    arg = int(np.argmax(eps))  # the first threshold of the largest value
+    best = max(float(eps[arg]), 0.0)
     acc = float(np.max((tp + (n_neg - fp)) / (n_pos + n_neg)))
     k_fp, k_fn = int(fp[arg]), int(fn[arg])
-    lo_fp, hi_fp = _cp(k_fp, n_neg, ci)
-    lo_fn, hi_fn = _cp(k_fn, n_pos, ci)
-    lower = epsilon_from_rates(hi_fp, hi_fn, delta)
-    upper = epsilon_from_rates(lo_fp, lo_fn, delta)
+    lo_fp, hi_fp = clopper_pearson_interval(k_fp, n_neg, ci)
+    lo_fn, hi_fn = clopper_pearson_interval(k_fn, n_pos, ci)
+    lower = float(classical_epsilon(hi_fp, hi_fn, delta, reflect=False))
+    upper = float(classical_epsilon(lo_fp, lo_fn, delta, reflect=False))
     counts = AttackCounts(fp=k_fp, n_neg=n_neg, fn=k_fn, n_pos=n_pos)
     return EmpiricalEpsilon(best, lower, upper, float(ts[arg]), counts, acc)

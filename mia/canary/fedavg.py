@@ -17,9 +17,10 @@ import numpy as np
 
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
-from ._accounting import epsilon_poisson_gaussian, epsilon_repeated_gaussian
+from .._accounting import poisson_gaussian_epsilon
+from ._clip import clip_l2
 from ._digits import MLP, load_digits_split
-from ._gaussians import _check_delta_open
+from ._gaussians import _check_delta_open, gaussian_mechanism_epsilon
 from ._null import CosineNull
 from .counts import CountsResult, counts_from_scores
 from .oneshot import epsilon_from_cosines, epsilon_from_two_samples
@@ -44,12 +45,13 @@ class FedAvgCanaryResult:
         All-iterates estimate: two-Gaussian epsilon between Gaussians fitted to the max over
         rounds of the cosine with each round's noised aggregate, unseen vs observed (Alg. 3).
     epsilon_theory : float
-        Accountant's bound (``dp_accounting``) for one canary's participation, see ``accounting``;
-        ``nan`` when ``dp_accounting`` is not installed.
+        Theoretical epsilon for one canary's participation, see ``accounting``: exact for fixed
+        repetitions, ``dp_accounting``'s RDP bound for Bernoulli sampling (``nan`` there when
+        ``dp_accounting`` is not installed).
     accounting : str
         What ``epsilon_theory`` accounts for.
     epsilon_theory_clients : float
-        Accountant's bound for a real client of the run: the most frequent participant's
+        Theoretical epsilon for a real client of the run: the most frequent participant's
         repetitions of the Gaussian mechanism for shuffled epochs (no amplification), the
         Poisson-subsampled Gaussian over all rounds for Bernoulli sampling.
     accuracy : float
@@ -122,11 +124,6 @@ def _client_schedule(rng, n_clients, per_round, rounds, sampling):
     return out
 
 
-def _clip(u: np.ndarray, c: float) -> np.ndarray:
-    n = np.linalg.norm(u)
-    return u if n <= c else u * (c / n)
-
-
 def _cos_rows(c: np.ndarray, v: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(v)
     return c @ v / n if n > 0 else np.zeros(c.shape[0])
@@ -195,8 +192,10 @@ def run_dp_fedavg_with_canaries(
     -----
     ``epsilon_theory`` accounts for one canary: with a fixed number of repetitions r (the
     adversary may know the rounds) it is r-fold composition of the Gaussian mechanism with
-    ``noise_multiplier`` (PLD accountant, no amplification); with ``canary_repeats=None`` and
-    Bernoulli sampling it is the Poisson-subsampled Gaussian over T rounds (RDP accountant).
+    ``noise_multiplier`` (no amplification), which is the Gaussian mechanism with noise
+    ``noise_multiplier / sqrt(r)``: exact by ``gaussian_mechanism_epsilon`` (Balle and Wang
+    2018); with ``canary_repeats=None`` and Bernoulli sampling it is the Poisson-subsampled
+    Gaussian over T rounds (RDP accountant, ``mia._accounting``).
     Add/remove of one client changes the clipped sum by at most ``clip``; the data-dependent
     denominator (number of participants) is treated as public, as in the paper.
 
@@ -247,7 +246,7 @@ def run_dp_fedavg_with_canaries(
             xs, ys = xtr[shards[i]], ytr[shards[i]]
             for _ in range(local_steps):
                 local -= client_lr * model.loss_grad(local, xs, ys)[1]
-            rho += _clip(local - theta, clip)
+            rho += clip_l2(local - theta, clip)
         present = np.flatnonzero(sched[t])
         rho += clip * canaries[present].sum(axis=0)
         m = max(1, len(clients[t]) + present.size)
@@ -260,16 +259,16 @@ def run_dp_fedavg_with_canaries(
     eps_all = epsilon_from_two_samples(running_max[k1:], running_max[:k1], delta)
     if canary_repeats is None and sampling == "bernoulli":
         how = f"Poisson-subsampled Gaussian, q={q:g}, {rounds} rounds (RDP)"
-        theory = _safe(epsilon_poisson_gaussian, z, q, rounds, delta)
+        theory = _safe(poisson_gaussian_epsilon, [(z, q, rounds)], delta)
     else:
         r = int(sched.sum(axis=0).max())
-        how = f"{r}-fold Gaussian mechanism, no amplification (PLD)"
-        theory = _safe(epsilon_repeated_gaussian, z, r, delta)
+        how = f"{r}-fold Gaussian mechanism, no amplification (exact: noise z / sqrt({r}))"
+        theory = _repeated_gaussian_epsilon(z, r, delta)
     if sampling == "bernoulli":
-        theory_clients = _safe(epsilon_poisson_gaussian, z, q, rounds, delta)
+        theory_clients = _safe(poisson_gaussian_epsilon, [(z, q, rounds)], delta)
     else:
         most = int(np.bincount(np.concatenate(clients), minlength=n_clients).max())
-        theory_clients = _safe(epsilon_repeated_gaussian, z, most, delta)
+        theory_clients = _repeated_gaussian_epsilon(z, most, delta)
     return FedAvgCanaryResult(
         eps_final,
         eps_mean,
@@ -287,6 +286,13 @@ def run_dp_fedavg_with_canaries(
         running_max[k1:],
         sched.sum(axis=0),
     )
+
+
+def _repeated_gaussian_epsilon(z: float, repeats: int, delta: float) -> float:
+    """Epsilon of ``repeats`` Gaussian mechanisms of noise ``z``: one of noise ``z / sqrt(r)``."""
+    if repeats == 0:
+        return 0.0
+    return gaussian_mechanism_epsilon(z / math.sqrt(repeats), delta)
 
 
 def _safe(fn, *args) -> float:
