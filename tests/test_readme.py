@@ -89,3 +89,26 @@ def test_the_block_needs_its_markers():
         ur.readme_block("no markers here\n")
     with pytest.raises(ValueError, match="code fence"):
         ur.readme_block(f"{ur.START}\nplain text\n{ur.END}\n")
+
+
+def test_update_script_checks_rewrites_and_refuses_out_of_time_output(tmp_path, monkeypatch):
+    text = ur.README.read_text(encoding="utf-8")
+    shown = ur.readme_block(text)
+    copy = tmp_path / "README.md"
+    copy.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(ur, "README", copy)
+    printed = shown
+
+    def fake(stdout):
+        monkeypatch.setattr(ur, "run_quickstart", lambda: ur.QuickstartRun(stdout, "", 1.0))
+
+    fake(printed)
+    assert ur.main(["--check"]) == 0
+    other = shown.replace("90% credible interval for eps: [", "90% credible interval for eps: [9")
+    fake(other)
+    assert ur.main(["--check"]) == 1 and copy.read_text(encoding="utf-8") == text
+    late = other.replace("converged: True", "converged: False (stop reason: max_time)")
+    fake(late)
+    assert ur.main([]) == 2 and copy.read_text(encoding="utf-8") == text  # nothing written
+    fake(other)
+    assert ur.main([]) == 0 and ur.readme_block(copy.read_text(encoding="utf-8")) == other
