@@ -162,8 +162,9 @@ def findings(posterior: Posterior) -> list[Finding]:
     >>> found = findings(Posterior({"eps": stuck}, {}, {}))
     >>> [(f.kind, f.var) for f in found][:1]
     [('r_hat', 'eps')]
-    >>> found[0].message[:44]
-    'r_hat 1.9... for eps (should be <= 1.01): the'
+    >>> print(found[0].message)
+    r_hat 1.740 for eps (should be <= 1.01): the chains have not reached the same
+    distribution; run longer (more draws and tune).
     """
     from .posterior import Posterior
 

@@ -49,7 +49,9 @@ def test_betaln_and_normal_cdf_of_aux_params_match_scipy_and_mpmath():
     # relative to 1 + |log B|: SciPy's own betaln is off by ~1e-10 there at N ~ 1e7
     np.testing.assert_allclose(got, special.betaln(a, b), rtol=1e-9, atol=1e-9)
     with mpmath.workdps(40):
-        ref = np.array([float(mpmath.log(mpmath.beta(x, y))) for x, y in zip(a[:40], b[:40])])
+        ref = np.array(
+            [float(mpmath.log(mpmath.beta(x, y))) for x, y in zip(a[:40], b[:40], strict=True)]
+        )
     assert np.max(np.abs(got[:40] - ref) / (1 + np.abs(ref))) < 1e-13
     x = np.linspace(-37, 37, 741)
     np.testing.assert_allclose(norm_cdf(x), stats.norm.cdf(x), rtol=1e-12, atol=0)
