@@ -409,34 +409,13 @@ def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
     """ConvergenceWarning for a run that stopped (time or size limit) before it converged."""
     import warnings
 
+    from .diagnostics import findings
     from .exceptions import ConvergenceWarning
 
-    st = post.settings
-    why = {
-        "max_time": f"the time budget (max_time = {st.get('max_time')} s) ran out",
-        "max_draws": f"the largest run ({AUTO_MAX_DRAWS} draws per chain) was reached",
-    }.get(st.get("stop_reason"), "it stopped early")
-    diag = post.diagnostics()
-    high = [v for v, d in diag.items() if not d["r_hat"] <= AUTO_RHAT_MAX]
-    if high:
-        var = max(high, key=lambda v: diag[v]["r_hat"])
-    else:
-        var = min(diag, key=lambda v: min(diag[v]["ess_bulk"], diag[v]["ess_tail"]))
-    d = diag[var]
-    asked = st.get("draws_requested")
-    if asked is None:
-        when = (
-            f"after {post.n_draws} draws per chain, before every variable reached r_hat <= "
-            f"{AUTO_RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}"
-        )
-    else:
-        when = f"after {post.n_draws} of the {asked} draws per chain asked for"
-    msg = (
-        f"not converged: {why} {when} ({var}: r_hat {d['r_hat']:.3f}, ESS bulk "
-        f"{d['ess_bulk']:.0f}, tail {d['ess_tail']:.0f}); the result is not reliable: give "
-        "more time (max_time)"
-    )
-    warnings.warn(ConvergenceWarning(msg, var=var, **d), stacklevel=stacklevel + 1)
+    for f in findings(post):
+        if f.kind == "not_converged":
+            d = post.diagnostics()[f.var]
+            warnings.warn(ConvergenceWarning(f.message, var=f.var, **d), stacklevel=stacklevel + 1)
 
 
 #: Sampling methods: the noise-free sampler on the exact marginal likelihood, and the paper's

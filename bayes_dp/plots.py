@@ -39,7 +39,8 @@ __all__ = [
 ]
 
 #: The eps axis ends at this quantile times ``TAIL_MARGIN`` (eps has a long upper tail when s is
-#: unknown; the draws beyond the axis are counted in the title).
+#: unknown; the share of draws beyond the axis is given in its label, or in the trace plot's
+#: title).
 TAIL_QUANTILE = 0.975
 TAIL_MARGIN = 1.25
 
@@ -494,8 +495,10 @@ def plot_joint(
     ----------
     posterior : Posterior
     x, y : str
-        Variables on the horizontal and vertical axis (default eps and s). The eps axis is cut at
-        its 99.5% quantile.
+        Variables on the horizontal and vertical axis (default eps and s). An eps axis ends at
+        ``TAIL_MARGIN`` (1.25) times the ``TAIL_QUANTILE`` (97.5%) quantile of its draws, or at
+        the largest draw if that is smaller; the axis label then gives the share of draws
+        beyond the cut (the histogram leaves them out). Other axes span all draws.
     bins : int
     colorbar : bool
         Add a colour bar for the density.

@@ -11,14 +11,10 @@ import pandas as pd
 
 from . import _arviz
 from ._validation import check_real
+from .diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX  # noqa: F401 (defined there, kept here)
 from .exceptions import ConvergenceWarning
 
 __all__ = ["Posterior", "load_posterior"]
-
-#: r_hat above this value triggers a ConvergenceWarning.
-RHAT_MAX = 1.01
-#: ESS (bulk or tail) below this many per chain triggers a ConvergenceWarning.
-ESS_PER_CHAIN_MIN = 100
 
 
 def _pareto_khat(log_w: np.ndarray) -> float:
@@ -254,24 +250,35 @@ class Posterior:
         return out
 
     def check(self, *, stacklevel: int = 2) -> list[str]:
-        """Warn (:class:`ConvergenceWarning`) where r_hat > 1.01 or ESS < 100 per chain.
+        """Warn (:class:`ConvergenceWarning`) where r_hat > 1.01 or an ESS < 100 per chain.
 
-        Returns the messages, empty when all is well.
+        One warning per problem, worded by :func:`bayes_dp.diagnostics.findings` (which owns
+        the thresholds, :data:`~bayes_dp.diagnostics.RHAT_MAX` and
+        :data:`~bayes_dp.diagnostics.ESS_PER_CHAIN_MIN`). Whether an automatic-length run
+        stopped before its stopping rule held is :attr:`converged`
+        (:func:`~bayes_dp.estimate_epsilon` warns about it too).
+
+        Parameters
+        ----------
+        stacklevel : int
+            Passed on to :func:`warnings.warn` (2: the caller of ``check``).
+
+        Returns
+        -------
+        list of str
+            The messages, empty when all is well.
         """
+        from .diagnostics import findings
+
+        diag = self.diagnostics()
         msgs = []
-        min_ess = ESS_PER_CHAIN_MIN * self.n_chains
-        for v, d in self.diagnostics().items():
-            problems = []
-            if not d["r_hat"] <= RHAT_MAX:
-                problems.append(f"r_hat {d['r_hat']:.3f} > {RHAT_MAX}")
-            if not d["ess_bulk"] >= min_ess:
-                problems.append(f"ess_bulk {d['ess_bulk']:.0f} < {min_ess}")
-            if not d["ess_tail"] >= min_ess:
-                problems.append(f"ess_tail {d['ess_tail']:.0f} < {min_ess}")
-            if problems:
-                msg = f"{v}: {', '.join(problems)}; run longer (more draws or tune)"
-                msgs.append(msg)
-                warnings.warn(ConvergenceWarning(msg, var=v, **d), stacklevel=stacklevel + 1)
+        for f in findings(self):
+            if f.kind in ("r_hat", "ess_bulk", "ess_tail"):
+                msgs.append(f.message)
+                warnings.warn(
+                    ConvergenceWarning(f.message, var=f.var, **diag[f.var]),
+                    stacklevel=stacklevel + 1,
+                )
         return msgs
 
     def summary(self, prob: float = 0.9) -> pd.DataFrame:

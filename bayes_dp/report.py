@@ -27,13 +27,12 @@ import numpy as np
 from . import plots
 from ._files import atomic_path
 from ._validation import check_real
-from .posterior import ESS_PER_CHAIN_MIN, RHAT_MAX, Posterior
+from .diagnostics import ACCEPT_RANGE, ESS_PER_CHAIN_MIN, RHAT_MAX, findings  # noqa: F401
+from .posterior import Posterior
 from .region import classical_epsilon, clopper_pearson_epsilon
 
 __all__ = ["write_report", "plain_warnings"]
 
-#: Acceptance rates outside this range are reported (the warm-up tunes towards 0.3).
-ACCEPT_RANGE = (0.1, 0.6)
 #: Width of the page's column in CSS pixels (``max-width`` of the body), and CSS pixels per
 #: inch of a figure: figures are drawn at most this wide and shown at their natural size.
 COLUMN_PX = 1100
@@ -95,10 +94,20 @@ def _table(header: list[str], rows: list[list], left: int = 1, cls: str = "") ->
 def plain_warnings(posterior: Posterior) -> list[str]:
     """Problems with a run, each as one sentence saying what to do.
 
-    Checks whether the run stopped before it converged (its time budget ran out), r_hat
+    The messages of :func:`bayes_dp.diagnostics.findings`, which owns the checks and their
+    thresholds: whether the run stopped before it converged (its time budget ran out), r_hat
     (> 1.01), bulk and tail ESS (< 100 per chain), the acceptance rate of each move (outside
     [0.1, 0.6]) and a fixed attack strength s (over-confident unless the attack is known to be
     near-optimal).
+
+    Parameters
+    ----------
+    posterior : Posterior
+
+    Returns
+    -------
+    list of str
+        Empty when nothing was found.
 
     Examples
     --------
@@ -109,84 +118,22 @@ def plain_warnings(posterior: Posterior) -> list[str]:
     >>> plain_warnings(post)[0].startswith("r_hat")
     True
     """
-    if not isinstance(posterior, Posterior):
-        raise TypeError(
-            f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
-        )
-    out = []
-    if posterior.converged is False:
-        out.append(_not_converged_sentence(posterior.settings, posterior.n_draws))
-    min_ess = ESS_PER_CHAIN_MIN * posterior.n_chains
-    for v, d in posterior.diagnostics().items():
-        if not d["r_hat"] <= RHAT_MAX:
-            out.append(
-                f"r_hat {d['r_hat']:.3f} for {v} (should be <= {RHAT_MAX}): the chains have not "
-                "reached the same distribution; run longer (more draws and tune)."
-            )
-        for kind in ("bulk", "tail"):
-            e = d[f"ess_{kind}"]
-            if not e >= min_ess:
-                what = "the mean and median" if kind == "bulk" else "the interval ends"
-                out.append(
-                    f"ESS {kind} {e:.0f} for {v} is below {min_ess} (100 per chain): "
-                    f"{what} of {v} are noisy; run longer (more draws)."
-                )
-    lo, hi = ACCEPT_RANGE
-    for move, a in posterior.acceptance.items():
-        # the surrogate transition of the exact sampler should be accepted nearly always
-        if not lo <= a <= (1.0 if move == "accept_table" else hi):
-            name = move.replace("accept_", "")
-            out.append(
-                f"acceptance rate {a:.2f} of the {name} move is outside [{lo}, {hi}]: the chains "
-                "move inefficiently; use a longer warm-up (tune)."
-            )
-    fixed = posterior.settings.get("fixed", {})
-    for v, val in fixed.items():
-        out.append(
-            f"{v} was fixed at {val:g} rather than inferred: the interval for eps is only right "
-            "if the attack is known to be that strong; s near 1 gives over-confident intervals."
-        )
-    return out
+    return [f.message for f in findings(posterior)]
 
 
 def _unreliable(posterior: Posterior) -> str:
     """Why the result must not be used (empty when nothing is wrong with the sampling)."""
-    if posterior.converged is False:
-        return _not_converged_sentence(posterior.settings, posterior.n_draws, headline=True)
-    min_ess = ESS_PER_CHAIN_MIN * posterior.n_chains
-    bad = [
-        v
-        for v, d in posterior.diagnostics().items()
-        if not (d["r_hat"] <= RHAT_MAX and d["ess_bulk"] >= min_ess and d["ess_tail"] >= min_ess)
-    ]
-    if bad:
+    found = [f for f in findings(posterior) if f.convergence]
+    for f in found:
+        if f.kind == "not_converged":
+            return f.message
+    if found:
+        bad = list(dict.fromkeys(f.var for f in found))
         return (
             f"The chains have not converged or mixed enough for {', '.join(bad)} (r_hat above "
-            f"{RHAT_MAX} or ESS below 100 per chain; see Warnings): run longer."
+            f"{RHAT_MAX} or ESS below {ESS_PER_CHAIN_MIN} per chain; see Warnings): run longer."
         )
     return ""
-
-
-def _not_converged_sentence(st: dict, n_draws: int, headline: bool = False) -> str:
-    """Why a run stopped before it converged, and what to do."""
-    budget = st.get("max_time")
-    why = {
-        "max_time": f"its time budget{f' of {budget:g} s' if budget else ''} ran out",
-        "max_draws": "it reached the largest run the sampler makes",
-    }.get(st.get("stop_reason"), "it stopped early")
-    asked = st.get("draws_requested")
-    goal = (
-        f"the {asked} draws per chain asked for"
-        if asked is not None
-        else "every variable reached r_hat <= 1.01 and bulk and tail ESS >= 2000"
-    )
-    text = (
-        f"the run stopped after {n_draws} draws per chain because {why}, before {goal}. "
-        "Run again with more time (max_time, or --max-time on the command line)."
-    )
-    if headline:
-        return text[0].upper() + text[1:]
-    return f"Not converged: {text[:-1]}; the result is not reliable."
 
 
 # -- inputs in words ----------------------------------------------------------------------------
@@ -540,8 +487,8 @@ def write_report(
         parts += [f'<div class="warn">{html.escape(w)}</div>' for w in warns]
     else:
         parts.append(
-            f'<div class="ok">No problems found: r_hat <= {RHAT_MAX}, ESS >= 100 per chain, '
-            "acceptance rates in range.</div>"
+            f'<div class="ok">No problems found: r_hat <= {RHAT_MAX}, ESS >= '
+            f"{ESS_PER_CHAIN_MIN} per chain, acceptance rates in range.</div>"
         )
 
     # -- inputs ---------------------------------------------------------------------------
@@ -612,8 +559,8 @@ def write_report(
     parts.append(
         "<p>q: equal-tailed quantiles; hdi: highest-density interval; mcse: Monte Carlo "
         "standard error of the mean and sd; ess_bulk / ess_tail: effective sample sizes for the "
-        "centre and the tails (want >= 100 per chain); r_hat: rank-normalised split R-hat (want "
-        f"<= {RHAT_MAX}).</p>"
+        f"centre and the tails (want >= {ESS_PER_CHAIN_MIN} per chain); r_hat: rank-normalised "
+        f"split R-hat (want <= {RHAT_MAX}).</p>"
     )
     acc = posterior.acceptance
     parts.append(_table(["move", "acceptance rate"], [[k, v] for k, v in acc.items()], left=1))

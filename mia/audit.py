@@ -2,7 +2,8 @@
 
 For challenge base ``b``, hypothesis ``h`` (0: trained on ``D``, 1: on ``D + {z}``) and model
 index ``j``, the model's randomness comes from
-``numpy.random.default_rng(SeedSequence(seed, spawn_key=(b, h, j)))``, so every model is
+``numpy.random.default_rng(SeedSequence(seed, spawn_key=(b, h, j)))`` with ``seed`` the audit's
+integer root seed (given, or drawn once from a given Generator), so every model is
 reproducible on its own, whatever the worker or the order of execution (bit for bit with the
 same ``chunk_size``; built-in models trained in differently sized batches agree to float32
 rounding). Models are
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import sys
 import tempfile
@@ -38,6 +40,17 @@ __all__ = ["AuditResult", "run_audit"]
 _MANIFEST = "manifest.json"
 _FORMAT = 1
 STATISTICS = ("loss", "logit")
+
+
+def _root_seed(seed) -> int:
+    """The audit's integer root seed: ``seed`` itself, or one draw from a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(
+            f"`seed` must be a non-negative int or a numpy.random.Generator; found {seed!r}"
+        )
+    return check_positive_int("seed", seed, minimum=0)
 
 
 def _model_rngs(seed: int, base: int, hyp: int, start: int, stop: int):
@@ -232,7 +245,7 @@ def run_audit(
     n_models: int,
     directory: str | os.PathLike,
     *,
-    seed: int = 0,
+    seed: int | np.random.Generator = 0,
     chunk_size: int = 20,
     backend="joblib",
     n_jobs: int = -1,
@@ -255,8 +268,12 @@ def run_audit(
     directory : path
         Where losses are stored (created if needed). Rerunning with the same arguments resumes;
         different arguments on a non-empty directory raise ``ValueError``.
-    seed : int
-        Root seed; model ``(b, h, j)`` uses ``SeedSequence(seed, spawn_key=(b, h, j))``.
+    seed : int or numpy.random.Generator
+        Root seed; model ``(b, h, j)`` uses ``SeedSequence(seed, spawn_key=(b, h, j))``. A
+        Generator is used once, to draw the root seed (``int(seed.integers(2**63))``), so the
+        same generator state gives the same audit. The root seed is recorded in the
+        directory's ``manifest.json`` (:attr:`AuditResult.seed`): to resume an audit started
+        from a Generator, pass that int (or a generator in the same state).
     chunk_size : int
         Models per task (trained together, saved in one file).
     backend : {"joblib", "sequential", "ray", "dask"} or dask.distributed.Client
@@ -293,6 +310,15 @@ def run_audit(
     ...     counts = res.counts(0.1)
     >>> counts.n_neg.tolist()
     [5, 5]
+
+    A Generator gives the root seed (one draw), recorded for a resume:
+
+    >>> import numpy as np
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     res = run_audit(SoftmaxRegression(epochs=2), bases[:1], 3, d,
+    ...                     seed=np.random.default_rng(7), backend="sequential", progress=False)
+    ...     res.seed == int(np.random.default_rng(7).integers(2**63))
+    True
     """
     bases = list(bases)
     if not bases:
@@ -309,7 +335,8 @@ def run_audit(
             f"found {type(algorithm).__name__}"
         )
     n_models = check_positive_int("n_models", n_models)
-    seed = check_positive_int("seed", seed, minimum=0)
+    from_generator = isinstance(seed, np.random.Generator)
+    seed = _root_seed(seed)
     chunk_size = check_positive_int("chunk_size", chunk_size)
     if max_models is not None:
         max_models = check_positive_int("max_models", max_models, minimum=0)
@@ -332,9 +359,15 @@ def run_audit(
         old = json.loads(mpath.read_text())
         diff = [k for k in manifest if old.get(k) != manifest[k]]
         if diff:
+            hint = ""
+            if "seed" in diff and from_generator:
+                hint = (
+                    f" (the root seed drawn from the Generator is {seed}, the audit's is "
+                    f"{old.get('seed')}: pass seed={old.get('seed')} to resume it)"
+                )
             raise ValueError(
                 f"`directory` {str(directory)!r} holds an audit with different settings "
-                f"({', '.join(diff)}); use a new directory to start another audit"
+                f"({', '.join(diff)}){hint}; use a new directory to start another audit"
             )
     else:
         tmp = mpath.with_suffix(".json.tmp")
@@ -418,6 +451,11 @@ class AuditResult:
                         losses[b, h, c * cs : min(n, (c + 1) * cs)] = np.load(p, allow_pickle=False)
         losses.flags.writeable = False
         return cls(losses=losses, directory=directory)
+
+    @property
+    def seed(self) -> int:
+        """The audit's integer root seed (recorded in ``manifest.json``; pass it to resume)."""
+        return int(json.loads((self.directory / _MANIFEST).read_text())["seed"])
 
     @property
     def n_bases(self) -> int:

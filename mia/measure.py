@@ -65,6 +65,17 @@ def cross_fed_decisions(losses_out, losses_in, alphas) -> tuple[np.ndarray, np.n
         "Member" decisions for the H0 models (each True is a false positive).
     dec_in : numpy.ndarray of bool, shape (len(alphas), N1)
         "Member" decisions for the H1 models (each False is a false negative).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> out, inn = rng.normal(2, 1, 50), rng.normal(0, 1, 50)  # losses of z: H0, H1 models
+    >>> dec_out, dec_in = cross_fed_decisions(out, inn, [0.1, 0.5])
+    >>> dec_out.shape, dec_in.shape
+    ((2, 50), (2, 50))
+    >>> fp, fn = cross_fed_counts(out, inn, [0.1, 0.5])  # the counts of these decisions
+    >>> bool((dec_out.sum(axis=1) == fp).all() and ((~dec_in).sum(axis=1) == fn).all())
+    True
     """
     a = _as_alphas(alphas)
     out = _check_losses("losses_out", losses_out)

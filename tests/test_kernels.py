@@ -35,6 +35,28 @@ def test_in_rs_matches_region_module():
         np.testing.assert_array_equal(got, expect)
 
 
+def test_betaln_and_normal_cdf_of_aux_params_match_scipy_and_mpmath():
+    """samplers.mhaar computes them without SciPy (samplers import only numpy and numba)."""
+    import mpmath
+    from scipy import special
+
+    from samplers.mhaar import betaln, norm_cdf
+
+    rng = np.random.default_rng(3)
+    a = np.concatenate([[1, 1, 2, 29, 30, 7, 5e6], 10 ** rng.uniform(0, 7, 200)])
+    b = np.concatenate([[1, 1e7, 29, 1, 30, 1e7 + 1, 5e6], 10 ** rng.uniform(0, 7, 200)])
+    got = betaln(a, b)
+    # relative to 1 + |log B|: SciPy's own betaln is off by ~1e-10 there at N ~ 1e7
+    np.testing.assert_allclose(got, special.betaln(a, b), rtol=1e-9, atol=1e-9)
+    with mpmath.workdps(40):
+        ref = np.array(
+            [float(mpmath.log(mpmath.beta(x, y))) for x, y in zip(a[:40], b[:40], strict=True)]
+        )
+    assert np.max(np.abs(got[:40] - ref) / (1 + np.abs(ref))) < 1e-13
+    x = np.linspace(-37, 37, 741)
+    np.testing.assert_allclose(norm_cdf(x), stats.norm.cdf(x), rtol=1e-12, atol=0)
+
+
 def test_log_priors_match_scipy_up_to_constant():
     x = np.array([0.1, 0.7, 2.0, 9.0])
     hn = np.array([K.log_prior_eps(v, 0, 3.0, 0.0) for v in x])

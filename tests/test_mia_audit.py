@@ -179,6 +179,37 @@ def test_seeds_are_keyed_by_base_hypothesis_index(tmp_path):
     assert r1.losses[1, 0, 4] == want
 
 
+def test_seed_may_be_a_generator(tmp_path):
+    bases = _bases(2)
+    kw = dict(chunk_size=3, backend="sequential", progress=False)
+    r1 = mia.run_audit(
+        CountingMean(), bases, 6, tmp_path / "a", seed=np.random.default_rng(5), **kw
+    )
+    r2 = mia.run_audit(
+        CountingMean(), bases, 6, tmp_path / "b", seed=np.random.default_rng(5), **kw
+    )
+    np.testing.assert_array_equal(r1.losses, r2.losses)  # same generator state, same audit
+    # the root seed is one draw from the generator, recorded; as an int it gives the same audit
+    root = int(np.random.default_rng(5).integers(2**63))
+    assert r1.seed == root == json.loads((tmp_path / "a" / "manifest.json").read_text())["seed"]
+    r3 = mia.run_audit(CountingMean(), bases, 6, tmp_path / "c", seed=root, **kw)
+    np.testing.assert_array_equal(r3.losses, r1.losses)
+    r4 = mia.run_audit(
+        CountingMean(), bases, 6, tmp_path / "d", seed=np.random.default_rng(6), **kw
+    )
+    assert not np.array_equal(r4.losses, r1.losses)
+    # an advanced generator draws another root seed: the resume is refused, naming the seed
+    rng = np.random.default_rng(5)
+    rng.random()
+    with pytest.raises(ValueError, match=f"pass seed={root} to resume"):
+        mia.run_audit(CountingMean(), bases, 6, tmp_path / "a", seed=rng, **kw)
+    for bad in (1.5, "0", None, True, np.random.RandomState(0)):
+        with pytest.raises(TypeError, match="`seed`"):
+            mia.run_audit(CountingMean(), bases, 6, tmp_path / "e", seed=bad, **kw)
+    with pytest.raises(ValueError, match="`seed`"):
+        mia.run_audit(CountingMean(), bases, 6, tmp_path / "e", seed=-1, **kw)
+
+
 def test_logit_statistic_and_builtin_model(tmp_path):
     pytest.importorskip("sklearn")
     X, y = mia.load_digits()

@@ -322,3 +322,19 @@ def test_compare_bad_input(post):
         plots.plot_compare({"a": post}, "tau_x")
     with pytest.raises(ValueError, match="`prob`"):
         plots.plot_compare({"a": post}, prob=1.0)
+
+
+def test_joint_plot_cuts_the_eps_axis_where_its_docstring_says():
+    rng = np.random.default_rng(0)
+    eps = np.exp(rng.normal(1.0, 0.6, size=(2, 2000)))  # a long upper tail
+    s = rng.uniform(0.2, 0.9, size=(2, 2000))
+    post = bdp.Posterior({"eps": eps, "s": s}, {}, {})
+    ax = plots.plot_joint(post)
+    cut = min(eps.max(), 1.25 * np.quantile(eps, 0.975))  # as the docstring says
+    assert ax.get_xlim()[1] == pytest.approx(cut)
+    assert ax.get_ylim() == pytest.approx((s.min(), s.max()))
+    beyond = 100 * np.mean(eps > cut)
+    assert beyond > 0 and f"{beyond:.1f}% of draws lie beyond {cut:.3g}" in ax.get_xlabel()
+    doc = " ".join(plots.plot_joint.__doc__.split())
+    assert f"({plots.TAIL_MARGIN:g}) times" in doc
+    assert f"({100 * plots.TAIL_QUANTILE:g}%) quantile" in doc

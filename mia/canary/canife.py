@@ -173,6 +173,17 @@ def craft_canary(
     Returns
     -------
     CanaryDesign
+
+    Examples
+    --------
+    >>> model = SoftmaxRegression(n_features=4, n_classes=3)
+    >>> rng = np.random.default_rng(0)
+    >>> theta, pool = rng.normal(0, 0.1, model.d), rng.normal(0, 0.1, (5, model.d))
+    >>> c = craft_canary(model, theta, pool, steps=50, seed=0)
+    >>> c.update.shape, round(float(np.linalg.norm(c.update)), 6)  # -C g / ||g||
+    ((15,), 1.0)
+    >>> bool(c.loss_history[-1] < c.loss_history[0])
+    True
     """
     rng = as_generator(seed)
     steps = check_positive_int("steps", steps)
@@ -223,6 +234,19 @@ def canife_scores(
     -------
     tuple of numpy.ndarray
         ``(positive, negative)`` scores: rounds with and without the canary.
+
+    Examples
+    --------
+    >>> model = SoftmaxRegression(n_features=4, n_classes=3)
+    >>> rng = np.random.default_rng(0)
+    >>> clients = [(rng.random((5, 4)), rng.integers(0, 3, 5)) for _ in range(10)]
+    >>> u_c = np.zeros(model.d); u_c[0] = 1.0  # a canary update of norm C = 1
+    >>> pos, neg = canife_scores(model, np.zeros(model.d), u_c, clients, noise_multiplier=0.5,
+    ...                          clients_per_round=3, n_trials=40, seed=0)
+    >>> pos.shape, neg.shape
+    ((20,), (20,))
+    >>> bool(pos.mean() - neg.mean() > 0.5)  # the canary adds <u_c, u_c> / C^2 = 1
+    True
     """
     rng = as_generator(seed)
     n_trials = check_positive_int("n_trials", n_trials, minimum=2)

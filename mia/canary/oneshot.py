@@ -232,6 +232,16 @@ def simulate_canary_cosines(d, k, sigma, *, simulation="vectors", chunk_bytes=2*
     -------
     numpy.ndarray
         The k cosines.
+
+    Examples
+    --------
+    Each cosine is about 1 / sqrt(k + sigma^2 d), the norm of the sum:
+
+    >>> cos = simulate_canary_cosines(1000, 50, 1.0, simulation="gram", seed=0)
+    >>> cos.shape
+    (50,)
+    >>> print(round(float(cos.mean()), 2), round(1 / np.sqrt(50 + 1000), 2))
+    0.03 0.03
     """
     d = check_positive_int("d", d, minimum=2)
     k = check_positive_int("k", k, minimum=1)
