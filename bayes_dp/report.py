@@ -409,6 +409,27 @@ def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple
     return out
 
 
+def _prior_sensitivity_html(posterior: Posterior, prob: float) -> str:
+    """The eps interval with the eps prior's scale halved and doubled (reweighted draws)."""
+    if not posterior.settings.get("eps_prior") or "eps" not in posterior.var_names:
+        return ""
+    try:
+        sens = posterior.prior_sensitivity(prob, factors=(0.5, 2.0))
+    except ValueError:
+        return ""
+    lo, hi = posterior.interval(prob, "eps")
+    rows = [["as estimated", _fmt(lo, 3), _fmt(hi, 3), ""]]
+    for f, r in sens.items():
+        note = "" if r["reliable"] else "unreliable: rerun with that prior"
+        rows.append([f"scale x{f:g}", _fmt(r["interval"][0], 3), _fmt(r["interval"][1], 3), note])
+    return (
+        f"<p><b>Prior sensitivity</b> of the {100 * prob:g}% interval of ε (with s free its "
+        "upper end is set by the prior along s·ε = const): the draws reweighted to the eps "
+        "prior with its scale halved and doubled.</p>"
+        + _table(["eps prior", "lower", "upper", ""], rows, left=1)
+    )
+
+
 def write_report(
     posterior: Posterior,
     path,
@@ -577,6 +598,10 @@ def write_report(
             "rate, union bound over all rates); its lower end is the usual audit lower bound "
             "of ε.</p>"
         )
+
+    sens = _prior_sensitivity_html(posterior, prob)
+    if sens:
+        parts.append(sens)
 
     # -- figures --------------------------------------------------------------------------
     parts.append("<h2>Figures</h2>")

@@ -48,7 +48,7 @@ def main() -> None:
     print(f"classical point estimate (max over bases): {eps_hat:.2f}")
     for f, res in post.prior_sensitivity(0.9).items():
         lo_f, hi_f = res["interval"]
-        flag = "" if res["khat"] <= 0.7 else " (unreliable reweighting: rerun with that prior)"
+        flag = "" if res["reliable"] else " (unreliable reweighting: rerun with that prior)"
         print(f"eps prior scale x{f:g}: 90% interval [{lo_f:.2f}, {hi_f:.2f}]{flag}")
     print(f"sampling took {seconds:.1f} s (compilation included on the first run)", file=sys.stderr)
 

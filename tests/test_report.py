@@ -337,3 +337,20 @@ def test_figures_shown_full_size_in_browser(one_group, tmp_path):
     for shown, drawn in measure["imgs"]:
         assert shown == pytest.approx(drawn, abs=0.5)  # not scaled down
     assert measure["imgs"][0][0] == pytest.approx(COLUMN_PX, abs=0.5)
+
+
+def test_report_shows_prior_sensitivity(one_group):
+    post, _, text = one_group
+    assert "<b>Prior sensitivity</b>" in text
+    sens = post.prior_sensitivity(0.9, factors=(0.5, 2.0))
+    for f, r in sens.items():
+        lo, hi = r["interval"]
+        row = re.search(
+            rf"<td class=\"l\">scale x{f:g}</td><td class=\"\">([^<]+)</td>"
+            rf"<td class=\"\">([^<]+)</td><td class=\"\">([^<]*)</td>",
+            text,
+        )
+        assert row is not None, f
+        assert float(row.group(1)) == pytest.approx(lo, rel=2e-3)
+        assert float(row.group(2)) == pytest.approx(hi, rel=2e-3)
+        assert ("unreliable" in row.group(3)) == (not r["reliable"])
