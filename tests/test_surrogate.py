@@ -1,0 +1,107 @@
+"""The likelihood table of the surrogate-transition move (samplers/surrogate.py).
+
+The move is exact whatever the table's error (checked against quadrature in
+test_sampler_exact.py and test_stress_grid.py); these tests check the table itself: the
+interpolation rule, its accuracy against the exact likelihood it tabulates, and its box.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from samplers import binomial, surrogate
+from samplers.driver import build_model
+
+STRONG_FP = [40, 50, 60, 100, 100]
+STRONG_FN = [250, 200, 150, 100, 120]
+
+
+def _model(s_fixed):
+    n = len(STRONG_FP)
+    model, corr, names, _ = build_model(
+        np.array(STRONG_FP),
+        np.full(n, 1000),
+        np.array(STRONG_FN),
+        np.full(n, 1000),
+        np.zeros(n, dtype=np.int64),
+        g_lik=np.zeros(1, dtype=np.int64),
+        g_sidx=np.zeros(1, dtype=np.int64),
+        g_tau=np.zeros(1),
+        g_rho=np.zeros(1),
+        g_tau_free=np.zeros(1, dtype=bool),
+        g_rho_free=np.zeros(1, dtype=bool),
+        s_fixed=np.array([np.nan if s_fixed is None else s_fixed]),
+        delta=1e-5,
+        eps_prior=(0, 10.0, 0.0),
+        s_prior=(1.0, 1.0),
+        tau_prior=(1.0, 1.0),
+    )
+    assert corr is None
+    return model, names
+
+
+def _exact(model, eps, s):
+    return sum(
+        model.b_mult[b] * binomial.log_lik(model.B, b, eps, s, model.delta)
+        for b in range(model.b_grp.size)
+    )
+
+
+def test_interpolation_is_exact_for_cubics_and_bilinear_at_cliffs():
+    G = surrogate.GRID
+    rng = np.random.default_rng(0)
+    c = rng.normal(size=(4, 4))
+
+    def f(u, v):
+        return sum(c[i, j] * u**i * v**j for i in range(4) for j in range(4))
+
+    uu, vv = np.meshgrid(np.arange(G), np.arange(G), indexing="ij")
+    T = f(uu / G, vv / G)
+    for u, v in rng.uniform(0, G - 1, size=(50, 2)):
+        got = surrogate._interp_2d(T, u, v, -np.inf)
+        assert got == pytest.approx(f(u / G, v / G), abs=1e-9)
+    # a cliff (a node at -inf) makes the cells around it bilinear, never above their corners
+    T2 = T.copy()
+    T2[10, 10] = -np.inf
+    got = surrogate._interp_2d(T2, 11.5, 11.5, -1e300)
+    corners = [T2[11, 11], T2[12, 11], T2[11, 12], T2[12, 12]]
+    assert min(corners) <= got <= max(corners)
+    assert surrogate._interp_2d(T2, 10.5, 10.5, -1e300) == -np.inf
+
+
+@pytest.mark.parametrize("s_fixed", [None, 0.95])
+def test_table_matches_the_exact_likelihood_in_its_box(s_fixed):
+    model, names = _model(s_fixed)
+    d = len(names)
+    lo = np.array([math.log(1.5), math.log(0.4 / 0.6)][:d])
+    hi = np.array([math.log(6.0), math.log(0.95 / 0.05)][:d])
+    if s_fixed is not None:
+        lo, hi = np.array([math.log(2.0)]), np.array([math.log(3.2)])
+    G = surrogate.GRID
+    V = np.zeros((1, G, G))
+    vmax = np.zeros(1)
+    assert surrogate.build(model, lo, hi, V, vmax)
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for _ in range(40):
+        z = rng.uniform(lo, hi)
+        s = s_fixed if s_fixed is not None else 1.0 / (1.0 + math.exp(-z[1]))
+        ref = _exact(model, math.exp(z[0]), s)
+        got = surrogate.log_density(z, model, lo, hi, V, vmax)
+        if ref > vmax[0] - 20.0:  # where the posterior lives
+            worst = max(worst, abs(got - ref))
+    # the move's acceptance rate is ~exp(-2 x error); 0.05 keeps it above ~90%
+    print("worst table error", worst)
+    assert worst < 0.05, worst
+    # outside the box the table says nothing
+    out = hi + 0.1
+    assert surrogate.log_density(out, model, lo, hi, V, vmax) == -np.inf
+
+
+def test_empty_box_builds_nothing():
+    model, names = _model(None)
+    G = surrogate.GRID
+    V = np.zeros((1, G, G))
+    lo = np.array([1.0, 0.0])
+    assert not surrogate.build(model, lo, lo.copy(), V, np.zeros(1))
