@@ -12,15 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from samplers.codes import EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED
+
 from ._validation import as_generator, check_real
 
 __all__ = ["HalfNormal", "LogNormal", "Beta", "Prior"]
 
-# Codes read by samplers._kernels.log_prior_eps / log_prior_s.
-EPS_HALFNORMAL = 0
-EPS_LOGNORMAL = 1
-S_BETA = 0
-S_FIXED = 1
+# The codes the kernels read (samplers._kernels.log_prior_eps, the strength variables' kinds)
+# are defined in samplers.codes; the names stay importable from here.
+_CODES = (EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,21 @@
-"""MHAAR sampler of MCMC-DP-Est: numba kernels and a thin runner (numpy and numba only)."""
+"""MHAAR sampler of MCMC-DP-Est: numba kernels and a thin runner (numpy and numba only).
 
-from .mhaar import AUX_PROPOSALS, SamplerConfig, aux_params, run_mhaar
+The names below are imported on first use (PEP 562), so that ``samplers.codes`` (the integer
+codes the kernels switch on) can be read without importing numba.
+"""
+
+import importlib
 
 __all__ = ["AUX_PROPOSALS", "SamplerConfig", "aux_params", "run_mhaar"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        value = getattr(importlib.import_module(".mhaar", __name__), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
