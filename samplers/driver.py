@@ -179,7 +179,9 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
         if nm != "eps" and nm[0] == "rho":
             z[a] = 0.0
         elif nm != "eps" and nm[0] == "tau":
-            z[a] = np.log(0.05 / 0.95)
+            # the model's starting tau (0.05 unless a fixed rho needs a larger one)
+            t = float(model.g_tau[nm[1]])
+            z[a] = np.log(t / (1.0 - t))
     eps_grid = np.unique(
         np.concatenate([np.geomspace(0.01, 60.0, 25), eps_guess * np.array([0.7, 1.0, 1.4])])
     )

@@ -61,6 +61,24 @@ def test_build_strengths_parameters_and_fixed_values():
         m.delta = 0.1  # frozen
 
 
+def test_a_fixed_rho_moves_the_starting_tau_to_where_it_is_admissible():
+    """rho = 0.1 needs rho_max(tau) = (1 + 499 tau) / 500 > 0.1, i.e. tau > 0.098 (N = 500)."""
+    ev = bdp.Evidence(C, likelihood="bivariate_normal", name="c", fix={"rho": 0.1})
+    m = Model.build(ev, delta=1e-5)
+    (tau0,) = m.tau_start
+    assert 0.098 < tau0 < 0.1
+    # the exact sampler starts there too (it used to start tau at 0.05, where the posterior is
+    # zero, and gave up)
+    post = bdp.estimate_epsilon(ev, delta=1e-5, seed=0, **FAST)
+    tau = post.draws("tau_c")
+    assert np.all((1 + 499 * tau) / 500 > 0.1)
+    with pytest.raises(ValueError, match="admissible"):
+        Model.build(
+            bdp.Evidence(C, likelihood="bivariate_normal", fix={"rho": 0.1, "tau": 0.05}),
+            delta=1e-5,
+        )
+
+
 @pytest.mark.parametrize(
     "counts, prior, method, words",
     [
