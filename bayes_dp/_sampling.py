@@ -189,8 +189,8 @@ class SamplerSettings:
 
         ``draws`` is the number of draws the run stored (an automatic-length run gives the
         same draws when asked for its final length at once); ``max_time`` and ``cores`` are
-        left out (they change when a run stops, not its draws). Files of earlier versions lack
-        some entries; their defaults were the values then.
+        left out (a time limit can only stop a run early; threads do not change the draws).
+        Entries that a file of an earlier version lacks take today's defaults.
         """
         method = settings.get("method", "exact")
         keys = ["chains", "tune", "target_accept"]
