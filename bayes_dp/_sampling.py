@@ -27,17 +27,24 @@ METHODS = ("exact", "mhaar")
 DEFAULT_TUNE = {"exact": 1000, "mhaar": 2000}
 #: Stored draws per chain of an MHAAR run when ``draws=None``.
 MHAAR_DEFAULT_DRAWS = 5000
-#: Automatic run length of the exact sampler: first round, largest round, the criteria every
-#: sampled variable must meet, and the default time budget in seconds.
-AUTO_FIRST_DRAWS = 1000
-AUTO_MAX_DRAWS = 200_000
-AUTO_RHAT_MAX = 1.01
-#: ESS target of the automatic run length, bulk and tail.  The issue's bar is ESS_bulk >= 400,
-#: but at 400 the 5% and 95% quantiles still move by ~1.1 probability points (sd) from run to
-#: run; 2,000 brings that to ~0.5 points, so that "within 1.5 points of the exact posterior"
-#: holds at default settings (docs/model.md, stress grid; at 1,000, one case in ten missed).
-AUTO_ESS_MIN = 2000
-AUTO_MAX_TIME = 600.0
+
+
+@dataclass(frozen=True)
+class AutoLength:
+    """When an automatic-length run of the exact sampler (``draws=None``) stops.
+
+    It runs ``first_draws`` draws per chain, then grows the run in rounds until every sampled
+    variable has r_hat <= ``rhat_max`` and bulk and tail ESS >= ``ess_min`` (converged), the
+    run reaches ``max_draws`` draws per chain, or ``max_time`` seconds (the default budget
+    when ``estimate_epsilon(max_time=None)``) run out. The values are
+    ``bayes_dp.estimate.AUTO_*``.
+    """
+
+    first_draws: int
+    max_draws: int
+    rhat_max: float
+    ess_min: float
+    max_time: float
 
 
 @dataclass(frozen=True)
@@ -221,11 +228,12 @@ def run_exact(
     cfg: SamplerSettings,
     rng: np.random.Generator,
     *,
+    auto: AutoLength,
     progress=None,
     progress_owned: bool = False,
 ) -> dict:
     """Run the exact-likelihood sampler; ``cfg.draws=None`` runs until converged (or out of
-    time)."""
+    time), as ``auto`` says."""
     from samplers.driver import ExactRun, build_model, starting_points
 
     from . import _arviz
@@ -275,7 +283,7 @@ def run_exact(
     )
     draws = cfg.draws
     if cfg.max_time is None:
-        budget = AUTO_MAX_TIME if draws is None else np.inf
+        budget = auto.max_time if draws is None else np.inf
     else:
         budget = cfg.max_time
     converged = None  # a run of fixed length that finished is not judged here
@@ -287,12 +295,12 @@ def run_exact(
             x = z[:, :, a]
             e = min(_arviz.ess(x, "bulk"), _arviz.ess(x, "tail"))
             ess_min = min(ess_min, e) if np.isfinite(e) else 0.0
-            if not (_arviz.rhat(x) <= AUTO_RHAT_MAX and e >= AUTO_ESS_MIN):
+            if not (_arviz.rhat(x) <= auto.rhat_max and e >= auto.ess_min):
                 ok = False
         return ok, ess_min
 
     tracker = _progress.Tracker(progress, owned=progress_owned)
-    target = AUTO_FIRST_DRAWS if draws is None else draws
+    target = auto.first_draws if draws is None else draws
     try:
         while True:
             tracker.set_total(tracker.done + run.iterations_left(target))
@@ -309,12 +317,12 @@ def run_exact(
                 converged = True
                 stop_reason = "converged"
                 break
-            if target >= AUTO_MAX_DRAWS:
+            if target >= auto.max_draws:
                 converged = False
                 stop_reason = "max_draws"
                 break
-            grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * AUTO_ESS_MIN / ess_min))
-            target = int(min(AUTO_MAX_DRAWS, np.ceil(target * grow / 100.0) * 100))
+            grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * auto.ess_min / ess_min))
+            target = int(min(auto.max_draws, np.ceil(target * grow / 100.0) * 100))
             tracker.note(
                 f"not converged at {run.n_draws} draws/chain (smallest ESS "
                 f"{ess_min:.0f}); extending to {target}"
