@@ -7,45 +7,14 @@ import platform
 
 import numpy as np
 
-from samplers.mhaar import AUX_PROPOSALS, SamplerConfig, run_mhaar
-
 from . import _progress
-from ._validation import as_generator, check_delta, check_positive_int, check_real
-from .evidence import Evidence
-from .exceptions import TimeBudgetError
-from .observations import AttackCounts
+from ._sampling import DEFAULT_TUNE, METHODS, SAMPLERS, AutoLength, SamplerSettings  # noqa: F401
+from ._validation import as_generator
+from .model import Model
 from .posterior import Posterior
 from .priors import Prior
-from .region import classical_epsilon
 
 __all__ = ["estimate_epsilon"]
-
-
-def _as_groups(counts) -> list[Evidence]:
-    if isinstance(counts, AttackCounts):
-        return [Evidence(counts, name="counts")]
-    if isinstance(counts, Evidence):
-        return [counts]
-    if isinstance(counts, (list, tuple)):
-        if not counts:
-            raise ValueError("`counts` is an empty list; give at least one Evidence")
-        out = []
-        for i, c in enumerate(counts):
-            if isinstance(c, AttackCounts):
-                c = Evidence(c, name=f"counts{i}")
-            if not isinstance(c, Evidence):
-                raise TypeError(
-                    f"`counts[{i}]` must be an AttackCounts or Evidence; found {type(c).__name__}"
-                )
-            out.append(c)
-        names = [g.name for g in out]
-        dup = {n for n in names if names.count(n) > 1}
-        if dup:
-            raise ValueError(f"Evidence names must be unique; found {sorted(dup)} repeated")
-        return out
-    raise TypeError(
-        f"`counts` must be AttackCounts, Evidence or a list of them; found {type(counts).__name__}"
-    )
 
 
 def estimate_epsilon(
@@ -180,229 +149,73 @@ def estimate_epsilon(
     >>> post.var_names
     ['eps']
     """
-    groups = _as_groups(counts)
-    delta = check_delta(delta)
-    if prior is None:
-        prior = Prior()
-    if not isinstance(prior, Prior):
-        raise TypeError(f"`prior` must be a bayes_dp.Prior; found {type(prior).__name__}")
-    if method not in METHODS:
-        raise ValueError(f"`method` must be one of {list(METHODS)}; found {method!r}")
-    chains = check_positive_int("chains", chains)
-    if draws is not None:
-        draws = check_positive_int("draws", draws)
-    if tune is None:
-        tune = DEFAULT_TUNE[method]
-    tune = check_positive_int("tune", tune, minimum=0)
-    if thin is None:
-        thin = 2 if method == "mhaar" else 1
-    thin = check_positive_int("thin", thin)
-    if method == "exact" and thin != 1:
-        raise ValueError(f"`thin` applies to method='mhaar' only; found thin={thin!r}")
-    if max_time is not None:
-        max_time = check_real("max_time", max_time, low=0.0, low_open=True)
+    model = Model.build(counts, delta=delta, prior=prior)
+    cfg = SamplerSettings.build(
+        method=method,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        thin=thin,
+        max_time=max_time,
+        log_likelihood=log_likelihood,
+        n_aux=n_aux,
+        aux_proposal=aux_proposal,
+        aux_uniform_weight=aux_uniform_weight,
+        aux_band_weight=aux_band_weight,
+        integrate_latents=integrate_latents,
+        target_accept=target_accept,
+        cores=cores,
+    )
     progress_owned = progress is None or progress is True  # a bar made here is closed here
     progress = _progress.resolve(progress)  # method "mhaar" shows no progress
-    if not isinstance(log_likelihood, bool):
-        raise TypeError(f"`log_likelihood` must be True or False; found {log_likelihood!r}")
-    n_aux = check_positive_int("n_aux", n_aux, minimum=2)
-    if aux_proposal not in AUX_PROPOSALS:
-        raise ValueError(
-            f"`aux_proposal` must be one of {sorted(AUX_PROPOSALS)}; found {aux_proposal!r}"
-        )
-    aux_uniform_weight = check_real("aux_uniform_weight", aux_uniform_weight, low=0.0, high=1.0)
-    aux_band_weight = check_real(
-        "aux_band_weight", aux_band_weight, low=0.0, high=1.0, high_open=True
+    model.check_method(cfg.method)
+    rng, seed_record = _generator(seed)
+    auto = AutoLength(AUTO_FIRST_DRAWS, AUTO_MAX_DRAWS, AUTO_RHAT_MAX, AUTO_ESS_MIN, AUTO_MAX_TIME)
+    out = SAMPLERS[cfg.method](
+        model, cfg, rng, auto=auto, progress=progress, progress_owned=progress_owned
     )
-    target_accept = check_real(
-        "target_accept", target_accept, low=0.0, high=1.0, low_open=True, high_open=True
-    )
-    if not isinstance(integrate_latents, bool):
-        raise TypeError(f"`integrate_latents` must be True or False; found {integrate_latents!r}")
-    if method == "exact":
-        given = {
-            "n_aux": (n_aux, 16),
-            "aux_proposal": (aux_proposal, "normal"),
-            "aux_uniform_weight": (aux_uniform_weight, 0.05),
-            "aux_band_weight": (aux_band_weight, 0.0),
-            "integrate_latents": (integrate_latents, False),
-        }
-        for name, (val, default) in given.items():
-            if val != default:
-                raise ValueError(
-                    f"`{name}` applies to method='mhaar' only (the exact sampler has no "
-                    f"auxiliary pairs); found {name}={val!r}"
-                )
-    if cores is not None:
-        cores = check_positive_int("cores", cores)
-    if seed is None:
-        # record fresh entropy so that the run can be reproduced
-        entropy = np.random.SeedSequence().entropy
-        rng = np.random.default_rng(entropy)
-        seed_record = entropy
-    else:
-        rng = as_generator(seed)
-        seed_record = int(seed) if isinstance(seed, (int, np.integer)) else "Generator"
-
-    # strength variables: "s" for the shared groups, "s_<name>" for each own group
-    s_names: list[str] = []
-    g_sidx = []
-    for g in groups:
-        vname = "s" if g.strength == "shared" else f"s_{g.name}"
-        if vname not in s_names:
-            s_names.append(vname)
-        g_sidx.append(s_names.index(vname))
-    if prior.s_fixed and float(prior.s) == 1.0:
-        if method != "exact":
-            raise ValueError("s = 1 (`prior.s=1.0`) needs method='exact'; found method='mhaar'")
-        bad = [g.name for g in groups if g.likelihood != "binomial"]
-        if bad:
-            raise ValueError(
-                "s = 1 (`prior.s=1.0`) is supported for binomial evidence only; found "
-                f"over-dispersed groups {bad}"
-            )
-    allc = AttackCounts.concat([g.counts for g in groups])
-    grp = np.concatenate([np.full(len(g.counts), j, dtype=np.int64) for j, g in enumerate(groups)])
-    G = len(s_names)
-    lik = [_LIK_CODES[g.likelihood] for g in groups]
-    has_tau = [g.likelihood != "binomial" for g in groups]
-    has_rho = [g.likelihood == "bivariate_normal" for g in groups]
-    tau_free = [h and "tau" not in g.fix for h, g in zip(has_tau, groups, strict=True)]
-    rho_free = [h and "rho" not in g.fix for h, g in zip(has_rho, groups, strict=True)]
-    tau_start = np.array(
-        [g.fix.get("tau", 0.05 if h else 0.0) for g, h in zip(groups, has_tau, strict=True)]
-    )
-    rho_start = np.array([g.fix.get("rho", 0.0) for g in groups])
-    for j, g in enumerate(groups):
-        if has_rho[j] and "rho" in g.fix:
-            tau_start[j] = _admissible_tau(g, tau_start[j], fixed_tau="tau" in g.fix)
-
-    layout = {
-        "allc": allc,
-        "grp": grp,
-        "lik": lik,
-        "g_sidx": g_sidx,
-        "tau_free": tau_free,
-        "rho_free": rho_free,
-        "tau_start": tau_start,
-        "rho_start": rho_start,
-    }
-    if method == "exact":
-        out = _sample_exact(
-            layout,
-            G=G,
-            delta=delta,
-            prior=prior,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            max_time=max_time,
-            target_accept=target_accept,
-            log_likelihood=log_likelihood,
-            progress=progress,
-            progress_owned=progress_owned,
-            cores=cores,
-            rng=rng,
-        )
-    else:
-        out = _sample_mhaar(
-            layout,
-            G=G,
-            delta=delta,
-            prior=prior,
-            chains=chains,
-            draws=5000 if draws is None else draws,
-            tune=tune,
-            thin=thin,
-            n_aux=n_aux,
-            aux_proposal=aux_proposal,
-            aux_uniform_weight=aux_uniform_weight,
-            aux_band_weight=aux_band_weight,
-            integrate_latents=integrate_latents,
-            target_accept=target_accept,
-            cores=cores,
-            rng=rng,
-        )
-
-    draws_dict = {"eps": out["eps"]}
-    fixed: dict[str, float] = {}
-    for k, name in enumerate(s_names):
-        if prior.s_fixed:
-            fixed[name] = float(prior.s)
-        else:
-            draws_dict[name] = out["s"][:, :, k]
-    for j, g in enumerate(groups):
-        for par, has, free, arr in (
-            ("tau", has_tau, tau_free, "tau"),
-            ("rho", has_rho, rho_free, "rho"),
-        ):
-            if not has[j]:
-                continue
-            if free[j]:
-                draws_dict[f"{par}_{g.name}"] = out[arr][:, :, j]
-            else:
-                fixed[f"{par}_{g.name}"] = float(g.fix[par])
-    acc = out["accept"]
-    if method == "exact":
-        # -1 marks a move not attempted in that iteration (see samplers.exact.advance)
-        acc = np.where(acc >= 0, acc, np.nan)
-    stats = {"accept_joint": acc[:, :, 0]}
-    if not prior.s_fixed:
-        stats["accept_ridge"] = acc[:, :, 1]
-    if method == "mhaar" and (any(tau_free) or any(rho_free)):
-        stats["accept_overdispersion"] = acc[:, :, 2]
-    if method == "exact" and np.any(np.isfinite(acc[:, :, 2])):
-        stats["accept_table"] = acc[:, :, 2]
-    settings = {
-        "delta": delta,
-        "prior": repr(prior),
-        "eps_prior": [type(prior.eps).__name__, *[float(v) for v in vars(prior.eps).values()]],
-        "groups": [
-            {
-                "name": g.name,
-                "likelihood": g.likelihood,
-                "strength": g.strength,
-                "counts": g.counts.to_dict(),
-                "fix": dict(g.fix),
-            }
-            for g in groups
-        ],
-        "fixed": fixed,
-        "seed": seed_record,
-        "method": method,
-        "chains": chains,
-        "draws": int(out["eps"].shape[1]),
-        "draws_requested": draws,
-        "tune": tune,
-        "target_accept": target_accept,
-        "tuned_scales": out["scales"].tolist(),
-        "versions": _versions(),
-    }
-    if method == "mhaar":
-        settings.update(
-            thin=thin,
-            n_aux=n_aux,
-            aux_proposal=aux_proposal,
-            aux_uniform_weight=aux_uniform_weight,
-            aux_band_weight=aux_band_weight,
-            integrate_latents=integrate_latents,
-        )
-    else:
-        settings.update(
-            max_time=out["max_time"],
-            converged=out["converged"],
-            stop_reason=out["stop_reason"],
-            seconds=out["seconds"],
-        )
-    loglik = None
-    if out.get("log_lik") is not None:
-        loglik = {"counts": out["log_lik"]}
-    post = Posterior(draws_dict, stats, settings, log_likelihood=loglik)
+    post = _posterior(model, cfg, out, seed_record)
     if check:
         post.check(stacklevel=2)
         if post.converged is False:
             _warn_not_converged(post, stacklevel=2)
     return post
+
+
+def _generator(seed) -> tuple[np.random.Generator, int | str]:
+    """The run's Generator, and the seed as recorded (fresh entropy when ``seed`` is None)."""
+    if seed is None:
+        # record fresh entropy so that the run can be reproduced
+        entropy = np.random.SeedSequence().entropy
+        return np.random.default_rng(entropy), entropy
+    rng = as_generator(seed)
+    return rng, int(seed) if isinstance(seed, (int, np.integer)) else "Generator"
+
+
+def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Posterior:
+    """The Posterior of a run: draws named by the model, settings from the model and the
+    sampler."""
+    draws = model.named_draws(out["eps"], out["s"], out["tau"], out["rho"])
+    acc = out["accept"]
+    if cfg.method == "exact":
+        # -1 marks a move not attempted in that iteration (see samplers.exact.advance)
+        acc = np.where(acc >= 0, acc, np.nan)
+    stats = {"accept_joint": acc[:, :, 0]}
+    if not model.s_fixed:
+        stats["accept_ridge"] = acc[:, :, 1]
+    if cfg.method == "mhaar" and (any(model.tau_free) or any(model.rho_free)):
+        stats["accept_overdispersion"] = acc[:, :, 2]
+    if cfg.method == "exact" and np.any(np.isfinite(acc[:, :, 2])):
+        stats["accept_table"] = acc[:, :, 2]
+    rec = cfg.record(out)
+    settings = {**model.settings(), "seed": seed_record}
+    for key in ("method", "chains", "draws", "draws_requested", "tune", "target_accept"):
+        settings[key] = rec.pop(key)
+    settings["tuned_scales"] = rec.pop("tuned_scales")
+    settings["versions"] = _versions()
+    settings.update(rec)
+    loglik = None if out.get("log_lik") is None else {"counts": out["log_lik"]}
+    return Posterior(draws, stats, settings, log_likelihood=loglik)
 
 
 def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
@@ -418,10 +231,6 @@ def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
             warnings.warn(ConvergenceWarning(f.message, var=f.var, **d), stacklevel=stacklevel + 1)
 
 
-#: Sampling methods: the noise-free sampler on the exact marginal likelihood, and the paper's
-#: MHAAR (Alg. 1) over latent (alpha, beta) pairs.
-METHODS = ("exact", "mhaar")
-DEFAULT_TUNE = {"exact": 1000, "mhaar": 2000}
 #: Automatic run length of the exact sampler: first round, largest round, the criteria every
 #: sampled variable must meet, and the default time budget in seconds.
 AUTO_FIRST_DRAWS = 1000
@@ -433,277 +242,6 @@ AUTO_RHAT_MAX = 1.01
 #: holds at default settings (docs/model.md, stress grid; at 1,000, one case in ten missed).
 AUTO_ESS_MIN = 2000
 AUTO_MAX_TIME = 600.0
-
-
-def _logit(p):
-    return np.log(p) - np.log1p(-p)
-
-
-def _sample_exact(
-    layout,
-    *,
-    G,
-    delta,
-    prior,
-    chains,
-    draws,
-    tune,
-    max_time,
-    target_accept,
-    log_likelihood,
-    progress,
-    progress_owned,
-    cores,
-    rng,
-) -> dict:
-    """Run the exact-likelihood sampler; ``draws=None`` runs until converged (or out of time)."""
-    import time
-
-    from samplers.driver import ExactRun, build_model, starting_points
-
-    from . import _arviz
-
-    t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
-    allc = layout["allc"]
-    J = len(layout["lik"])
-    s_fixed = np.full(G, float(prior.s) if prior.s_fixed else np.nan)
-    s_code = prior._s_code()
-    model, corr, names, base_map = build_model(
-        allc.fp,
-        allc.n_neg,
-        allc.fn,
-        allc.n_pos,
-        layout["grp"],
-        g_lik=layout["lik"],
-        g_sidx=layout["g_sidx"],
-        g_tau=layout["tau_start"],
-        g_rho=layout["rho_start"],
-        g_tau_free=layout["tau_free"],
-        g_rho_free=layout["rho_free"],
-        s_fixed=s_fixed,
-        delta=delta,
-        eps_prior=prior.eps._code(),
-        s_prior=(s_code[1], s_code[2]) if not prior.s_fixed else (1.0, 1.0),
-        tau_prior=(prior.tau.a, prior.tau.b),
-    )
-    ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, delta), dtype=np.float64)
-    finite = ehat[np.isfinite(ehat) & (ehat > 0)]
-    guess = float(np.median(finite)) if finite.size else 3.0
-    init_rng, *chain_rngs = rng.spawn(chains + 1)
-    starts = starting_points(model, corr, names, init_rng, chains, guess)
-    run = ExactRun(
-        model,
-        corr,
-        names,
-        chain_rngs,
-        starts,
-        tune=tune,
-        target_accept=target_accept,
-        store_ll=log_likelihood,
-        cores=cores,
-    )
-    budget = (AUTO_MAX_TIME if draws is None else np.inf) if max_time is None else max_time
-    converged = None  # a run of fixed length that finished is not judged here
-
-    def worst_ess(z):
-        """The smallest ESS (bulk or tail), and whether every coordinate meets the criteria."""
-        ok, ess_min = True, np.inf
-        for a in range(z.shape[2]):
-            x = z[:, :, a]
-            e = min(_arviz.ess(x, "bulk"), _arviz.ess(x, "tail"))
-            ess_min = min(ess_min, e) if np.isfinite(e) else 0.0
-            if not (_arviz.rhat(x) <= AUTO_RHAT_MAX and e >= AUTO_ESS_MIN):
-                ok = False
-        return ok, ess_min
-
-    tracker = _progress.Tracker(progress, owned=progress_owned)
-    target = AUTO_FIRST_DRAWS if draws is None else draws
-    try:
-        while True:
-            tracker.set_total(tracker.done + run.iterations_left(target))
-            run.run(target, tracker, deadline=t0 + budget)
-            if run.n_draws < target:
-                converged = False
-                stop_reason = "max_time"
-                break
-            if draws is not None:
-                stop_reason = "draws"
-                break
-            ok, ess_min = worst_ess(run.result()["z"])
-            if ok:
-                converged = True
-                stop_reason = "converged"
-                break
-            if target >= AUTO_MAX_DRAWS:
-                converged = False
-                stop_reason = "max_draws"
-                break
-            grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * AUTO_ESS_MIN / ess_min))
-            target = int(min(AUTO_MAX_DRAWS, np.ceil(target * grow / 100.0) * 100))
-            tracker.note(
-                f"not converged at {run.n_draws} draws/chain (smallest ESS "
-                f"{ess_min:.0f}); extending to {target}"
-            )
-        if converged:
-            tracker.note(f"converged at {run.n_draws} draws/chain")
-    finally:
-        tracker.close()
-    res = run.result()
-    if run.n_draws == 0:
-        raise TimeBudgetError(
-            f"no draws within `max_time` = {budget} s (the warm-up of {tune} iterations did not "
-            "finish); give more time or a shorter warm-up"
-        )
-    z = res["z"]
-    out = {"eps": np.exp(z[:, :, 0])}
-    s_out = np.full(z.shape[:2] + (G,), np.nan)
-    tau_out = np.full(z.shape[:2] + (J,), np.nan)
-    rho_out = np.full(z.shape[:2] + (J,), np.nan)
-    for a, nm in enumerate(names):
-        if nm == "eps":
-            continue
-        kind, k = nm
-        if kind == "s":
-            s_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
-        elif kind == "tau":
-            tau_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
-    for a, nm in enumerate(names):
-        if nm != "eps" and nm[0] == "rho":
-            j = nm[1]
-            tau_j = tau_out[:, :, j] if layout["tau_free"][j] else layout["tau_start"][j]
-            rows = layout["grp"] == j
-            n0 = allc.n_neg[rows].astype(float)[:, None, None]
-            n1 = allc.n_pos[rows].astype(float)[:, None, None]
-            tj = np.broadcast_to(tau_j, z.shape[:2])[None]
-            c0 = 1.0 + (n0 - 1.0) * tj
-            c1 = 1.0 + (n1 - 1.0) * tj
-            rmax = np.sqrt(np.clip(c0 * c1, 0.0, None) / (n0 * n1)).min(axis=0)
-            rho_out[:, :, j] = rmax * np.tanh(z[:, :, a])
-    out.update(s=s_out, tau=tau_out, rho=rho_out, accept=res["acc"])
-    out["scales"] = np.exp(res["log_scale"])
-    out["log_lik"] = None
-    if log_likelihood:
-        ll = np.empty(z.shape[:2] + (base_map.shape[0],))
-        is_b = base_map[:, 0] == 0
-        ll[:, :, is_b] = res["ll_b"][:, :, base_map[is_b, 1]]
-        ll[:, :, ~is_b] = res["ll_c"][:, :, base_map[~is_b, 1]]
-        out["log_lik"] = ll
-    out.update(
-        converged=converged,
-        stop_reason=stop_reason,
-        max_time=None if not np.isfinite(budget) else float(budget),
-        seconds=time.perf_counter() - t0,
-    )
-    return out
-
-
-def _sample_mhaar(
-    layout,
-    *,
-    G,
-    delta,
-    prior,
-    chains,
-    draws,
-    tune,
-    thin,
-    n_aux,
-    aux_proposal,
-    aux_uniform_weight,
-    aux_band_weight,
-    integrate_latents,
-    target_accept,
-    cores,
-    rng,
-) -> dict:
-    """Run MHAAR (the paper's Alg. 1 with the proposals of ``docs/model.md``)."""
-    allc = layout["allc"]
-    J = len(layout["lik"])
-    # dispersed starting points around the classical estimate
-    ehat = classical_epsilon(allc.fpr, allc.fnr, delta)
-    ehat = np.asarray(ehat, dtype=np.float64)
-    finite = ehat[np.isfinite(ehat)]
-    base = float(np.max(finite)) if finite.size else 1.0
-    if not np.all(np.isfinite(ehat)):
-        # a perfect attack on some base (classical eps infinite): start higher
-        base = max(base, 3.0)
-    base = max(base, 0.2)
-    init_rng, *chain_rngs = rng.spawn(chains + 1)
-    eps0 = base * np.exp(init_rng.uniform(0.0, 0.7, size=chains))
-    if prior.s_fixed:
-        s0 = np.full((chains, G), float(prior.s))
-    else:
-        s0 = init_rng.uniform(0.2, 0.8, size=(chains, G))
-    tau0 = np.tile(layout["tau_start"], (chains, 1))
-    rho0 = np.tile(layout["rho_start"], (chains, 1))
-    config = SamplerConfig(
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        thin=thin,
-        n_aux=n_aux,
-        aux_proposal=aux_proposal,
-        aux_uniform_weight=aux_uniform_weight,
-        aux_band_weight=aux_band_weight,
-        integrate_latents=integrate_latents,
-        target_accept=target_accept,
-        cores=cores,
-    )
-    group_arrays = {
-        "sidx": layout["g_sidx"],
-        "lik": layout["lik"],
-        "tau_free": layout["tau_free"],
-        "rho_free": layout["rho_free"],
-        "tau_a": [prior.tau.a] * J,
-        "tau_b": [prior.tau.b] * J,
-    }
-    return run_mhaar(
-        allc.fp,
-        allc.n_neg,
-        allc.fn,
-        allc.n_pos,
-        layout["grp"],
-        groups=group_arrays,
-        delta=delta,
-        eps_prior=prior.eps._code(),
-        s_priors=[prior._s_code()] * G,
-        config=config,
-        rngs=chain_rngs,
-        eps0=eps0,
-        s0=s0,
-        tau0=tau0,
-        rho0=rho0,
-    )
-
-
-_LIK_CODES = {"binomial": 0, "bivariate_normal": 1, "beta_binomial": 2}
-
-
-def _admissible_tau(group: Evidence, tau: float, *, fixed_tau: bool) -> float:
-    """Check that a fixed rho is admissible at tau (fixed), or find a starting tau where it is."""
-    rho = abs(group.fix["rho"])
-    n0 = group.counts.n_neg.astype(float)
-    n1 = group.counts.n_pos.astype(float)
-
-    def rho_max(t):
-        c0 = 1 + (n0 - 1) * t
-        c1 = 1 + (n1 - 1) * t
-        return float(np.min(np.sqrt(np.clip(c0 * c1, 0, None) / (n0 * n1))))
-
-    if rho < rho_max(tau):
-        return tau
-    if fixed_tau:
-        raise ValueError(
-            f"Evidence {group.name!r}: `fix['rho']` = {group.fix['rho']!r} is outside the "
-            f"admissible interval (-{rho_max(tau):.4g}, {rho_max(tau):.4g}) at tau = {tau!r}"
-        )
-    for t in np.linspace(tau, 0.999, 2000):
-        if rho < rho_max(t):
-            return float(t)
-    raise ValueError(
-        f"Evidence {group.name!r}: `fix['rho']` = {group.fix['rho']!r} is not admissible for "
-        "any tau < 1"
-    )
 
 
 def _versions() -> dict[str, str]:

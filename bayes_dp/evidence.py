@@ -10,13 +10,14 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from ._validation import check_real
+from . import likelihoods
 from .observations import AttackCounts
 
 __all__ = ["Evidence", "LIKELIHOODS", "check_group_name"]
 
-#: Conditional distributions g(X, Y | alpha, beta) known to the model.
-LIKELIHOODS = ("binomial", "bivariate_normal", "beta_binomial")
+#: Names of the conditional distributions g(X, Y | alpha, beta) known to the model (the keys of
+#: the registry :data:`bayes_dp.likelihoods.LIKELIHOODS`).
+LIKELIHOODS = tuple(likelihoods.LIKELIHOODS)
 
 #: Longest group name accepted.
 NAME_MAX_LEN = 64
@@ -126,32 +127,11 @@ class Evidence:
     def __post_init__(self) -> None:
         if not isinstance(self.counts, AttackCounts):
             raise TypeError(f"`counts` must be an AttackCounts; found {type(self.counts).__name__}")
-        if self.likelihood not in LIKELIHOODS:
-            raise ValueError(
-                f"`likelihood` must be one of {LIKELIHOODS}; found {self.likelihood!r}"
-            )
+        spec = likelihoods.get_likelihood(self.likelihood)
         object.__setattr__(self, "name", check_group_name(self.name))
         if self.strength not in ("shared", "own"):
             raise ValueError(f"`strength` must be 'shared' or 'own'; found {self.strength!r}")
         fix = {} if self.fix is None else self.fix
         if not isinstance(fix, dict):
             raise TypeError(f"`fix` must be a dict or None; found {type(fix).__name__}")
-        allowed = {"binomial": (), "bivariate_normal": ("tau", "rho"), "beta_binomial": ("tau",)}[
-            self.likelihood
-        ]
-        for key, value in fix.items():
-            if key not in allowed:
-                raise ValueError(
-                    f"`fix` key {key!r} is not a parameter of the {self.likelihood!r} "
-                    f"likelihood; allowed: {allowed}"
-                )
-            check_real(f"fix[{key!r}]", value, low=-1.0, high=1.0, high_open=True)
-        if "tau" in fix:
-            n_max = int(max(self.counts.n_neg.max(), self.counts.n_pos.max()))
-            low = 0.0 if self.likelihood == "beta_binomial" else -1.0 / max(n_max - 1, 1)
-            if not fix["tau"] >= low or (self.likelihood != "beta_binomial" and fix["tau"] == low):
-                raise ValueError(
-                    f"`fix['tau']` must be {'>=' if low == 0 else '>'} {low:.3g} for this "
-                    f"{self.likelihood!r} group (largest N {n_max}); found {fix['tau']!r}"
-                )
-        object.__setattr__(self, "fix", {k: float(v) for k, v in fix.items()})
+        object.__setattr__(self, "fix", spec.check_fix(fix, self.counts))

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from samplers.codes import EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED
+
 from ._validation import as_generator, check_real
 
 __all__ = ["HalfNormal", "LogNormal", "Beta", "Prior"]
 
-# Codes read by samplers._kernels.log_prior_eps / log_prior_s.
-EPS_HALFNORMAL = 0
-EPS_LOGNORMAL = 1
-S_BETA = 0
-S_FIXED = 1
+# The codes the kernels read (samplers._kernels.log_prior_eps, the strength variables' kinds)
+# are defined in samplers.codes; the names stay importable from here.
+_CODES = (EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED)
 
 
 @dataclass(frozen=True)
@@ -177,3 +177,43 @@ class Prior:
         if self.s_fixed:
             return S_FIXED, float(self.s), 0.0
         return self.s._code()
+
+
+#: The classes a recorded prior (its repr) may name.
+_PRIOR_CLASSES = ("Prior", "HalfNormal", "LogNormal", "Beta")
+
+
+def parse_prior(text):
+    """The :class:`Prior` (or one of its parts) whose repr is ``text``, or None.
+
+    Reads back the prior recorded in a posterior's settings. Only the prior classes and
+    numbers are accepted; nothing is evaluated.
+
+    Examples
+    --------
+    >>> parse_prior("Prior(eps=HalfNormal(scale=5.0), s=0.6, tau=Beta(a=1.0, b=2.0))").s
+    0.6
+    >>> parse_prior("__import__('os')") is None
+    True
+    """
+    import ast
+
+    classes = {"Prior": Prior, "HalfNormal": HalfNormal, "LogNormal": LogNormal, "Beta": Beta}
+
+    def build(node):
+        if isinstance(node, ast.Call):
+            if not (isinstance(node.func, ast.Name) and node.func.id in _PRIOR_CLASSES):
+                raise ValueError("not a prior")
+            cls = classes[node.func.id]
+            return cls(
+                *(build(a) for a in node.args), **{k.arg: build(k.value) for k in node.keywords}
+            )
+        value = ast.literal_eval(node)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError("not a number")
+        return value
+
+    try:
+        return build(ast.parse(str(text), mode="eval").body)
+    except (SyntaxError, ValueError, TypeError):
+        return None

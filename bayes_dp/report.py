@@ -13,7 +13,6 @@ images are rendered at.
 
 from __future__ import annotations
 
-import ast
 import base64
 import datetime
 import html
@@ -138,39 +137,11 @@ def _unreliable(posterior: Posterior) -> str:
 
 # -- inputs in words ----------------------------------------------------------------------------
 def _parse_prior(text):
-    """The :class:`~bayes_dp.Prior` recorded (as its repr) in the settings, or None.
+    """The :class:`~bayes_dp.Prior` recorded (as its repr) in the settings, or None
+    (:func:`bayes_dp.priors.parse_prior`: nothing is evaluated)."""
+    from .priors import parse_prior
 
-    Only the prior classes and numbers are accepted; nothing is evaluated.
-
-    Examples
-    --------
-    >>> _parse_prior("Prior(eps=HalfNormal(scale=5.0), s=0.6, tau=Beta(a=1.0, b=2.0))").s
-    0.6
-    >>> _parse_prior("__import__('os')") is None
-    True
-    """
-    from . import priors
-
-    def build(node):
-        if isinstance(node, ast.Call):
-            if not (isinstance(node.func, ast.Name) and node.func.id in _PRIOR_CLASSES):
-                raise ValueError("not a prior")
-            cls = getattr(priors, node.func.id)
-            return cls(
-                *(build(a) for a in node.args), **{k.arg: build(k.value) for k in node.keywords}
-            )
-        value = ast.literal_eval(node)
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise ValueError("not a number")
-        return value
-
-    try:
-        return build(ast.parse(str(text), mode="eval").body)
-    except (SyntaxError, ValueError, TypeError):
-        return None
-
-
-_PRIOR_CLASSES = ("Prior", "HalfNormal", "LogNormal", "Beta")
+    return parse_prior(text)
 
 
 def _eps_words(eps) -> str:
@@ -264,35 +235,36 @@ def _base_numbers(st: dict, sizes: list[int]) -> tuple[str, list[list[int]]]:
 
 
 # -- how to reproduce ---------------------------------------------------------------------------
+def _recorded_run(st: dict):
+    """The :class:`~bayes_dp.model.Model` and sampler settings recorded in ``st``."""
+    from ._sampling import SamplerSettings
+    from .model import Model
+
+    return Model.from_settings(st), SamplerSettings.from_settings(st)
+
+
 def _reproduce_snippet(st: dict) -> str:
-    groups = st.get("groups", [])
+    """Python that repeats the run: written from the model and sampler settings recorded."""
+    try:
+        model, cfg = _recorded_run(st)
+    except (TypeError, ValueError) as e:
+        return f"# the recorded settings describe no run that can be repeated: {e}"
+    group_lines, model_args = model.to_python()
     lines = [
         "import bayes_dp as bdp",
         "from bayes_dp import Beta, HalfNormal, LogNormal, Prior  # noqa: F401",
         "",
-        "groups = [",
+        *group_lines,
     ]
-    for g in groups:
-        c = g["counts"]
-        fix = f", fix={g['fix']!r}" if g.get("fix") else ""
-        lines.append(
-            f"    bdp.Evidence(bdp.AttackCounts(fp={c['fp']}, n_neg={c['n_neg']}, "
-            f"fn={c['fn']}, n_pos={c['n_pos']}), likelihood={g['likelihood']!r}, "
-            f"name={g['name']!r}, strength={g['strength']!r}{fix}),"
-        )
-    lines.append("]")
     seed = st.get("seed")
     seed_txt = repr(seed) if isinstance(seed, int) else "None  # the run used a Generator"
-    keys = ["chains", "draws", "tune"]
-    if st.get("method", "exact") != "exact":
-        keys = ["method", *keys, "thin", "n_aux", "aux_proposal", "aux_uniform_weight"]
-        keys += ["aux_band_weight", "integrate_latents"]
-    if st.get("target_accept", 0.3) != 0.3:
-        keys.append("target_accept")
-    args = ", ".join(f"{k}={st[k]!r}" for k in keys if k in st)
+    if st.get("draws_requested", cfg.draws) is None and cfg.method == "exact":
+        lines.append(
+            f"# the run chose its length ({cfg.draws} draws per chain, "
+            f"{st.get('stop_reason', 'stopped')}); asking for that length gives the same draws"
+        )
     lines.append(
-        f"post = bdp.estimate_epsilon(groups, delta={st.get('delta')!r}, "
-        f"prior={st.get('prior', 'Prior()')}, {args}, seed={seed_txt})"
+        f"post = bdp.estimate_epsilon(groups, {model_args}, {cfg.to_python()}, seed={seed_txt})"
     )
     return "\n".join(lines)
 
@@ -301,52 +273,52 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
     """``(counts.csv text, bayes-dp command)`` that repeat the run, or why there are none."""
     from .priors import Beta, HalfNormal
 
+    try:
+        model, cfg = _recorded_run(st)
+    except (TypeError, ValueError) as e:
+        return f"settings that describe no run ({e})"
     why = []
-    groups = st.get("groups", [])
-    prior = _parse_prior(st.get("prior", ""))
-    if st.get("method", "exact") != "exact":
-        why.append(f"method {st.get('method')!r}")
-    if prior is None:
-        why.append("a prior that could not be read back")
-    else:
-        if not isinstance(prior.eps, HalfNormal):
-            why.append("a log-normal prior of ε")
-        if prior.tau != Beta(1.0, 1.0):
-            why.append("a prior of tau other than Beta(1, 1)")
-    if not groups:
-        why.append("no recorded counts")
-    strengths = [g.get("strength") for g in groups]
-    if strengths and strengths != ["shared"] + ["own"] * (len(groups) - 1):
+    prior = model.prior
+    groups = model.groups
+    if cfg.method != "exact":
+        why.append(f"method {cfg.method!r}")
+    if not isinstance(prior.eps, HalfNormal):
+        why.append("a log-normal prior of ε")
+    if prior.tau != Beta(1.0, 1.0):
+        why.append("a prior of tau other than Beta(1, 1)")
+    strengths = [g.strength for g in groups]
+    if strengths != ["shared"] + ["own"] * (len(groups) - 1):
         why.append(
             "a strength shared by several groups (the command gives each later group its own)"
         )
-    if any(g.get("fix") for g in groups):
+    if any(g.fix for g in groups):
         why.append("fixed tau or rho of a group")
     if not isinstance(st.get("seed"), int):
         why.append("a numpy Generator as seed")
-    if st.get("target_accept", 0.3) != 0.3:
-        why.append(f"target_accept={st.get('target_accept')!r}")
+    if cfg.target_accept != 0.3:
+        why.append(f"target_accept={cfg.target_accept!r}")
+    if not cfg.log_likelihood:
+        why.append("log_likelihood=False")
     if why:
         return "; ".join(why)
 
-    liks = {g["likelihood"] for g in groups}
-    with_group = len(groups) > 1 or not _is_default_name(str(groups[0]["name"]), 1)
-    with_lik = liks != {"binomial"}
+    with_group = len(groups) > 1 or not _is_default_name(groups[0].name, 1)
+    with_lik = {g.likelihood for g in groups} != {"binomial"}
     header = ["fp", "n_neg", "fn", "n_pos"] + ["group"] * with_group + ["likelihood"] * with_lik
-    _, numbers = _base_numbers(st, [len(g["counts"]["fp"]) for g in groups])
+    _, numbers = _base_numbers(st, [len(g.counts) for g in groups])
     rows = []
     for g, nums in zip(groups, numbers, strict=True):
-        c = g["counts"]
+        c = g.counts.to_dict()
         for k, num in enumerate(nums):
             cells = [str(c[col][k]) for col in ("fp", "n_neg", "fn", "n_pos")]
-            cells += [str(g["name"])] * with_group + [g["likelihood"]] * with_lik
+            cells += [g.name] * with_group + [g.likelihood] * with_lik
             rows.append((num, ",".join(cells)))
     rows.sort(key=lambda r: r[0])  # the file's own row order, when it was recorded
     csv_text = "\n".join([",".join(header), *(r for _, r in rows)]) + "\n"
 
-    cmd = ["bayes-dp estimate counts.csv", f"--delta {st.get('delta')!r}", "--out results"]
-    cmd += [f"--seed {st['seed']}", f"--chains {st.get('chains')}", f"--tune {st.get('tune')}"]
-    cmd.append(f"--draws {st.get('draws')}")
+    cmd = ["bayes-dp estimate counts.csv", f"--delta {model.delta!r}", "--out results"]
+    cmd += [f"--seed {st['seed']}", f"--chains {cfg.chains}", f"--tune {cfg.tune}"]
+    cmd.append(f"--draws {cfg.draws}")
     if prior.eps.scale != 10.0:
         cmd.append(f"--prior-eps-scale {prior.eps.scale!r}")
     if prior.s_fixed:

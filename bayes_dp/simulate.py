@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_generator, check_delta, check_int_array, check_real
+from .likelihoods import get_likelihood
 from .observations import AttackCounts
 
 __all__ = ["sample_strength_region", "simulate_counts"]
@@ -61,7 +62,8 @@ def simulate_counts(
     n_neg, n_pos : int or array_like of int
         Challenges per hypothesis for each base (their length sets the number of bases).
     likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
-        Model of the counts given (alpha, beta). Bivariate-normal draws are rounded to the
+        Model of the counts given (alpha, beta), a name in
+        :data:`bayes_dp.likelihoods.LIKELIHOODS`. Bivariate-normal draws are rounded to the
         nearest integer and clipped to [0, N] (the model is a normal approximation of integer
         counts).
     tau, rho : float
@@ -74,6 +76,7 @@ def simulate_counts(
     alpha, beta : ndarray
         The true error probabilities of each base.
     """
+    spec = get_likelihood(likelihood)
     rng = as_generator(seed)
     n_neg = check_int_array("n_neg", n_neg, min_value=1)
     n_pos = check_int_array("n_pos", n_pos, min_value=1)
@@ -81,33 +84,5 @@ def simulate_counts(
     n_neg = np.broadcast_to(n_neg, (n,)).astype(float)
     n_pos = np.broadcast_to(n_pos, (n,)).astype(float)
     alpha, beta = sample_strength_region(eps, s, delta, n, seed=rng)
-    if likelihood == "binomial":
-        x = rng.binomial(n_neg.astype(np.int64), alpha)
-        y = rng.binomial(n_pos.astype(np.int64), beta)
-    elif likelihood == "bivariate_normal":
-        c0 = 1 + (n_neg - 1) * tau
-        c1 = 1 + (n_pos - 1) * tau
-        # variances at the rates shrunk by half a count, as in the sampler's likelihood
-        sa = (n_neg * alpha + 0.5) / (n_neg + 1)
-        sb = (n_pos * beta + 0.5) / (n_pos + 1)
-        sx = np.sqrt(sa * (1 - sa) * n_neg * c0)
-        sy = np.sqrt(sb * (1 - sb) * n_pos * c1)
-        r = rho * np.sqrt(n_neg * n_pos / (c0 * c1))
-        if np.any(np.abs(r) >= 1):
-            raise ValueError(f"`rho` = {rho} is not admissible at tau = {tau}")
-        z1, z2 = rng.standard_normal((2, n))
-        x = np.rint(np.clip(n_neg * alpha + sx * z1, 0, n_neg)).astype(np.int64)
-        y = np.rint(
-            np.clip(n_pos * beta + sy * (r * z1 + np.sqrt(1 - r**2) * z2), 0, n_pos)
-        ).astype(np.int64)
-    elif likelihood == "beta_binomial":
-        tau = check_real("tau", tau, low=0.0, high=1.0, low_open=True, high_open=True)
-        phi = 1 / tau - 1
-        x = rng.binomial(n_neg.astype(np.int64), rng.beta(alpha * phi, (1 - alpha) * phi))
-        y = rng.binomial(n_pos.astype(np.int64), rng.beta(beta * phi, (1 - beta) * phi))
-    else:
-        raise ValueError(
-            "`likelihood` must be 'binomial', 'bivariate_normal' or 'beta_binomial'; "
-            f"found {likelihood!r}"
-        )
+    x, y = spec.simulate(rng, n_neg, n_pos, alpha, beta, tau=tau, rho=rho)
     return AttackCounts(x, n_neg.astype(np.int64), y, n_pos.astype(np.int64)), alpha, beta

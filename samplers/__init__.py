@@ -5,8 +5,23 @@ The default sampler on the exact marginal likelihood (:mod:`samplers.exact`, run
 numpy, numba and the standard library (``tests/test_conventions.py`` checks it); the one
 run-time use of SciPy is the address of its compiled incomplete beta functions, which
 :mod:`samplers._special` looks up for the kernels.
+
+The names below are imported on first use (PEP 562), so that ``samplers.codes`` (the integer
+codes the kernels switch on) can be read without importing numba.
 """
 
-from .mhaar import AUX_PROPOSALS, SamplerConfig, aux_params, run_mhaar
+import importlib
 
 __all__ = ["AUX_PROPOSALS", "SamplerConfig", "aux_params", "run_mhaar"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        value = getattr(importlib.import_module(".mhaar", __name__), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -40,14 +40,17 @@ import math
 import numpy as np
 from numba import njit
 
-PROP_UNIFORM = 0
-PROP_BETA_MIX = 1
-PROP_NORMAL_MIX = 2
-PROP_PAIR_NORMAL = 3
-
-LIK_BINOMIAL = 0
-LIK_BIVARIATE_NORMAL = 1
-LIK_BETA_BINOMIAL = 2
+# the integer codes the kernels switch on are defined in one place, samplers.codes
+from .codes import (  # noqa: F401  (re-exported: tests and callers use _kernels.LIK_*)
+    EPS_HALFNORMAL,
+    LIK_BETA_BINOMIAL,
+    LIK_BINOMIAL,
+    LIK_BIVARIATE_NORMAL,
+    PROP_BETA_MIX,
+    PROP_NORMAL_MIX,
+    PROP_PAIR_NORMAL,
+    PROP_UNIFORM,
+)
 
 #: Columns of the per-base parameter matrix P: Beta shapes (0-3) and log-normalisers (4, 5) of
 #: the normalised likelihood; (mean, sd, log normaliser) of the truncated-normal proposal of
@@ -65,7 +68,7 @@ def log_prior_eps(eps, kind, p1, p2):
     """Log prior density of eps up to a constant (0: half-normal(p1), 1: lognormal(p1, p2))."""
     if not eps > 0.0:
         return -np.inf
-    if kind == 0:
+    if kind == EPS_HALFNORMAL:
         return -0.5 * (eps / p1) ** 2
     le = math.log(eps)
     return -le - 0.5 * ((le - p1) / p2) ** 2

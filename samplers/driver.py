@@ -18,11 +18,11 @@ import numpy as np
 
 from . import exact
 from .binomial import binomial_bases
+from .codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL
 from .mhaar import QUAD_NODES, aux_params, gauss_legendre_table
 
 __all__ = ["ExactRun", "build_model", "LIK_BINOMIAL"]
 
-LIK_BINOMIAL = 0
 #: Seconds of work per chunk of one chain.
 CHUNK_SECONDS = 0.25
 
@@ -59,8 +59,7 @@ def build_model(
     fp, n_neg, fn, n_pos, grp : arrays (n,)
         Counts of every base and its group index.
     g_lik, g_sidx : sequences (J,)
-        Likelihood code (0 binomial, 1 bivariate normal, 2 beta-binomial) and strength variable
-        of each group.
+        Likelihood code (:mod:`samplers.codes` ``LIK_*``) and strength variable of each group.
     g_tau, g_rho : sequences (J,)
         Starting or fixed values of tau and rho per group; g_tau_free, g_rho_free say which are
         free.
@@ -98,7 +97,8 @@ def build_model(
     c_lik = g_lik[grp[c_idx]]
     c_const = np.zeros(c_idx.size)
     for r, i in enumerate(c_idx):
-        if c_lik[r] == 2:  # the beta-binomial kernel leaves out the binomial coefficients
+        # the beta-binomial kernel leaves out the binomial coefficients
+        if c_lik[r] == LIK_BETA_BINOMIAL:
             c_const[r] = _log_binom_coef(n_neg[i], fp[i]) + _log_binom_coef(n_pos[i], fn[i])
     base_map = np.zeros((fp.size, 2), dtype=np.int64)
     base_map[is_bin, 0] = 0
@@ -179,7 +179,9 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
         if nm != "eps" and nm[0] == "rho":
             z[a] = 0.0
         elif nm != "eps" and nm[0] == "tau":
-            z[a] = np.log(0.05 / 0.95)
+            # the model's starting tau (0.05 unless a fixed rho needs a larger one)
+            t = float(model.g_tau[nm[1]])
+            z[a] = np.log(t / (1.0 - t))
     eps_grid = np.unique(
         np.concatenate([np.geomspace(0.01, 60.0, 25), eps_guess * np.array([0.7, 1.0, 1.4])])
     )

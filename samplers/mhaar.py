@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels
+from .codes import LIK_BINOMIAL, S_BETA
 
 __all__ = ["SamplerConfig", "run_mhaar", "AUX_PROPOSALS"]
 
@@ -181,7 +182,8 @@ def run_mhaar(
         ``sidx`` (strength variable), ``lik`` (likelihood code), ``tau_free``, ``rho_free``
         (bool), ``tau_a``, ``tau_b`` (Beta prior of tau).
     eps_prior : (kind, p1, p2)
-    s_priors : list of (kind, a_or_value, b), one per strength variable (kind 1: fixed).
+    s_priors : list of (kind, a_or_value, b), one per strength variable (kind
+        ``codes.S_BETA`` or ``codes.S_FIXED``).
     rngs : list of numpy Generators, one per chain.
     eps0 : (chains,) ; s0 : (chains, G) ; tau0, rho0 : (chains, J) starting values.
     """
@@ -193,12 +195,12 @@ def run_mhaar(
     g_rho_free = np.asarray(groups["rho_free"], dtype=np.bool_)
     tau_a = np.asarray(groups["tau_a"], dtype=np.float64)
     tau_b = np.asarray(groups["tau_b"], dtype=np.float64)
-    s_free = np.array([k == 0 for k, _, _ in s_priors], dtype=np.bool_)
+    s_free = np.array([k == S_BETA for k, _, _ in s_priors], dtype=np.bool_)
     s_a = np.array([a for _, a, _ in s_priors], dtype=np.float64)
     s_b = np.array([b for _, _, b in s_priors], dtype=np.float64)
     kind = AUX_PROPOSALS[config.aux_proposal]
     qkind = np.full(grp.size, kind, dtype=np.int64)
-    binomial = g_lik[grp] == _kernels.LIK_BINOMIAL
+    binomial = g_lik[grp] == LIK_BINOMIAL
     if kind == _kernels.PROP_NORMAL_MIX:
         # a normal imitates Beta(X+1, N-X+1) well only away from the edges: with few errors
         # (or few successes) the Beta is skewed with an exponential tail, so those binomial
@@ -212,7 +214,7 @@ def run_mhaar(
         # normal whose width and tilt follow their (tau, rho)
         qkind[~binomial] = _kernels.PROP_PAIR_NORMAL
     eps_kind, eps_p1, eps_p2 = eps_prior
-    coll = (g_lik != _kernels.LIK_BINOMIAL) & bool(config.integrate_latents)
+    coll = (g_lik != LIK_BINOMIAL) & bool(config.integrate_latents)
     XG, WG = gauss_legendre_table(QUAD_NODES)
 
     def one(c):

@@ -148,3 +148,25 @@ def test_bad_priors_and_evidence(build, exc, words):
 def test_short_run_warns():
     with pytest.warns(bdp.ConvergenceWarning, match="run longer"):
         bdp.estimate_epsilon(COUNTS, delta=1e-5, seed=0, chains=2, draws=30, tune=10)
+
+
+def test_mhaar_chains_climb_to_a_perfect_base():
+    """One base with no errors (classical eps infinite) and one weak base (classical eps 0.85):
+    MHAAR chains start at 1 to 2 times 0.85, far below the posterior (median ~11), and reach
+    the exact sampler's posterior within a warm-up of 200 iterations, with no floor on the start."""
+    from bayes_dp._sampling import mhaar_start_eps
+    from bayes_dp.model import Model
+
+    counts = bdp.AttackCounts([0, 300], 1000, [0, 300], 1000)
+    start = mhaar_start_eps(Model.build(counts, delta=1e-5))
+    assert start == pytest.approx(float(bdp.classical_epsilon(0.3, 0.3, 1e-5)))
+    assert start < 1.0
+    exact = bdp.estimate_epsilon(counts, delta=1e-5, seed=1, chains=2, draws=2000, check=False)
+    mh = bdp.estimate_epsilon(
+        counts, delta=1e-5, method="mhaar", seed=0, chains=2, tune=200, draws=1000, check=False
+    )
+    e = mh.draws("eps")
+    assert np.all(np.median(e[:, :100], axis=1) > 5.0)  # every chain has climbed
+    ref = np.quantile(exact.draws("eps"), [0.25, 0.5, 0.75])
+    got = np.quantile(e, [0.25, 0.5, 0.75])
+    np.testing.assert_allclose(got, ref, rtol=0.1)

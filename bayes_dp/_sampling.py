@@ -1,0 +1,464 @@
+"""The samplers of :func:`~bayes_dp.estimate_epsilon`: their settings, and each run on a Model.
+
+:class:`SamplerSettings` holds the sampler's arguments of ``estimate_epsilon``, validated once.
+:data:`SAMPLERS` maps each method to a function ``(model, settings, rng, ...) -> dict`` that runs
+the chains on a :class:`~bayes_dp.model.Model` and returns the draws in the model's coordinates:
+``eps`` (chains, draws), ``s`` (chains, draws, strengths), ``tau`` and ``rho`` (chains, draws,
+groups), ``accept`` and the tuned ``scales``, plus what the run records about itself.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _progress
+from ._validation import check_positive_int, check_real
+from .exceptions import TimeBudgetError
+from .likelihoods import rho_max
+from .model import Model
+from .region import classical_epsilon
+
+#: Sampling methods: the noise-free sampler on the exact marginal likelihood, and the paper's
+#: MHAAR (Alg. 1) over latent (alpha, beta) pairs.
+METHODS = ("exact", "mhaar")
+DEFAULT_TUNE = {"exact": 1000, "mhaar": 2000}
+#: Stored draws per chain of an MHAAR run when ``draws=None``.
+MHAAR_DEFAULT_DRAWS = 5000
+
+
+@dataclass(frozen=True)
+class AutoLength:
+    """When an automatic-length run of the exact sampler (``draws=None``) stops.
+
+    It runs ``first_draws`` draws per chain, then grows the run in rounds until every sampled
+    variable has r_hat <= ``rhat_max`` and bulk and tail ESS >= ``ess_min`` (converged), the
+    run reaches ``max_draws`` draws per chain, or ``max_time`` seconds (the default budget
+    when ``estimate_epsilon(max_time=None)``) run out. The values are
+    ``bayes_dp.estimate.AUTO_*``.
+    """
+
+    first_draws: int
+    max_draws: int
+    rhat_max: float
+    ess_min: float
+    max_time: float
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """The sampler's arguments of :func:`~bayes_dp.estimate_epsilon`, validated (see there).
+
+    Make it with :meth:`build`, which fills in the method's defaults (``tune``, ``thin``) and
+    checks every value; ``draws`` None is the automatic length (exact) or
+    :data:`MHAAR_DEFAULT_DRAWS` (MHAAR).
+    """
+
+    method: str = "exact"
+    chains: int = 4
+    draws: int | None = None
+    tune: int = DEFAULT_TUNE["exact"]
+    thin: int = 1
+    max_time: float | None = None
+    log_likelihood: bool = True
+    n_aux: int = 16
+    aux_proposal: str = "normal"
+    aux_uniform_weight: float = 0.05
+    aux_band_weight: float = 0.0
+    integrate_latents: bool = False
+    target_accept: float = 0.3
+    cores: int | None = None
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        method: str = "exact",
+        chains: int = 4,
+        draws: int | None = None,
+        tune: int | None = None,
+        thin: int | None = None,
+        max_time: float | None = None,
+        log_likelihood: bool = True,
+        n_aux: int = 16,
+        aux_proposal: str = "normal",
+        aux_uniform_weight: float = 0.05,
+        aux_band_weight: float = 0.0,
+        integrate_latents: bool = False,
+        target_accept: float = 0.3,
+        cores: int | None = None,
+    ) -> SamplerSettings:
+        """Check the arguments (naming the argument and the value) and fill in defaults."""
+        from samplers.mhaar import AUX_PROPOSALS
+
+        if method not in METHODS:
+            raise ValueError(f"`method` must be one of {list(METHODS)}; found {method!r}")
+        chains = check_positive_int("chains", chains)
+        if draws is not None:
+            draws = check_positive_int("draws", draws)
+        if tune is None:
+            tune = DEFAULT_TUNE[method]
+        tune = check_positive_int("tune", tune, minimum=0)
+        if thin is None:
+            thin = 2 if method == "mhaar" else 1
+        thin = check_positive_int("thin", thin)
+        if method == "exact" and thin != 1:
+            raise ValueError(f"`thin` applies to method='mhaar' only; found thin={thin!r}")
+        if max_time is not None:
+            max_time = check_real("max_time", max_time, low=0.0, low_open=True)
+        if not isinstance(log_likelihood, bool):
+            raise TypeError(f"`log_likelihood` must be True or False; found {log_likelihood!r}")
+        n_aux = check_positive_int("n_aux", n_aux, minimum=2)
+        if aux_proposal not in AUX_PROPOSALS:
+            raise ValueError(
+                f"`aux_proposal` must be one of {sorted(AUX_PROPOSALS)}; found {aux_proposal!r}"
+            )
+        aux_uniform_weight = check_real("aux_uniform_weight", aux_uniform_weight, low=0.0, high=1.0)
+        aux_band_weight = check_real(
+            "aux_band_weight", aux_band_weight, low=0.0, high=1.0, high_open=True
+        )
+        target_accept = check_real(
+            "target_accept", target_accept, low=0.0, high=1.0, low_open=True, high_open=True
+        )
+        if not isinstance(integrate_latents, bool):
+            raise TypeError(
+                f"`integrate_latents` must be True or False; found {integrate_latents!r}"
+            )
+        if method == "exact":
+            defaults = cls()
+            given = {
+                "n_aux": n_aux,
+                "aux_proposal": aux_proposal,
+                "aux_uniform_weight": aux_uniform_weight,
+                "aux_band_weight": aux_band_weight,
+                "integrate_latents": integrate_latents,
+            }
+            for name, val in given.items():
+                if val != getattr(defaults, name):
+                    raise ValueError(
+                        f"`{name}` applies to method='mhaar' only (the exact sampler has no "
+                        f"auxiliary pairs); found {name}={val!r}"
+                    )
+        if cores is not None:
+            cores = check_positive_int("cores", cores)
+        return cls(
+            method=method,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            thin=thin,
+            max_time=max_time,
+            log_likelihood=log_likelihood,
+            n_aux=n_aux,
+            aux_proposal=aux_proposal,
+            aux_uniform_weight=aux_uniform_weight,
+            aux_band_weight=aux_band_weight,
+            integrate_latents=integrate_latents,
+            target_accept=target_accept,
+            cores=cores,
+        )
+
+    def record(self, out: dict) -> dict:
+        """The sampler's part of ``post.settings`` for a run that returned ``out``."""
+        rec = {
+            "method": self.method,
+            "chains": self.chains,
+            "draws": int(out["eps"].shape[1]),
+            "draws_requested": self.draws,
+            "tune": self.tune,
+            "target_accept": self.target_accept,
+            "tuned_scales": out["scales"].tolist(),
+        }
+        if self.method == "mhaar":
+            rec.update(
+                thin=self.thin,
+                n_aux=self.n_aux,
+                aux_proposal=self.aux_proposal,
+                aux_uniform_weight=self.aux_uniform_weight,
+                aux_band_weight=self.aux_band_weight,
+                integrate_latents=self.integrate_latents,
+            )
+        else:
+            rec.update(
+                max_time=out["max_time"],
+                converged=out["converged"],
+                stop_reason=out["stop_reason"],
+                seconds=out["seconds"],
+                log_likelihood=self.log_likelihood,
+            )
+        return rec
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> SamplerSettings:
+        """The settings that repeat the run recorded in ``settings`` (``post.settings``).
+
+        ``draws`` is the number of draws the run stored (an automatic-length run gives the
+        same draws when asked for its final length at once); ``max_time`` and ``cores`` are
+        left out (a time limit can only stop a run early; threads do not change the draws).
+        Entries that a file of an earlier version lacks take today's defaults.
+        """
+        method = settings.get("method", "exact")
+        keys = ["chains", "tune", "target_accept"]
+        if method == "exact":
+            keys.append("log_likelihood")
+        else:
+            keys += ["thin", "n_aux", "aux_proposal", "aux_uniform_weight", "aux_band_weight"]
+            keys.append("integrate_latents")
+        given = {k: settings[k] for k in keys if k in settings}
+        return cls.build(method=method, draws=settings.get("draws"), **given)
+
+    def to_python(self) -> str:
+        """The sampler's arguments of ``bdp.estimate_epsilon``, as Python source."""
+        keys = ["chains", "draws", "tune"]
+        if self.method != "exact":
+            keys = ["method", *keys, "thin", "n_aux", "aux_proposal", "aux_uniform_weight"]
+            keys += ["aux_band_weight", "integrate_latents"]
+        elif not self.log_likelihood:
+            keys.append("log_likelihood")
+        if self.target_accept != SamplerSettings.target_accept:
+            keys.append("target_accept")
+        return ", ".join(f"{k}={getattr(self, k)!r}" for k in keys)
+
+
+# -- the exact sampler ---------------------------------------------------------------------------
+def run_exact(
+    model: Model,
+    cfg: SamplerSettings,
+    rng: np.random.Generator,
+    *,
+    auto: AutoLength,
+    progress=None,
+    progress_owned: bool = False,
+) -> dict:
+    """Run the exact-likelihood sampler; ``cfg.draws=None`` runs until converged (or out of
+    time), as ``auto`` says."""
+    from samplers.driver import ExactRun, build_model, starting_points
+
+    from . import _arviz
+
+    t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
+    allc = model.counts
+    grp = model.base_group
+    kg = model.kernel_groups()
+    prior = model.prior
+    G = len(model.strengths)
+    J = len(model.groups)
+    s_fixed = np.full(G, float(prior.s) if prior.s_fixed else np.nan)
+    s_code = prior._s_code()
+    kmodel, corr, names, base_map = build_model(
+        allc.fp,
+        allc.n_neg,
+        allc.fn,
+        allc.n_pos,
+        grp,
+        g_lik=kg["lik"],
+        g_sidx=kg["sidx"],
+        g_tau=kg["tau_start"],
+        g_rho=kg["rho_start"],
+        g_tau_free=kg["tau_free"],
+        g_rho_free=kg["rho_free"],
+        s_fixed=s_fixed,
+        delta=model.delta,
+        eps_prior=prior.eps._code(),
+        s_prior=(s_code[1], s_code[2]) if not prior.s_fixed else (1.0, 1.0),
+        tau_prior=(prior.tau.a, prior.tau.b),
+    )
+    ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
+    finite = ehat[np.isfinite(ehat) & (ehat > 0)]
+    guess = float(np.median(finite)) if finite.size else 3.0
+    init_rng, *chain_rngs = rng.spawn(cfg.chains + 1)
+    starts = starting_points(kmodel, corr, names, init_rng, cfg.chains, guess)
+    run = ExactRun(
+        kmodel,
+        corr,
+        names,
+        chain_rngs,
+        starts,
+        tune=cfg.tune,
+        target_accept=cfg.target_accept,
+        store_ll=cfg.log_likelihood,
+        cores=cfg.cores,
+    )
+    draws = cfg.draws
+    if cfg.max_time is None:
+        budget = auto.max_time if draws is None else np.inf
+    else:
+        budget = cfg.max_time
+    converged = None  # a run of fixed length that finished is not judged here
+
+    def worst_ess(z):
+        """The smallest ESS (bulk or tail), and whether every coordinate meets the criteria."""
+        ok, ess_min = True, np.inf
+        for a in range(z.shape[2]):
+            x = z[:, :, a]
+            e = min(_arviz.ess(x, "bulk"), _arviz.ess(x, "tail"))
+            ess_min = min(ess_min, e) if np.isfinite(e) else 0.0
+            if not (_arviz.rhat(x) <= auto.rhat_max and e >= auto.ess_min):
+                ok = False
+        return ok, ess_min
+
+    tracker = _progress.Tracker(progress, owned=progress_owned)
+    target = auto.first_draws if draws is None else draws
+    try:
+        while True:
+            tracker.set_total(tracker.done + run.iterations_left(target))
+            run.run(target, tracker, deadline=t0 + budget)
+            if run.n_draws < target:
+                converged = False
+                stop_reason = "max_time"
+                break
+            if draws is not None:
+                stop_reason = "draws"
+                break
+            ok, ess_min = worst_ess(run.result()["z"])
+            if ok:
+                converged = True
+                stop_reason = "converged"
+                break
+            if target >= auto.max_draws:
+                converged = False
+                stop_reason = "max_draws"
+                break
+            grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * auto.ess_min / ess_min))
+            target = int(min(auto.max_draws, np.ceil(target * grow / 100.0) * 100))
+            tracker.note(
+                f"not converged at {run.n_draws} draws/chain (smallest ESS "
+                f"{ess_min:.0f}); extending to {target}"
+            )
+        if converged:
+            tracker.note(f"converged at {run.n_draws} draws/chain")
+    finally:
+        tracker.close()
+    res = run.result()
+    if run.n_draws == 0:
+        raise TimeBudgetError(
+            f"no draws within `max_time` = {budget} s (the warm-up of {cfg.tune} iterations did "
+            "not finish); give more time or a shorter warm-up"
+        )
+    z = res["z"]
+    out = {"eps": np.exp(z[:, :, 0])}
+    s_out = np.full(z.shape[:2] + (G,), np.nan)
+    tau_out = np.full(z.shape[:2] + (J,), np.nan)
+    rho_out = np.full(z.shape[:2] + (J,), np.nan)
+    for a, nm in enumerate(names):
+        if nm == "eps":
+            continue
+        kind, k = nm
+        if kind == "s":
+            s_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+        elif kind == "tau":
+            tau_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+    for a, nm in enumerate(names):
+        if nm != "eps" and nm[0] == "rho":
+            # rho = rho_max(tau) tanh(z): the sampler's coordinate is unbounded
+            j = nm[1]
+            tau_j = tau_out[:, :, j] if model.tau_free[j] else model.tau_start[j]
+            rows = grp == j
+            tj = np.broadcast_to(tau_j, z.shape[:2])[None]
+            n0 = allc.n_neg[rows][:, None, None]
+            n1 = allc.n_pos[rows][:, None, None]
+            rho_out[:, :, j] = rho_max(tj, n0, n1).min(axis=0) * np.tanh(z[:, :, a])
+    out.update(s=s_out, tau=tau_out, rho=rho_out, accept=res["acc"])
+    out["scales"] = np.exp(res["log_scale"])
+    out["log_lik"] = None
+    if cfg.log_likelihood:
+        ll = np.empty(z.shape[:2] + (base_map.shape[0],))
+        is_b = base_map[:, 0] == 0
+        ll[:, :, is_b] = res["ll_b"][:, :, base_map[is_b, 1]]
+        ll[:, :, ~is_b] = res["ll_c"][:, :, base_map[~is_b, 1]]
+        out["log_lik"] = ll
+    out.update(
+        converged=converged,
+        stop_reason=stop_reason,
+        max_time=None if not np.isfinite(budget) else float(budget),
+        seconds=time.perf_counter() - t0,
+    )
+    return out
+
+
+# -- MHAAR ---------------------------------------------------------------------------------------
+def mhaar_start_eps(model: Model) -> float:
+    """Base of the MHAAR chains' starting eps (each chain starts at 1 to 2 times it).
+
+    The largest finite classical estimate of the bases (1.0 when there is none), at least 0.2.
+    A base with an infinite classical estimate (an error count of 0 or N) has its posterior
+    far above the others' estimates (eps ~ log N); the chains climb there during the warm-up.
+    (Such runs used to start at 3 or more. That floor came with the first MHAAR sampler,
+    without a reason given; measured on perfect bases with N from 50 to 100,000 and warm-ups
+    of 50 and 2,000 iterations it changed neither the posterior nor r_hat, so it was removed:
+    ``tests/test_estimate.py::test_mhaar_chains_climb_to_a_perfect_base``.)
+    """
+    allc = model.counts
+    ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
+    finite = ehat[np.isfinite(ehat)]
+    base = float(np.max(finite)) if finite.size else 1.0
+    return max(base, 0.2)
+
+
+def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_) -> dict:
+    """Run MHAAR (the paper's Alg. 1 with the proposals of ``docs/model.md``)."""
+    from samplers.mhaar import SamplerConfig
+    from samplers.mhaar import run_mhaar as run_chains
+
+    allc = model.counts
+    prior = model.prior
+    kg = model.kernel_groups()
+    G = len(model.strengths)
+    J = len(model.groups)
+    chains = cfg.chains
+    # dispersed starting points above the classical estimate
+    base = mhaar_start_eps(model)
+    init_rng, *chain_rngs = rng.spawn(chains + 1)
+    eps0 = base * np.exp(init_rng.uniform(0.0, 0.7, size=chains))
+    if prior.s_fixed:
+        s0 = np.full((chains, G), float(prior.s))
+    else:
+        s0 = init_rng.uniform(0.2, 0.8, size=(chains, G))
+    tau0 = np.tile(kg["tau_start"], (chains, 1))
+    rho0 = np.tile(kg["rho_start"], (chains, 1))
+    config = SamplerConfig(
+        draws=MHAAR_DEFAULT_DRAWS if cfg.draws is None else cfg.draws,
+        tune=cfg.tune,
+        chains=chains,
+        thin=cfg.thin,
+        n_aux=cfg.n_aux,
+        aux_proposal=cfg.aux_proposal,
+        aux_uniform_weight=cfg.aux_uniform_weight,
+        aux_band_weight=cfg.aux_band_weight,
+        integrate_latents=cfg.integrate_latents,
+        target_accept=cfg.target_accept,
+        cores=cfg.cores,
+    )
+    group_arrays = {
+        "sidx": kg["sidx"],
+        "lik": kg["lik"],
+        "tau_free": kg["tau_free"],
+        "rho_free": kg["rho_free"],
+        "tau_a": [prior.tau.a] * J,
+        "tau_b": [prior.tau.b] * J,
+    }
+    out = run_chains(
+        allc.fp,
+        allc.n_neg,
+        allc.fn,
+        allc.n_pos,
+        model.base_group,
+        groups=group_arrays,
+        delta=model.delta,
+        eps_prior=prior.eps._code(),
+        s_priors=[prior._s_code()] * G,
+        config=config,
+        rngs=chain_rngs,
+        eps0=eps0,
+        s0=s0,
+        tau0=tau0,
+        rho0=rho0,
+    )
+    out["log_lik"] = None
+    return out
+
+
+#: method -> the function that runs it on a Model.
+SAMPLERS = {"exact": run_exact, "mhaar": run_mhaar}
