@@ -20,6 +20,7 @@ MODULES = [
     ("bayes_dp", "bayes_dp (top level)"),
     ("bayes_dp.plots", "bayes_dp.plots"),
     ("bayes_dp.simulate", "bayes_dp.simulate"),
+    ("bayes_dp.calibration", "bayes_dp.calibration"),
     ("bayes_dp.report", "bayes_dp.report"),
     ("bayes_dp.cli", "bayes_dp.cli (the `bayes-dp` command)"),
 ]
