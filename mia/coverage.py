@@ -137,7 +137,7 @@ def cross_fed_coverage(
     n_reps : int, default 200
         Number of simulated audits.
     seed : int or numpy.random.Generator, optional
-        Random seed; audit ``i`` gets the ``i``-th spawned generator.
+        Random seed of the replicates (see :func:`bayes_dp.calibration.coverage_study`).
     n_jobs : int, default 1
         Parallel joblib workers.
     **kwargs

@@ -88,16 +88,27 @@ def test_coverage_study_rate_and_exact_interval():
     assert bad.ci("mean")[1] < 0.6
 
 
+def _draw(rng):
+    return {"u": (0.0, 1.0, rng.random())}
+
+
 def test_results_do_not_depend_on_n_jobs_and_follow_the_seed():
     a = coverage_study(_interval_replicate, 6, seed=3, n_jobs=1)
     b = coverage_study(_interval_replicate, 6, seed=3, n_jobs=2)
-    c = coverage_study(_interval_replicate, 6, seed=np.random.default_rng(3))
+    c = coverage_study(_interval_replicate, 6, seed=np.random.SeedSequence(3))
     d = coverage_study(_interval_replicate, 6, seed=4)
     np.testing.assert_array_equal(a.lower["mean"], b.lower["mean"])
     np.testing.assert_array_equal(a.lower["mean"], c.lower["mean"])
     assert not np.array_equal(a.lower["mean"], d.lower["mean"])
-    # replicates get distinct streams
-    assert np.unique(a.lower["mean"]).size == 6
+    assert np.unique(a.lower["mean"]).size == 6  # replicates get distinct streams
+    # the documented streams: default_rng of the words of SeedSequence(seed).generate_state(n)
+    words = np.random.SeedSequence(11).generate_state(5)
+    want = [np.random.default_rng(int(w)).random() for w in words]
+    np.testing.assert_array_equal(coverage_study(_draw, 5, seed=11).target["u"], want)
+    # a Generator gives new replicates each time it is passed
+    g = np.random.default_rng(0)
+    first, second = (coverage_study(_draw, 5, seed=g).target["u"] for _ in range(2))
+    assert not np.array_equal(first, second)
 
 
 @pytest.mark.parametrize(
