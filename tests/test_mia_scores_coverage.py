@@ -22,6 +22,10 @@ def test_one_audit_runs():
     assert 0 < r["fpr"] < 0.3 and 0.3 < r["fnr"] < 0.9 and lo <= r["median"] <= hi
     with pytest.raises(ValueError, match="`mu`"):
         score_matrix_audit(0, mu=0.0)
+    with pytest.raises(ValueError, match="`mus`"):
+        score_matrix_coverage(mus=(), n_audits=1)
+    with pytest.raises(ValueError, match="`mus`"):
+        score_matrix_coverage(mus=(1.0, -1.0), n_audits=1)
 
 
 @pytest.mark.slow
