@@ -38,17 +38,13 @@ def _check_n_jobs(n_jobs) -> int:
     return int(n_jobs)
 
 
-def _replicate_generators(seed, n: int) -> list[np.random.Generator]:
+def _replicate_generators(n: int, *, seed) -> list[np.random.Generator]:
     """The generators of ``n`` replicates: ``default_rng(w_i)`` for the words ``w_i`` of
-    ``SeedSequence(seed).generate_state(n)`` (a Generator contributes a freshly spawned child's
-    seed sequence, so passing the same Generator twice gives new replicates)."""
-    if isinstance(seed, np.random.SeedSequence):
-        ss = seed
-    elif isinstance(seed, np.random.Generator):
-        ss = seed.spawn(1)[0].bit_generator.seed_seq
-    else:
-        as_generator(seed)  # the same checks and messages as everywhere else
-        ss = np.random.SeedSequence(seed)
+    ``SeedSequence(seed).generate_state(n)``; a Generator contributes the seed sequence of a
+    freshly spawned child, so passing the same Generator twice gives new replicates."""
+    given = isinstance(seed, np.random.Generator)
+    rng = as_generator(seed)
+    ss = (rng.spawn(1)[0] if given else rng).bit_generator.seed_seq
     return [np.random.default_rng(int(w)) for w in ss.generate_state(n)]
 
 
@@ -224,7 +220,7 @@ def coverage_study(
         ``functools.partial`` of one).
     n_reps : int
         Number of replicates (>= 1).
-    seed : int, numpy.random.Generator or numpy.random.SeedSequence, optional
+    seed : int or numpy.random.Generator, optional
         Replicate ``i`` gets ``numpy.random.default_rng(w[i])``, ``w`` the words of
         ``SeedSequence(seed).generate_state(n_reps)`` (a Generator seeds a freshly spawned
         child sequence), so results do not depend on ``n_jobs``.
@@ -250,7 +246,7 @@ def coverage_study(
     _check_replicate(replicate)
     n_reps = check_positive_int("n_reps", n_reps)
     n_jobs = _check_n_jobs(n_jobs)
-    outs = _run(replicate, [(g,) for g in _replicate_generators(seed, n_reps)], n_jobs)
+    outs = _run(replicate, [(g,) for g in _replicate_generators(n_reps, seed=seed)], n_jobs)
     return _collect_coverage(outs)
 
 
@@ -390,7 +386,7 @@ def run_sbc(
         :func:`sbc_replicate`. Must be picklable when ``n_jobs != 1``.
     n_reps : int
         Number of replicates (>= 1).
-    seed : int, numpy.random.Generator or numpy.random.SeedSequence, optional
+    seed : int or numpy.random.Generator, optional
         Replicate ``i`` gets ``numpy.random.default_rng(w[i])``, ``w`` the words of
         ``SeedSequence(seed).generate_state(n_reps)`` (a Generator seeds a freshly spawned
         child sequence), so results do not depend on ``n_jobs``.
@@ -425,7 +421,9 @@ def run_sbc(
     level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
     thin = check_positive_int("thin", thin)
     outs = _run(
-        _sbc_one, [(replicate, g, level, thin) for g in _replicate_generators(seed, n_reps)], n_jobs
+        _sbc_one,
+        [(replicate, g, level, thin) for g in _replicate_generators(n_reps, seed=seed)],
+        n_jobs,
     )
     names = list(outs[0])
     for i, o in enumerate(outs):

@@ -95,10 +95,8 @@ def _draw(rng):
 def test_results_do_not_depend_on_n_jobs_and_follow_the_seed():
     a = coverage_study(_interval_replicate, 6, seed=3, n_jobs=1)
     b = coverage_study(_interval_replicate, 6, seed=3, n_jobs=2)
-    c = coverage_study(_interval_replicate, 6, seed=np.random.SeedSequence(3))
     d = coverage_study(_interval_replicate, 6, seed=4)
     np.testing.assert_array_equal(a.lower["mean"], b.lower["mean"])
-    np.testing.assert_array_equal(a.lower["mean"], c.lower["mean"])
     assert not np.array_equal(a.lower["mean"], d.lower["mean"])
     assert np.unique(a.lower["mean"]).size == 6  # replicates get distinct streams
     # the documented streams: default_rng of the words of SeedSequence(seed).generate_state(n)
