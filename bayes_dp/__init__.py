@@ -35,7 +35,7 @@ _WHERE = {
     "region_area": "region",
     "strength_region_area": "region",
 }
-_SUBMODULES = ("plots", "region", "simulate")
+_SUBMODULES = ("calibration", "plots", "region", "simulate")
 
 __all__ = [
     "AttackCounts",
@@ -47,6 +47,7 @@ __all__ = [
     "Posterior",
     "Prior",
     "TimeBudgetError",
+    "calibration",
     "classical_epsilon",
     "clopper_pearson_epsilon",
     "clopper_pearson_interval",
@@ -77,7 +78,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
-    from . import plots, region, simulate
+    from . import calibration, plots, region, simulate
     from .estimate import estimate_epsilon
     from .evidence import Evidence
     from .exceptions import ConvergenceWarning, TimeBudgetError

@@ -18,7 +18,9 @@ audits (never with an interval entirely above it), the visible eps in 98-100% fo
 4 targets the intervals are wide and cover the true eps always. Discussion: ``docs/lira.md``.
 
 Run: ``python benchmarks/score_matrix_coverage.py [--audits 50] [--mu 0.5 1 2] [--png out.png]``
-(about 1-2 s per audit and mu on one core after the first compilation).
+(about 1-2 s per audit and mu on one core after the first compilation). The study itself is
+``mia.coverage.score_matrix_coverage`` (one audit: ``mia.coverage.score_matrix_audit``); this
+script prints and plots it.
 """
 
 from __future__ import annotations
@@ -27,90 +29,9 @@ import argparse
 import time
 
 import numpy as np
-from joblib import Parallel, delayed
-from scipy import stats
 
-import bayes_dp as bdp
 import mia
-from mia.canary import gaussian_mechanism_epsilon
-
-
-def one_audit(
-    seed,
-    mu: float,
-    *,
-    n_models: int = 64,
-    n_targets: int = 16,
-    alpha: float = 0.1,
-    delta: float = 1e-5,
-    method: str = "online",
-    fixed_variance: bool = False,
-    chains: int = 2,
-    draws: int = 1000,
-    tune: int = 500,
-) -> dict:
-    """One audit of the Gaussian mechanism with shift ``mu``: counts, 90% interval, truth."""
-    rng = np.random.default_rng(seed)
-    scores, keep = mia.simulate_score_matrix(n_models, n_targets, mu, seed=rng)
-    res = mia.counts_from_score_matrix(scores, keep, alpha, method, fixed_variance=fixed_variance)
-    post = bdp.estimate_epsilon(
-        res.to_evidence(name="lira"),
-        delta=delta,
-        chains=chains,
-        draws=draws,
-        tune=tune,
-        seed=rng,
-        cores=1,
-        check=False,
-    )
-    lo, hi = post.interval(0.9, "eps")
-    c = res.counts
-    # the eps "visible" to a level-alpha test: the tightest (eps, delta) region that contains
-    # the exact test's error point (alpha, beta(alpha)) of N(0, 1) vs N(mu, 1)
-    beta = stats.norm.cdf(stats.norm.isf(alpha) - abs(mu))
-    return {
-        "lo": float(lo),
-        "hi": float(hi),
-        "median": float(np.median(post.draws("eps"))),
-        "truth": gaussian_mechanism_epsilon(1.0, delta, sensitivity=abs(mu)),
-        "visible": float(bdp.classical_epsilon(alpha, beta, delta)),
-        "fpr": float(c.fp.sum() / c.n_neg.sum()),
-        "fnr": float(c.fn.sum() / c.n_pos.sum()),
-    }
-
-
-def coverage_study(
-    mus=(0.5, 1.0, 2.0), audits: int = 50, seed: int = 0, n_jobs: int = 2, **kwargs
-) -> dict:
-    """Coverage of the true eps by the 90% interval over ``audits`` audits for every ``mu``."""
-    out = {}
-    for k, mu in enumerate(mus):
-        seeds = np.random.SeedSequence([seed, k]).spawn(audits)
-        rows = Parallel(n_jobs=n_jobs)(delayed(one_audit)(sd, mu, **kwargs) for sd in seeds)
-        keys = ("lo", "hi", "median", "truth", "visible", "fpr", "fnr")
-        lo, hi, med, truth, vis, fpr, fnr = (np.array([r[key] for r in rows]) for key in keys)
-        covered = (lo <= truth) & (truth <= hi)
-        n_cov = int(covered.sum())
-        out[float(mu)] = {
-            "truth": float(truth[0]),
-            "coverage": n_cov / audits,
-            # 95% Clopper-Pearson interval of the coverage
-            "ci": (
-                float(stats.beta.ppf(0.025, n_cov, audits - n_cov + 1)) if n_cov else 0.0,
-                float(stats.beta.ppf(0.975, n_cov + 1, audits - n_cov)) if n_cov < audits else 1.0,
-            ),
-            "visible": float(vis[0]),
-            "coverage_visible": float(np.mean((lo <= vis) & (vis <= hi))),
-            "below": float(np.mean(truth < lo)),  # interval entirely above the truth
-            "above": float(np.mean(truth > hi)),  # interval entirely below the truth
-            "width": float(np.median(hi - lo)),
-            "median": float(np.median(med)),
-            "fpr": float(fpr.mean()),
-            "fnr": float(fnr.mean()),
-            "lower": lo,
-            "upper": hi,
-        }
-    return out
+from mia.coverage import score_matrix_coverage
 
 
 def main() -> None:
@@ -130,11 +51,11 @@ def main() -> None:
     ap.add_argument("--png", default=None, help="also draw the intervals into this PNG file")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    out = coverage_study(
+    out = score_matrix_coverage(
         args.mu,
         args.audits,
-        args.seed,
-        args.jobs,
+        seed=args.seed,
+        n_jobs=args.jobs,
         n_models=args.n_models,
         n_targets=args.n_targets,
         alpha=args.alpha,
@@ -156,12 +77,15 @@ def main() -> None:
         f"{'truth above':>12} {'med. width':>11} {'med. eps':>9} {'FPR':>6} {'FNR':>6} "
         f"{'visible eps':>12} {'its coverage':>13}"
     )
-    for mu, d in out.items():
-        ci = f"({d['ci'][0]:.2f}, {d['ci'][1]:.2f})"
+    for mu, r in out.items():
+        lo, hi = r.ci("true_eps")
+        ci = f"({lo:.2f}, {hi:.2f})"
         print(
-            f"{mu:5.2f} {d['truth']:9.2f} {d['coverage']:13.2f} {ci:>14} {d['below']:12.2f} "
-            f"{d['above']:12.2f} {d['width']:11.2f} {d['median']:9.2f} {d['fpr']:6.3f} "
-            f"{d['fnr']:6.3f} {d['visible']:12.2f} {d['coverage_visible']:13.2f}"
+            f"{mu:5.2f} {r.target['true_eps'][0]:9.2f} {r.rate('true_eps'):13.2f} {ci:>14} "
+            f"{r.below('true_eps'):12.2f} {r.above('true_eps'):12.2f} "
+            f"{r.width('true_eps'):11.2f} {np.median(r.stats['median']):9.2f} "
+            f"{r.stats['fpr'].mean():6.3f} {r.stats['fnr'].mean():6.3f} "
+            f"{r.target['visible_eps'][0]:12.2f} {r.rate('visible_eps'):13.2f}"
         )
     if args.png:
         import matplotlib
@@ -170,13 +94,16 @@ def main() -> None:
         import matplotlib.pyplot as plt
 
         fig, axes = plt.subplots(1, len(out), figsize=(3.2 * len(out), 3.6), squeeze=False)
-        for ax, (mu, d) in zip(axes[0], out.items(), strict=True):
-            order = np.argsort(d["lower"])
+        for ax, (mu, r) in zip(axes[0], out.items(), strict=True):
+            lower, upper = r.lower["true_eps"], r.upper["true_eps"]
+            order = np.argsort(lower)
             x = np.arange(order.size)
-            ax.vlines(x, d["lower"][order], d["upper"][order], lw=0.8, color="C0")
-            ax.axhline(d["truth"], color="k", ls="--", lw=1, label="true eps")
-            ax.axhline(d["visible"], color="C1", ls=":", lw=1, label="eps visible at alpha")
-            ax.set_title(f"mu = {mu:g}: coverage {d['coverage']:.2f}", fontsize=9)
+            ax.vlines(x, lower[order], upper[order], lw=0.8, color="C0")
+            ax.axhline(r.target["true_eps"][0], color="k", ls="--", lw=1, label="true eps")
+            ax.axhline(
+                r.target["visible_eps"][0], color="C1", ls=":", lw=1, label="eps visible at alpha"
+            )
+            ax.set_title(f"mu = {mu:g}: coverage {r.rate('true_eps'):.2f}", fontsize=9)
             ax.set_xlabel("audit (sorted by lower bound)")
             ax.legend(fontsize=8, loc="upper left")
         axes[0][0].set_ylabel("90% interval of eps")

@@ -21,6 +21,7 @@ MODULES = [
     ("bayes_dp.plots", "bayes_dp.plots"),
     ("bayes_dp.simulate", "bayes_dp.simulate"),
     ("bayes_dp.diagnostics", "bayes_dp.diagnostics"),
+    ("bayes_dp.calibration", "bayes_dp.calibration"),
     ("bayes_dp.report", "bayes_dp.report"),
     ("bayes_dp.cli", "bayes_dp.cli (the `bayes-dp` command)"),
 ]

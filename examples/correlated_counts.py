@@ -14,7 +14,11 @@ and the bivariate normal one (eq. 7, tau and rho inferred). Since eps is drawn f
 the analysis uses, a calibrated posterior covers it with its 90% interval in 90% of the audits;
 the binomial posterior is too sure of each base's error rates and covers less often.
 
-Run: ``python examples/correlated_counts.py [--reps 200] [--png out.png]``
+The simulation and the study are ``mia.coverage.cross_fed_audit`` and
+``mia.coverage.cross_fed_coverage`` (run by ``bayes_dp.calibration.coverage_study``); this
+script prints and plots them.
+
+Run: ``python examples/correlated_counts.py [--reps 200] [--seed 7] [--jobs 2] [--png out.png]``
 """
 
 from __future__ import annotations
@@ -23,90 +27,30 @@ import argparse
 import time
 
 import numpy as np
-from joblib import Parallel, delayed
-from scipy import stats
 
-import bayes_dp as bdp
-import mia
-from bayes_dp.simulate import sample_strength_region
+from mia.coverage import cross_fed_coverage
 
-DELTA = 1e-5
 N_BASES = 10
 N_MODELS = 100
-PRIOR = bdp.Prior(eps=bdp.HalfNormal(3.0), s=bdp.Beta(2.0, 2.0))
-
-
-def simulate_audit(rng: np.random.Generator):
-    """Draw (eps, s) from the prior and cross-fed counts (Alg. 5) of n Gaussian-loss bases."""
-    eps = float(PRIOR.eps.rvs(seed=rng))
-    s = float(PRIOR.s.rvs(seed=rng))
-    alpha, beta = sample_strength_region(eps, s, DELTA, N_BASES, seed=rng)
-    fp, fn = [], []
-    for a, b in zip(alpha, beta, strict=True):
-        a, b = min(max(a, 1e-6), 1 - 1e-6), min(max(b, 1e-6), 1 - 1e-6)
-        # exact test at level a of N(0, 1) vs N(mu, 1) has type-II error b
-        mu = stats.norm.isf(a) - stats.norm.ppf(b)
-        losses_out = rng.normal(0.0, 1.0, N_MODELS)
-        losses_in = rng.normal(mu, 1.0, N_MODELS)
-        if mu < 0:  # a + b > 1: the member is the lower loss; mirror so the test sees mu > 0
-            losses_out, losses_in = -losses_out, -losses_in
-        x, y = mia.cross_fed_counts(losses_out, losses_in, [a])
-        fp.append(int(x[0]))
-        fn.append(int(y[0]))
-    return eps, bdp.AttackCounts(fp, N_MODELS, fn, N_MODELS)
-
-
-def one_replicate(seed: int, draws: int = 3000) -> dict:
-    rng = np.random.default_rng(seed)
-    eps_true, counts = simulate_audit(rng)
-    out = {}
-    for name, ev in (
-        ("binomial", bdp.Evidence(counts, likelihood="binomial", name="b")),
-        ("bivariate_normal", bdp.Evidence(counts, likelihood="bivariate_normal", name="c")),
-    ):
-        post = bdp.estimate_epsilon(
-            ev,
-            delta=DELTA,
-            prior=PRIOR,
-            chains=2,
-            draws=draws,
-            tune=1500,
-            seed=rng,
-            cores=1,
-            check=False,
-        )
-        lo, hi = post.interval(0.9)
-        out[name] = (lo, hi, eps_true)
-    return out
-
-
-def coverage_study(reps: int = 200, seed: int = 7, n_jobs: int = 2) -> dict:
-    """Coverage of the true eps by the 90% intervals of both likelihoods over ``reps`` audits."""
-    seeds = np.random.SeedSequence(seed).generate_state(reps)
-    res = Parallel(n_jobs=n_jobs)(delayed(one_replicate)(int(sd)) for sd in seeds)
-    out = {}
-    for name in ("binomial", "bivariate_normal"):
-        rows = np.array([r[name] for r in res], dtype=float)
-        lo, hi, truth = rows.T
-        out[name] = {
-            "coverage": float(np.mean((lo <= truth) & (truth <= hi))),
-            "below": float(np.mean(truth < lo)),
-            "above": float(np.mean(truth > hi)),
-            "width": float(np.median(hi - lo)),
-            "lower": lo,
-            "upper": hi,
-            "truth": truth,
-        }
-    return out
+DELTA = 1e-5
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--jobs", type=int, default=2, help="parallel audits (default 2)")
     ap.add_argument("--png", default=None)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    out = coverage_study(args.reps)
+    out = cross_fed_coverage(
+        args.reps,
+        seed=args.seed,
+        n_jobs=args.jobs,
+        n_bases=N_BASES,
+        n_models=N_MODELS,
+        delta=DELTA,
+    )
     sd = np.sqrt(0.09 / args.reps)
     print(
         f"{N_BASES} bases, N = {N_MODELS} cross-fed models per hypothesis, delta = {DELTA:g}; "
@@ -114,13 +58,15 @@ def main() -> None:
         f"{sd:.3f})"
     )
     print(
-        f"{'likelihood':<18} {'90% coverage':>13} {'truth below':>12} {'truth above':>12} "
-        f"{'median width':>13}"
+        f"{'likelihood':<18} {'90% coverage':>13} {'(95% CI)':>14} {'truth below':>12} "
+        f"{'truth above':>12} {'median width':>13}"
     )
-    for name, d in out.items():
+    for name in out.labels:
+        lo, hi = out.ci(name)
+        ci = f"({lo:.3f}, {hi:.3f})"
         print(
-            f"{name:<18} {d['coverage']:13.3f} {d['below']:12.3f} {d['above']:12.3f} "
-            f"{d['width']:13.2f}"
+            f"{name:<18} {out.rate(name):13.3f} {ci:>14} {out.below(name):12.3f} "
+            f"{out.above(name):12.3f} {out.width(name):13.2f}"
         )
     if args.png:
         import matplotlib
@@ -129,9 +75,9 @@ def main() -> None:
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(7.5, 4))
-        for k, (name, d) in enumerate(out.items()):
-            rel_lo = d["lower"] / d["truth"]
-            rel_hi = d["upper"] / d["truth"]
+        for k, name in enumerate(out.labels):
+            rel_lo = out.lower[name] / out.target[name]
+            rel_hi = out.upper[name] / out.target[name]
             order = np.argsort(rel_lo)
             x = np.arange(order.size) + 0.35 * k
             ax.vlines(
@@ -140,7 +86,7 @@ def main() -> None:
                 np.minimum(rel_hi[order], 4),
                 color=f"C{k}",
                 lw=0.8,
-                label=f"{name}: 90% coverage {d['coverage']:.2f}",
+                label=f"{name}: 90% coverage {out.rate(name):.2f}",
             )
         ax.axhline(1.0, color="k", ls="--", lw=1, label="true eps")
         ax.set_yscale("log")

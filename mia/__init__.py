@@ -6,7 +6,8 @@ likelihood-ratio test (:func:`learn_and_decide`) and count errors with the cross
 measurement (:func:`cross_fed_counts`). Score matrices of your own LiRA-style attack (every model
 trained on a random half of the targets) become counts with :func:`counts_from_score_matrix`
 (:mod:`mia.scores`). Canary audits for federated learning (one-shot random
-canaries, CANIFE) live in :mod:`mia.canary`. PyTorch models and DP-SGD through Opacus:
+canaries, CANIFE) live in :mod:`mia.canary`; coverage studies of simulated audits (cross-fed
+counts, score matrices) in :mod:`mia.coverage`. PyTorch models and DP-SGD through Opacus:
 :mod:`mia.pytorch` (extra ``torch``; ``import mia`` imports neither torch nor ray, dask or flwr).
 """
 

@@ -64,14 +64,36 @@ class ChallengeBase:
         return h.hexdigest()
 
 
-def load_digits() -> tuple[np.ndarray, np.ndarray]:
-    """The 1,797 8x8 digit images bundled with scikit-learn, scaled to [0, 1].
+def load_digits(*, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
+    """Return the 1,797 8x8 digit images bundled with scikit-learn, scaled to [0, 1].
+
+    The one loader of the digits data: the LiRA examples use it as it is (float32, what the
+    built-in training algorithms train in), the federated canary simulators of
+    :mod:`mia.canary` with ``dtype=np.float64`` (their arithmetic is float64). The pixel values
+    ``k / 16`` are exact in both.
+
+    Parameters
+    ----------
+    dtype : floating numpy dtype, default numpy.float32
+        Type of ``X``.
 
     Returns
     -------
-    X : numpy.ndarray of float32, shape (1797, 64)
+    X : numpy.ndarray of ``dtype``, shape (1797, 64)
     y : numpy.ndarray of int64, shape (1797,)
+
+    Examples
+    --------
+    >>> X, y = load_digits(dtype=np.float64)  # doctest: +SKIP
+    >>> X.dtype, X.shape, float(X.max())  # doctest: +SKIP
+    (dtype('float64'), (1797, 64), 1.0)
     """
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as err:
+        raise TypeError(f"`dtype` must be a floating numpy dtype; found {dtype!r}") from err
+    if dt.kind != "f":
+        raise TypeError(f"`dtype` must be a floating numpy dtype; found {dt}")
     try:
         from sklearn.datasets import load_digits as _load
     except ImportError as err:  # pragma: no cover - optional dependency
@@ -79,7 +101,16 @@ def load_digits() -> tuple[np.ndarray, np.ndarray]:
             "the digits data needs scikit-learn: pip install 'bayes-dp[digits]'"
         ) from err
     data = _load()
-    return (data.data / 16.0).astype(np.float32), data.target.astype(np.int64)
+    return (data.data / 16.0).astype(dt), data.target.astype(np.int64)
+
+
+def _digits_split(rng: np.random.Generator, test_fraction: float = 0.2, dtype=np.float64):
+    """Digits (``load_digits(dtype=dtype)``) shuffled by ``rng`` and split into train and test."""
+    x, y = load_digits(dtype=dtype)
+    perm = rng.permutation(len(y))
+    n_test = int(round(test_fraction * len(y)))
+    test, train = perm[:n_test], perm[n_test:]
+    return x[train], y[train], x[test], y[test]
 
 
 def draw_challenge_bases(

@@ -7,8 +7,9 @@ import pytest
 
 pytest.importorskip("sklearn", reason="CANIFE is run on scikit-learn's digits")
 
+import mia  # noqa: E402
 from mia.canary.canife import (  # noqa: E402
-    SoftmaxRegression,
+    _canary_objective,
     canife_audit,
     canife_scores,
     compose_canife,
@@ -17,16 +18,21 @@ from mia.canary.canife import (  # noqa: E402
 
 
 def _ce(model, theta, x, y):
-    p = model._probs(theta, np.atleast_2d(x))
-    return -np.mean(np.log(p[np.arange(len(np.atleast_1d(y))), np.atleast_1d(y)]))
+    """Mean cross-entropy by hand from the [W.ravel(), b] layout."""
+    x, y = np.atleast_2d(x), np.atleast_1d(y)
+    w, b = theta[:-4].reshape(6, 4), theta[-4:]
+    z = x @ w + b
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    return -np.mean(np.log(p[np.arange(len(y)), y]))
 
 
 @pytest.fixture(scope="module")
 def setup():
     rng = np.random.default_rng(0)
-    model = SoftmaxRegression(n_features=6, n_classes=4)
-    theta = rng.normal(0, 0.5, model.d)
-    updates = rng.normal(0, 0.1, (15, model.d))
+    model = mia.SoftmaxRegression(n_features=6, n_classes=4)
+    theta = rng.normal(0, 0.5, model.n_params())
+    updates = rng.normal(0, 0.1, (15, model.n_params()))
     return model, theta, updates, rng
 
 
@@ -37,7 +43,7 @@ def test_model_gradient_vs_finite_differences(setup):
     eps = 1e-6
     num = [
         (_ce(model, theta + eps * e, x, y) - _ce(model, theta - eps * e, x, y)) / (2 * eps)
-        for e in np.eye(model.d)
+        for e in np.eye(model.n_params())
     ]
     np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-9)
 
@@ -46,20 +52,46 @@ def test_model_gradient_vs_finite_differences(setup):
 def test_canary_loss_gradient_vs_finite_differences(setup, norm_constant):
     model, theta, updates, rng = setup
     x = rng.random(6)
-    loss, grad, gnorm = model.canary_loss_and_grad(theta, x, 2, updates, norm_constant)
-    g = model.gradient(theta, x, 2)
+    loss, grad, gnorm = _canary_objective(model, theta, x, 2, updates, norm_constant)
+    g = model.gradient(theta, x[None], [2])
     ref = np.sum((updates @ g) ** 2) + max(norm_constant - np.linalg.norm(g), 0) ** 2
     assert loss == pytest.approx(ref) and gnorm == pytest.approx(np.linalg.norm(g))
     eps = 1e-6
     num = [
         (
-            model.canary_loss_and_grad(theta, x + eps * e, 2, updates, norm_constant)[0]
-            - model.canary_loss_and_grad(theta, x - eps * e, 2, updates, norm_constant)[0]
+            _canary_objective(model, theta, x + eps * e, 2, updates, norm_constant)[0]
+            - _canary_objective(model, theta, x - eps * e, 2, updates, norm_constant)[0]
         )
         / (2 * eps)
         for e in np.eye(6)
     ]
     np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-8)
+    with pytest.raises(TypeError, match="`model`"):
+        _canary_objective(mia.MLP(hidden=3, n_features=6, n_classes=4), theta, x, 2, updates, 1.0)
+
+
+def test_deprecated_canary_softmax_keeps_its_layout(setup):
+    model, theta, updates, rng = setup
+    with pytest.warns(DeprecationWarning, match="mia.SoftmaxRegression"):
+        old = mia.canary.SoftmaxRegression(6, 4)
+    assert old.d == model.n_params() == 28
+
+    def to_old(t):  # V = [W^T | b] (classes x (features + 1)), flattened
+        w, b = model.unflatten(t)
+        return np.concatenate([np.swapaxes(w, -1, -2), b[..., None]], axis=-1).reshape(
+            t.shape[:-1] + (-1,)
+        )
+
+    x, y = rng.random((5, 6)), rng.integers(0, 4, 5)
+    np.testing.assert_allclose(
+        old.gradient(to_old(theta), x, y), to_old(model.gradient(theta, x, y))
+    )
+    np.testing.assert_allclose(old.unflatten(to_old(theta))[0], model.unflatten(theta)[0])
+    np.testing.assert_allclose(old.flatten(model.unflatten(theta)), to_old(theta))
+    a = old.canary_loss_and_grad(to_old(theta), x[0], 1, to_old(updates), 0.5)
+    b = _canary_objective(model, theta, x[0], 1, updates, 0.5)
+    for u, v in zip(a, b, strict=True):
+        np.testing.assert_allclose(u, v)
 
 
 def test_crafting_makes_the_gradient_orthogonal(setup):
@@ -67,19 +99,19 @@ def test_crafting_makes_the_gradient_orthogonal(setup):
     updates = updates[:3]  # few enough constraints for near-exact orthogonality in 6 + 4 dims
     c = craft_canary(model, theta, updates, label=1, steps=400, seed=1)
     assert c.health > 0.9 and np.linalg.norm(c.update) == pytest.approx(1.0)
-    g = model.gradient(theta, c.x, 1)
+    g = model.gradient(theta, c.x[None], [1])
     assert np.linalg.norm(g) >= 0.95  # the norm term keeps ||g|| near C = 1
-    start = model.gradient(theta, np.random.default_rng(1).random(6), 1)
+    start = model.gradient(theta, np.random.default_rng(1).random((1, 6)), [1])
     ratio = np.abs(updates @ g).mean() / np.linalg.norm(g)
     assert ratio < 0.2 * np.abs(updates @ start).mean() / np.linalg.norm(start)
 
 
 def test_scores_are_the_gaussian_test_for_an_orthogonal_canary():
-    model = SoftmaxRegression(n_features=3, n_classes=2)
-    theta = np.zeros(model.d)
+    model = mia.SoftmaxRegression(n_features=3, n_classes=2)
+    theta = np.zeros(model.n_params())
     # clients whose updates are all zero: the score is exactly N(0 or 1, z^2)
     clients = [(np.zeros((1, 3)), np.array([0]))] * 5
-    u = np.zeros(model.d)
+    u = np.zeros(model.n_params())
     u[0] = 1.0
     pos, neg = canife_scores(
         model,

@@ -107,11 +107,7 @@ def test_bad_input(kwargs, word):
 
 
 @pytest.mark.slow
-def test_example_writes_figure(tmp_path, monkeypatch):
-    import runpy
-    import sys
-
+def test_example_writes_figure(run_script, tmp_path):
     out = tmp_path / "fig.png"
-    monkeypatch.setattr(sys, "argv", ["canary_fedavg.py", "--out", str(out), "--rounds", "40"])
-    runpy.run_path("examples/canary_fedavg.py", run_name="__main__")
+    run_script("examples/canary_fedavg.py", "--out", str(out), "--rounds", "40")
     assert out.stat().st_size > 10_000

@@ -37,11 +37,8 @@ def test_pooled_epsilon_against_closed_form():
 
 @pytest.mark.slow
 # the quick audit (5 bases x 20 models) is weak evidence; a short-run warning is not a failure
-@pytest.mark.filterwarnings("ignore::bayes_dp.ConvergenceWarning")
-def test_quick_example_runs(tmp_path, monkeypatch, capsys):
+def test_quick_example_runs(run_script):
     pytest.importorskip("sklearn")
     pytest.importorskip("dp_accounting")
-    monkeypatch.chdir(tmp_path)
-    _load().main(["--quick", "--jobs", "1"])
-    out = capsys.readouterr().out
+    out = run_script("examples/lira_digits.py", "--quick", "--jobs", "1").stdout
     assert "A4 (sigma=0.01)" in out and "DP-SGD" in out

@@ -1,4 +1,5 @@
-"""Score-matrix audits of a Gaussian mechanism with known eps (benchmarks/score_matrix_coverage.py).
+"""Score-matrix audits of a Gaussian mechanism with known eps (mia.coverage; the study is printed by
+benchmarks/score_matrix_coverage.py).
 
 The slow test runs the coverage study for one mechanism. What holds, and is asserted: no 90%
 interval lies entirely above the true eps (the audit does not overstate the privacy loss), and
@@ -8,31 +9,30 @@ low at delta = 1e-5 (about 5%, see docs/lira.md): the Gaussian mechanism's eps t
 the far tails of its trade-off curve, which a test at alpha = 0.1 never probes.
 """
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "score_matrix_coverage.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("score_matrix_coverage", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from mia.coverage import score_matrix_audit, score_matrix_coverage
 
 
 def test_one_audit_runs():
-    r = _load().one_audit(0, 1.0, n_targets=4, draws=200, tune=100)
-    assert 0 < r["lo"] < r["hi"]
-    assert r["truth"] == pytest.approx(4.377, abs=1e-3) and r["visible"] < r["truth"]
-    assert 0 < r["fpr"] < 0.3 and 0.3 < r["fnr"] < 0.9
+    r = score_matrix_audit(0, mu=1.0, n_targets=4, draws=200, tune=100)
+    lo, hi, truth = r["true_eps"]
+    assert 0 < lo < hi and r["visible_eps"][:2] == (lo, hi)
+    assert truth == pytest.approx(4.377, abs=1e-3) and r["visible_eps"][2] < truth
+    assert 0 < r["fpr"] < 0.3 and 0.3 < r["fnr"] < 0.9 and lo <= r["median"] <= hi
+    with pytest.raises(ValueError, match="`mu`"):
+        score_matrix_audit(0, mu=0.0)
+    with pytest.raises(ValueError, match="`mus`"):
+        score_matrix_coverage(mus=(), n_audits=1)
+    with pytest.raises(ValueError, match="`mus`"):
+        score_matrix_coverage(mus=(1.0, -1.0), n_audits=1)
 
 
 @pytest.mark.slow
 def test_coverage_study_gaussian_mechanism():
-    out = _load().coverage_study(mus=(1.0,), audits=40, seed=3)[1.0]
-    assert out["below"] == 0.0, out  # never an interval entirely above the true eps
-    assert out["coverage_visible"] >= 0.8, out
-    assert abs(out["fpr"] - 0.1) < 0.02 and abs(out["fnr"] - 0.61) < 0.03, out
+    out = score_matrix_coverage(mus=(1.0,), n_audits=40, seed=3, n_jobs=2)[1.0]
+    summary = out.summary()
+    assert out.below("true_eps") == 0.0, summary  # never an interval entirely above the true eps
+    assert out.rate("visible_eps") >= 0.8, summary
+    fpr, fnr = out.stats["fpr"].mean(), out.stats["fnr"].mean()
+    assert abs(fpr - 0.1) < 0.02 and abs(fnr - 0.61) < 0.03, (fpr, fnr)

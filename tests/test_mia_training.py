@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import mia
 from mia.canary import gaussian_mechanism_epsilon
@@ -176,7 +177,12 @@ def test_data_errors_and_non_dp_epsilon():
 def test_challenge_bases_from_digits():
     pytest.importorskip("sklearn")
     X, y = mia.load_digits()
-    assert X.shape == (1797, 64) and X.max() <= 1.0
+    assert X.shape == (1797, 64) and X.max() <= 1.0 and X.dtype == np.float32
+    X64, y64 = mia.load_digits(dtype=np.float64)
+    assert X64.dtype == np.float64 and np.array_equal(X64, X) and np.array_equal(y64, y)
+    assert np.array_equal(X64 * 16, np.round(X64 * 16))  # pixel values k / 16, exact
+    with pytest.raises(TypeError, match="`dtype`"):
+        mia.load_digits(dtype=np.int64)
     bases = mia.draw_challenge_bases(X, y, 3, size=100, z="mislabelled", seed=1)
     for b in bases:
         Xd, yd = b.dataset(1)
@@ -190,3 +196,124 @@ def test_challenge_bases_from_digits():
         mia.draw_challenge_bases(X, y, 1, z="hard")
     with pytest.raises(ValueError, match="`size`"):
         mia.draw_challenge_bases(X, y, 1, size=5000)
+
+
+# -- parameters as one flat vector (the interface the canary simulators use) -------------------
+FLAT_MODELS = [
+    mia.SoftmaxRegression(n_classes=3),
+    mia.MLP(hidden=4, n_classes=3),
+    mia.MLP(hidden=4, n_classes=3, activation="tanh"),
+]
+
+
+def _mean_ce(model, theta, X, y):
+    """Mean cross-entropy by hand in float64 from the flat layout [W1.ravel(), b1, ...]."""
+    d, k = X.shape[1], 3
+    if model.hidden is None:
+        w, b = theta[: d * k].reshape(d, k), theta[d * k :]
+        z = X @ w + b
+    else:
+        m = model.hidden
+        w1 = theta[: d * m].reshape(d, m)
+        b1 = theta[d * m : d * m + m]
+        w2 = theta[d * m + m : d * m + m + m * k].reshape(m, k)
+        b2 = theta[d * m + m + m * k :]
+        a = X @ w1 + b1
+        h = np.maximum(a, 0) if model.activation == "relu" else np.tanh(a)
+        z = h @ w2 + b2
+    z = z - z.max(axis=1, keepdims=True)
+    return float(np.mean(np.log(np.exp(z).sum(axis=1)) - z[np.arange(len(y)), y]))
+
+
+@pytest.mark.parametrize("model", FLAT_MODELS, ids=["softmax", "mlp-relu", "mlp-tanh"])
+def test_flat_gradient_vs_finite_differences(model):
+    X, y = _toy(n=8)
+    X = X.astype(np.float64)
+    theta = model.init_params(seed=4, n_features=5)
+    theta[-3:] += 0.3  # non-zero output bias
+    loss, grad = model.loss_and_gradient(theta, X, y)
+    assert loss == pytest.approx(_mean_ce(model, theta, X, y), rel=1e-12)
+    h = 1e-6
+    num = [
+        (_mean_ce(model, theta + h * e, X, y) - _mean_ce(model, theta - h * e, X, y)) / (2 * h)
+        for e in np.eye(theta.size)
+    ]
+    np.testing.assert_allclose(grad, num, rtol=1e-5, atol=1e-8)
+    per = model.gradient(theta, X, y, per_example=True)
+    assert per.shape == (8, theta.size)
+    np.testing.assert_allclose(per.mean(axis=0), grad, rtol=1e-12, atol=1e-15)
+    for i in (0, 5):  # each row is the gradient of that example alone
+        np.testing.assert_allclose(per[i], model.gradient(theta, X[i : i + 1], y[i : i + 1]))
+
+
+def test_per_example_gradients_match_reference():
+    X, y = _toy()
+    algo = mia.MLP(hidden=7, n_classes=3, init="random")
+    params = algo.fit(X, y, np.random.default_rng(1))
+    per = algo.gradient(params, X[:4], y[:4], per_example=True)
+    for i in range(4):
+        ref = _ref_mlp_example_grads(params, X[i].astype(np.float64), y[i], 3)
+        np.testing.assert_allclose(per[i], algo.flatten(ref), rtol=2e-4, atol=1e-6)
+
+
+def test_flat_vector_round_trip_and_evaluation():
+    X, y = _toy()
+    algo = mia.MLP(hidden=6, epochs=3, batch_size=10, n_classes=3)
+    params = algo.fit(X, y, np.random.default_rng(0))
+    theta = algo.flatten(params)
+    assert theta.dtype == np.float64 and theta.shape == (algo.n_params(n_features=5),)
+    assert algo.n_params(n_features=5) == 5 * 6 + 6 + 6 * 3 + 3
+    back = algo.unflatten(theta, n_features=5)
+    assert [a.shape for a in back] == [p.shape for p in params] == algo.param_shapes(5)
+    for a, p in zip(back, params, strict=True):
+        np.testing.assert_array_equal(a, p)
+    # the flat float64 vector and the float32 arrays give the same losses and predictions
+    np.testing.assert_allclose(algo.loss(theta, X, y), algo.loss(params, X, y), rtol=1e-4)
+    logits = algo.logits(theta, X)
+    np.testing.assert_array_equal(algo.predict(theta, X), logits.argmax(axis=1))
+    assert algo.accuracy(theta, X, y) == np.mean(logits.argmax(axis=1) == y) > 1 / 3
+    # several vectors at once: one set of arrays per leading index
+    stack = algo.unflatten(np.stack([theta, 2 * theta]), n_features=5)
+    np.testing.assert_array_equal(stack[2][1], 2 * back[2])
+
+
+def test_init_params_is_the_random_initialisation_of_fit():
+    for algo in (mia.SoftmaxRegression(n_classes=3), mia.MLP(hidden=4, n_classes=3)):
+        theta = algo.init_params(np.random.default_rng(3), n_features=5)
+        algo.init = "random"  # fit's per-model initialisation, drawn from the same generator
+        first = algo._init(5, [np.random.default_rng(3)])
+        np.testing.assert_allclose(theta, algo.flatten([p[0] for p in first]), rtol=1e-6)
+        w = algo.unflatten(theta, n_features=5)[0]
+        lim = np.sqrt(6 / (5 + w.shape[1]))  # Glorot uniform
+        assert np.abs(w).max() <= lim and np.all(algo.unflatten(theta, n_features=5)[1] == 0)
+    big = mia.MLP(hidden=200, n_features=300).init_params(seed=0)
+    w1 = big[: 300 * 200]
+    # uniform on (-l, l): variance l^2 / 3 = 2 / (fan_in + fan_out); KS against it
+    lim = np.sqrt(6 / 500)
+    assert stats.kstest(w1, stats.uniform(-lim, 2 * lim).cdf).pvalue > 1e-3
+
+
+def test_flat_interface_errors_and_config():
+    algo = mia.SoftmaxRegression(n_classes=3)
+    with pytest.raises(ValueError, match="`n_features` is needed"):
+        algo.init_params(seed=0)
+    with pytest.raises(ValueError, match="`theta`"):
+        algo.unflatten(np.zeros(5), n_features=2)
+    fixed = mia.SoftmaxRegression(n_classes=3, n_features=5)
+    X, y = _toy()
+    with pytest.raises(ValueError, match="n_features=5"):
+        fixed.gradient(fixed.init_params(seed=0), X[:, :4], y)
+    with pytest.raises(ValueError, match="`n_features` must be 5"):
+        fixed.n_params(n_features=4)
+    with pytest.raises(ValueError, match="at least one row"):
+        fixed.gradient(fixed.init_params(seed=0), X[:0], y[:0])
+    with pytest.raises(ValueError, match="`params`"):
+        fixed.loss([np.zeros((4, 3)), np.zeros(3)], X, y)
+    with pytest.raises(ValueError, match="`activation`"):
+        mia.MLP(activation="sigmoid")
+    with pytest.raises(ValueError, match="n_features=5"):
+        fixed.fit(X[:, :4], y, np.random.default_rng(0))
+    # settings stored by the audit runner: unchanged unless the new options are used
+    assert "n_features" not in algo.config() and "activation" not in mia.MLP().config()
+    cfg = mia.MLP(activation="tanh", n_features=64).config()
+    assert cfg["activation"] == "tanh" and cfg["n_features"] == 64

@@ -18,8 +18,11 @@ epsilon_from_rates
     Deprecated: ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
 run_dp_fedavg_with_canaries
     DP-FedAvg on digits with canary clients, final-model and all-iterates estimates.
-canife_audit, craft_canary, canife_scores, compose_canife, SoftmaxRegression
-    CANIFE crafted canaries (Maddock et al.) on softmax regression.
+canife_audit, craft_canary, canife_scores, compose_canife
+    CANIFE crafted canaries (Maddock et al.) on softmax regression (``mia.SoftmaxRegression``).
+SoftmaxRegression
+    Deprecated alias of ``mia.SoftmaxRegression`` with the former flat layout; the simulators
+    use the models of :mod:`mia.training`.
 
 The Flower adapter lives in ``mia.canary.flower`` (optional extra ``flower``).
 """

@@ -1,9 +1,10 @@
 """CANIFE: crafted canaries for empirical privacy measurement in FL (Maddock et al.), numpy only.
 
-The model is softmax regression on scikit-learn's digits, so the per-sample gradient
-``g(x) = (softmax(V x~) - e_y) x~^T`` (``x~ = [x, 1]``) and its derivative with respect to the
-input are analytic. A canary input is crafted so that its gradient is nearly orthogonal to the
-clipped updates of mock clients from a design pool (Eq. 1 of the paper, with the norm term)::
+The model is softmax regression (:class:`mia.SoftmaxRegression`, weights ``W`` and bias ``b``)
+on scikit-learn's digits, so the per-sample gradient ``g(x) = (x (x) r, r)`` with
+``r = softmax(x W + b) - e_y`` and its derivative with respect to the input are analytic. A
+canary input is crafted so that its gradient is nearly orthogonal to the clipped updates of
+mock clients from a design pool (Eq. 1 of the paper, with the norm term)::
 
     L(x) = sum_i <u_i, g(x)>^2 + max(C - ||g(x)||, 0)^2
 
@@ -17,15 +18,17 @@ Per-round estimates are composed over training through the noise multiplier they
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
+from .. import training
 from .._accounting import noise_for_epsilon_one_step, poisson_gaussian_epsilon
+from ..data import _digits_split
 from ._clip import clip_l2
-from ._digits import load_digits_split
 from ._gaussians import _check_delta_open
 from .counts import empirical_epsilon
 
@@ -40,8 +43,14 @@ __all__ = [
 ]
 
 
-class SoftmaxRegression:
-    """Multinomial logistic regression; parameters ``V`` (classes x (features + 1)) flattened.
+class SoftmaxRegression(training.SoftmaxRegression):
+    """Deprecated: use :class:`mia.SoftmaxRegression` with ``n_features``.
+
+    Kept for one release. It is :class:`mia.SoftmaxRegression` with this module's former flat
+    layout, ``V`` of shape (classes, features + 1) (weights of each class, then its bias)
+    flattened, and the former ``d``, ``gradient`` of a single 1-D input and
+    ``canary_loss_and_grad``. The new class lays the flat vector out as ``[W.ravel(), b]`` with
+    ``W`` of shape (features, classes).
 
     Parameters
     ----------
@@ -52,54 +61,81 @@ class SoftmaxRegression:
     """
 
     def __init__(self, n_features: int = 64, n_classes: int = 10):
-        self.n_features = check_positive_int("n_features", n_features)
-        self.n_classes = check_positive_int("n_classes", n_classes, minimum=2)
-        self.d = self.n_classes * (self.n_features + 1)
+        warnings.warn(
+            "mia.canary.SoftmaxRegression is deprecated and will be removed in the next "
+            "release; use mia.SoftmaxRegression(n_features=..., n_classes=...), whose flat "
+            "parameter vector is [W.ravel(), b] with W of shape (n_features, n_classes)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        super().__init__(n_features=n_features, n_classes=n_classes)
 
-    def _probs(self, theta, x):
-        v = theta.reshape(self.n_classes, self.n_features + 1)
-        z = x @ v[:, :-1].T + v[:, -1]
-        z = z - z.max(axis=-1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=-1, keepdims=True)
+    @property
+    def d(self) -> int:
+        """Number of parameters."""
+        return self.n_params()
 
-    def gradient(self, theta, x, y):
-        """Mean cross-entropy gradient over the rows of ``x`` (flat, length ``d``)."""
-        x = np.atleast_2d(x)
-        y = np.atleast_1d(y)
-        r = self._probs(theta, x)
-        r[np.arange(len(y)), y] -= 1.0
-        xt = np.hstack([x, np.ones((len(y), 1))])
-        return (r.T @ xt / len(y)).ravel()
+    def unflatten(self, theta, n_features=None):
+        """``[W, b]`` from the former layout ``V`` (classes x (features + 1)), views."""
+        theta = np.asarray(theta)
+        nf = self._features(n_features)
+        size = self.n_classes * (nf + 1)
+        if theta.ndim < 1 or theta.shape[-1] != size:
+            raise ValueError(
+                f"`theta` must have {size} parameters on its last axis; found shape {theta.shape}"
+            )
+        v = theta.reshape(theta.shape[:-1] + (self.n_classes, nf + 1))
+        return [np.swapaxes(v[..., :-1], -1, -2), v[..., -1]]
 
-    def accuracy(self, theta, x, y) -> float:
-        """Classification accuracy."""
-        return float(np.mean(np.argmax(self._probs(theta, x), axis=1) == y))
+    def flatten(self, params):
+        """The former layout ``V`` (classes x (features + 1)) of ``[W, b]``, flattened."""
+        w, b = (np.asarray(p, dtype=np.float64) for p in params)
+        v = np.concatenate([np.swapaxes(w, -1, -2), b[..., None]], axis=-1)
+        return v.reshape(b.shape[:-1] + (-1,))
+
+    def gradient(self, theta, x, y, **kwargs):
+        """Mean cross-entropy gradient over the rows of ``x`` (a 1-D ``x`` is one row)."""
+        return super().gradient(theta, np.atleast_2d(x), np.atleast_1d(y), **kwargs)
 
     def canary_loss_and_grad(self, theta, x, y, updates, norm_constant):
         """Eq. 1 of CANIFE and its gradient with respect to the input ``x``.
 
         ``updates`` has shape (n, d); returns ``(loss, dloss/dx, ||g(x)||)``.
         """
-        nf, nc = self.n_features, self.n_classes
-        v = theta.reshape(nc, nf + 1)
-        w = v[:, :-1]
-        p = self._probs(theta, x[None, :])[0]
-        r = p.copy()
-        r[y] -= 1.0
-        xt = np.append(x, 1.0)
-        u = updates.reshape(-1, nc, nf + 1)
-        ux = u @ xt  # (n, classes)
-        a = ux @ r  # <u_i, r x~^T>
-        jac = np.diag(p) - np.outer(p, p)  # d softmax / d z
-        jw = jac @ w  # d r / d x   (classes x features)
-        ga = 2.0 * ((a @ ux) @ jw + (np.einsum("i,icf->cf", a, u).T @ r)[:nf])
-        nr, nx = np.linalg.norm(r), np.linalg.norm(xt)
-        gnorm = nr * nx
-        dn = nx * (r @ jw) / max(nr, 1e-300) + nr * x / nx
-        gap = max(norm_constant - gnorm, 0.0)
-        loss = float(a @ a + gap * gap)
-        return loss, ga - 2.0 * gap * dn, gnorm
+        return _canary_objective(self, theta, x, y, updates, norm_constant)
+
+
+def _canary_objective(model, theta, x, y, updates, norm_constant):
+    """Eq. 1 of CANIFE and its gradient with respect to the input ``x``.
+
+    ``L(x) = sum_i <u_i, g(x)>^2 + max(C - ||g(x)||, 0)^2`` for softmax regression, where
+    ``g(x) = (x (x) r, r)`` is the gradient of the loss of ``(x, y)`` and
+    ``r = softmax(x W + b) - e_y``. ``updates`` has shape (n, n_params); returns
+    ``(loss, dL/dx, ||g(x)||)``.
+    """
+    if model.hidden is not None:
+        raise TypeError(
+            "`model` must be a SoftmaxRegression (CANIFE's input gradient is analytic for it); "
+            f"found {type(model).__name__}"
+        )
+    w, b = model.unflatten(theta, x.size)  # (f, k), (k,)
+    uw, ub = model.unflatten(updates, x.size)  # (n, f, k), (n, k)
+    z = x @ w + b
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    r = p.copy()
+    r[y] -= 1.0
+    ux = x @ uw + ub  # (n, k): <u_i, x (x) r + r> = ux_i . r
+    a = ux @ r
+    jac = np.diag(p) - np.outer(p, p)  # d softmax / d z (symmetric)
+    wj = w @ jac  # d/dx of <c, r> is wj @ c
+    ga = 2.0 * (a @ (uw @ r) + wj @ (a @ ux))
+    nr, nx = np.linalg.norm(r), math.sqrt(float(x @ x) + 1.0)
+    gnorm = nr * nx
+    dn = nx * (wj @ r) / max(nr, 1e-300) + nr * x / nx
+    gap = max(norm_constant - gnorm, 0.0)
+    loss = float(a @ a + gap * gap)
+    return loss, ga - 2.0 * gap * dn, gnorm
 
 
 def client_update(model, theta, x, y, *, lr, local_steps, clip):
@@ -151,12 +187,12 @@ def craft_canary(
 
     Parameters
     ----------
-    model : SoftmaxRegression
-        The model (its ``canary_loss_and_grad`` gives the analytic input gradient).
+    model : mia.SoftmaxRegression
+        The model; the loss and its input gradient are analytic for softmax regression.
     theta : numpy.ndarray
-        Frozen parameters.
+        Frozen parameters, a flat vector (``model.flatten``).
     design_updates : numpy.ndarray
-        Clipped updates of mock clients, shape (n, d).
+        Clipped updates of mock clients, shape (n, len(theta)).
     label : int, optional
         Target class (random if omitted).
     steps : int, default 500
@@ -189,22 +225,25 @@ def craft_canary(
     steps = check_positive_int("steps", steps)
     lr = check_real("lr", lr, low=0.0, low_open=True)
     clip = check_real("clip", clip, low=0.0, low_open=True)
+    theta = np.asarray(theta, dtype=float)
+    d = theta.size
     u = np.asarray(design_updates, dtype=float)
-    if u.ndim != 2 or u.shape[1] != model.d or u.shape[0] < 1:
-        raise ValueError(f"`design_updates` must have shape (n >= 1, {model.d}); found {u.shape}")
+    if u.ndim != 2 or u.shape[1] != d or u.shape[0] < 1:
+        raise ValueError(f"`design_updates` must have shape (n >= 1, {d}); found {u.shape}")
+    n_features = model.n_features if model.n_features is not None else d // model.n_classes - 1
     y = int(rng.integers(model.n_classes)) if label is None else int(label)
-    x = rng.random(model.n_features) if init is None else np.array(init, dtype=float)
+    x = rng.random(n_features) if init is None else np.array(init, dtype=float)
     m, v = np.zeros_like(x), np.zeros_like(x)
     b1, b2 = 0.9, 0.999
     hist = np.empty(steps + 1)
     for t in range(1, steps + 1):
-        loss, g, _ = model.canary_loss_and_grad(theta, x, y, u, clip)
+        loss, g, _ = _canary_objective(model, theta, x, y, u, clip)
         hist[t - 1] = loss
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         x = x - lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + 1e-12)
-    hist[steps] = model.canary_loss_and_grad(theta, x, y, u, clip)[0]
-    g = model.gradient(theta, x, y)
+    hist[steps] = _canary_objective(model, theta, x, y, u, clip)[0]
+    g = model.gradient(theta, x[None], np.array([y]))
     update = -clip * g / np.linalg.norm(g)
     health = (hist[0] - hist[-1]) / hist[0] if hist[0] > 0 else 1.0
     return CanaryDesign(x, y, update, float(health), hist)
@@ -251,10 +290,11 @@ def canife_scores(
     rng = as_generator(seed)
     n_trials = check_positive_int("n_trials", n_trials, minimum=2)
     z = check_real("noise_multiplier", noise_multiplier, low=0.0)
+    d = np.asarray(theta).size
     pos, neg = [], []
     for t in range(n_trials):
         idx = rng.choice(len(clients), size=clients_per_round, replace=False)
-        agg = np.zeros(model.d)
+        agg = np.zeros(d)
         for i in idx:
             agg += client_update(
                 model, theta, *clients[i], lr=lr, local_steps=local_steps, clip=clip
@@ -262,7 +302,7 @@ def canife_scores(
         with_canary = t % 2 == 0
         if with_canary:
             agg += canary_update
-        agg += z * clip * rng.standard_normal(model.d)
+        agg += z * clip * rng.standard_normal(d)
         (pos if with_canary else neg).append(agg @ canary_update / clip**2)
     return np.array(pos), np.array(neg)
 
@@ -392,12 +432,13 @@ def canife_audit(
         )
     delta = _check_delta_open(delta)
     rng = as_generator(seed)
-    xtr, ytr, xte, yte = load_digits_split(rng)
+    xtr, ytr, xte, yte = _digits_split(rng)
     shards = np.array_split(np.arange(len(ytr)), n_clients)
     clients = [(xtr[s], ytr[s]) for s in shards]
     pool = [(xte[s], yte[s]) for s in np.array_split(np.arange(len(yte)), design_pool)]
-    model = SoftmaxRegression()
-    theta = np.zeros(model.d)
+    model = training.SoftmaxRegression(n_features=xtr.shape[1])
+    d = model.n_params()
+    theta = np.zeros(d)
     q = clients_per_round / n_clients
     delta_round = 1.0 / n_trials
     at, per, health = [], [], []
@@ -426,10 +467,10 @@ def canife_audit(
             per.append(empirical_epsilon(pos, neg, delta_round))
             health.append(canary.health)
         part = np.flatnonzero(rng.random(n_clients) < q)
-        agg = np.zeros(model.d)
+        agg = np.zeros(d)
         for i in part:
             agg += client_update(model, theta, *clients[i], lr=client_lr, local_steps=1, clip=clip)
-        agg += z * clip * rng.standard_normal(model.d)
+        agg += z * clip * rng.standard_normal(d)
         theta = theta + server_lr * agg / clients_per_round  # fixed denominator (DP-FedSGD)
     steps = np.diff(at + [rounds])
     eps = compose_canife(

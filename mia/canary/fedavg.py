@@ -1,11 +1,12 @@
 """DP-FedAvg on scikit-learn digits with random canary clients (Andrew et al., Alg. 2 and 3).
 
-A small numpy simulator: real clients hold shards of the digits training set and run local SGD
-on a one-hidden-layer network; every update is clipped to ``clip`` (L2), the server adds
-``N(0, (noise_multiplier * clip)^2 I_d)`` to the sum, divides by the number of participants
-(clients plus canaries) and takes a server step. Canary clients return a fixed random unit
-direction scaled to the clip norm whenever they participate; unseen canaries are drawn the same
-way and never inserted. Both threat models are measured in the same run.
+A small numpy simulator: real clients hold shards of the digits training set and run local
+gradient descent on a one-hidden-layer tanh network (:class:`mia.MLP`, Glorot-uniform
+initialisation, parameters as one flat vector); every update is clipped to ``clip`` (L2), the
+server adds ``N(0, (noise_multiplier * clip)^2 I_d)`` to the sum, divides by the number of
+participants (clients plus canaries) and takes a server step. Canary clients return a fixed
+random unit direction scaled to the clip norm whenever they participate; unseen canaries are
+drawn the same way and never inserted. Both threat models are measured in the same run.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import numpy as np
 from bayes_dp._validation import as_generator, check_positive_int, check_real
 
 from .._accounting import poisson_gaussian_epsilon
+from ..data import _digits_split
+from ..training import MLP
 from ._clip import clip_l2
-from ._digits import MLP, load_digits_split
 from ._gaussians import _check_delta_open, gaussian_mechanism_epsilon
 from ._null import CosineNull
 from .counts import CountsResult, counts_from_scores
@@ -227,11 +229,11 @@ def run_dp_fedavg_with_canaries(
     delta = _check_delta_open(delta)
     rng = as_generator(seed)
 
-    xtr, ytr, xte, yte = load_digits_split(rng)
+    xtr, ytr, xte, yte = _digits_split(rng)
     shards = np.array_split(np.arange(len(ytr)), n_clients)
-    model = MLP(n_hidden=hidden)
-    d = model.d
-    theta0 = model.init(rng)
+    model = MLP(hidden=hidden, activation="tanh", n_features=xtr.shape[1])
+    d = model.n_params()
+    theta0 = model.init_params(rng)
     theta = theta0.copy()
     canaries = rng.standard_normal((k1 + k0, d))
     canaries /= np.linalg.norm(canaries, axis=1, keepdims=True)  # rows 0..k1-1 observed
@@ -245,7 +247,7 @@ def run_dp_fedavg_with_canaries(
             local = theta.copy()
             xs, ys = xtr[shards[i]], ytr[shards[i]]
             for _ in range(local_steps):
-                local -= client_lr * model.loss_grad(local, xs, ys)[1]
+                local -= client_lr * model.gradient(local, xs, ys)
             rho += clip_l2(local - theta, clip)
         present = np.flatnonzero(sched[t])
         rho += clip * canaries[present].sum(axis=0)
