@@ -16,7 +16,7 @@ import llvmlite.binding
 from numba import njit, types
 from numba.extending import get_cython_function_address
 
-__all__ = ["betainc", "betaincc", "lbeta", "xlogy"]
+__all__ = ["betainc", "betaincc", "lbeta", "xlogy", "expit", "log_expit"]
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -61,3 +61,20 @@ def xlogy(c, v):
     if c == 0.0:
         return 0.0
     return c * math.log(v)
+
+
+@njit(**_JIT)
+def log_expit(z):
+    """log(1 / (1 + e^-z)) without overflow."""
+    if z >= 0.0:
+        return -math.log1p(math.exp(-z))
+    return z - math.log1p(math.exp(z))
+
+
+@njit(**_JIT)
+def expit(z):
+    """1 / (1 + e^-z) without overflow."""
+    if z >= 0.0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)

@@ -33,6 +33,8 @@ import numpy as np
 from numba import njit
 
 from . import _kernels, surrogate
+from ._special import expit as _expit
+from ._special import log_expit as _log_expit
 from .binomial import log_lik as binomial_log_lik
 from .region import log_area
 
@@ -163,22 +165,6 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
         sg_V=np.zeros((model.s_z.size, surrogate.GRID, surrogate.GRID)),
         sg_vmax=np.zeros(model.s_z.size),
     )
-
-
-@njit(**_JIT)
-def _log_expit(z):
-    """log(1 / (1 + e^-z)) without overflow."""
-    if z >= 0.0:
-        return -math.log1p(math.exp(-z))
-    return z - math.log1p(math.exp(z))
-
-
-@njit(**_JIT)
-def _expit(z):
-    if z >= 0.0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
 
 
 @njit(**_JIT)

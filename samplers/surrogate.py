@@ -28,6 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ._special import expit as _expit
 from .binomial import log_lik as binomial_log_lik
 
 __all__ = ["GRID", "BOX_SD", "DROP", "build", "log_density"]
@@ -40,14 +41,6 @@ GRID = 32
 BOX_SD = 6.0
 #: Nodes this far below the table's largest value are treated as a cliff (bilinear there).
 DROP = 700.0
-
-
-@njit(**_JIT)
-def _expit(z):
-    if z >= 0.0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
 
 
 @njit(**_JIT)
