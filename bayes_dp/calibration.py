@@ -27,6 +27,7 @@ import numpy as np
 from scipy import stats
 
 from ._validation import as_generator, check_positive_int, check_real
+from .region import clopper_pearson_interval
 
 __all__ = ["CoverageResult", "SBCResult", "coverage_study", "run_sbc", "sbc_replicate"]
 
@@ -128,8 +129,8 @@ class CoverageResult:
             "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
         )
         h = self.hits(label)
-        ci = stats.binomtest(int(h.sum()), h.size).proportion_ci(confidence, method="exact")
-        return float(ci.low), float(ci.high)
+        lo, hi = clopper_pearson_interval(int(h.sum()), h.size, confidence)
+        return float(lo), float(hi)
 
     def below(self, label: str) -> float:
         """Fraction of replicates whose target lies below the interval (``target < lower``)."""
