@@ -10,14 +10,14 @@ The names below are imported on first use (PEP 562), so that ``samplers.codes`` 
 codes the kernels switch on) can be read without importing numba.
 """
 
-import importlib
-
 __all__ = ["AUX_PROPOSALS", "SamplerConfig", "aux_params", "run_mhaar"]
 
 
 def __getattr__(name: str):
     if name in __all__:
-        value = getattr(importlib.import_module(".mhaar", __name__), name)
+        from . import mhaar
+
+        value = getattr(mhaar, name)
         globals()[name] = value  # later look-ups skip this function
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

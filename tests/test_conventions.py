@@ -112,7 +112,7 @@ GENERATOR_ONLY = {
     ("mia/pytorch.py", "train"),
 }
 #: functions that turn ``seed`` into a generator (or an audit's root seed)
-CONVERTERS = {"as_generator", "_root_seed"}
+CONVERTERS = {"as_generator", "_root_seed", "_generator"}
 
 
 def _seed_functions():

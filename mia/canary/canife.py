@@ -212,9 +212,11 @@ def craft_canary(
 
     Examples
     --------
+    >>> from mia import SoftmaxRegression
     >>> model = SoftmaxRegression(n_features=4, n_classes=3)
     >>> rng = np.random.default_rng(0)
-    >>> theta, pool = rng.normal(0, 0.1, model.d), rng.normal(0, 0.1, (5, model.d))
+    >>> d = model.n_params()
+    >>> theta, pool = rng.normal(0, 0.1, d), rng.normal(0, 0.1, (5, d))
     >>> c = craft_canary(model, theta, pool, steps=50, seed=0)
     >>> c.update.shape, round(float(np.linalg.norm(c.update)), 6)  # -C g / ||g||
     ((15,), 1.0)
@@ -276,11 +278,12 @@ def canife_scores(
 
     Examples
     --------
+    >>> from mia import SoftmaxRegression
     >>> model = SoftmaxRegression(n_features=4, n_classes=3)
     >>> rng = np.random.default_rng(0)
     >>> clients = [(rng.random((5, 4)), rng.integers(0, 3, 5)) for _ in range(10)]
-    >>> u_c = np.zeros(model.d); u_c[0] = 1.0  # a canary update of norm C = 1
-    >>> pos, neg = canife_scores(model, np.zeros(model.d), u_c, clients, noise_multiplier=0.5,
+    >>> u_c = np.zeros(model.n_params()); u_c[0] = 1.0  # a canary update of norm C = 1
+    >>> pos, neg = canife_scores(model, np.zeros(model.n_params()), u_c, clients, noise_multiplier=0.5,
     ...                          clients_per_round=3, n_trials=40, seed=0)
     >>> pos.shape, neg.shape
     ((20,), (20,))
