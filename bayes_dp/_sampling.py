@@ -233,7 +233,8 @@ def run_exact(
     progress_owned: bool = False,
 ) -> dict:
     """Run the exact-likelihood sampler; ``cfg.draws=None`` runs until converged (or out of
-    time), as ``auto`` says."""
+    time), as ``auto`` says.
+    """
     from samplers.driver import ExactRun, build_model, starting_points
 
     from . import _arviz

@@ -194,7 +194,8 @@ def _generator(seed) -> tuple[np.random.Generator, int | str]:
 
 def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Posterior:
     """The Posterior of a run: draws named by the model, settings from the model and the
-    sampler."""
+    sampler.
+    """
     draws = model.named_draws(out["eps"], out["s"], out["tau"], out["rho"])
     acc = out["accept"]
     if cfg.method == "exact":

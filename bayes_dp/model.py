@@ -244,7 +244,8 @@ class Model:
     @property
     def var_names(self) -> list[str]:
         """The sampled variables in the posterior's order: eps, the strengths, then the free
-        tau and rho of each group in turn."""
+        tau and rho of each group in turn.
+        """
         names = ["eps"]
         if not self.s_fixed:
             names += list(self.strengths)
@@ -258,7 +259,8 @@ class Model:
     @property
     def fixed(self) -> dict[str, float]:
         """The variables held fixed, with their values: the strengths when ``prior.s`` is a
-        number, then the fixed tau and rho of each group."""
+        number, then the fixed tau and rho of each group.
+        """
         out: dict[str, float] = {}
         if self.s_fixed:
             out.update({name: float(self.prior.s) for name in self.strengths})
@@ -301,7 +303,8 @@ class Model:
     # -- arrays for the samplers ---------------------------------------------------------------
     def kernel_groups(self) -> dict[str, np.ndarray]:
         """Per-group arrays the samplers read: likelihood code (``lik``), strength variable
-        (``sidx``), ``tau_free``, ``rho_free``, ``tau_start``, ``rho_start``."""
+        (``sidx``), ``tau_free``, ``rho_free``, ``tau_start``, ``rho_start``.
+        """
         return {
             "lik": np.array([spec.code for spec in self.likelihoods], dtype=np.int64),
             "sidx": np.array(self.group_strength, dtype=np.int64),
@@ -334,7 +337,8 @@ class Model:
     # -- records -------------------------------------------------------------------------------
     def settings(self) -> dict:
         """The model's part of ``post.settings`` (JSON-serialisable); read back by
-        :meth:`from_settings`."""
+        :meth:`from_settings`.
+        """
         prior = self.prior
         return {
             "delta": self.delta,

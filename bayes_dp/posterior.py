@@ -25,7 +25,8 @@ TAIL_ESS_MIN = 100.0
 
 def _pareto_khat(log_w: np.ndarray) -> float:
     """Shape of a generalized Pareto fitted to the largest importance weights (PSIS's k-hat:
-    the M = min(n / 5, 3 sqrt(n)) largest, over the next one as threshold)."""
+    the M = min(n / 5, 3 sqrt(n)) largest, over the next one as threshold).
+    """
     from scipy import stats
 
     lw = np.sort(np.asarray(log_w, dtype=float))
@@ -83,7 +84,8 @@ class Posterior:
     @property
     def log_likelihood(self) -> dict[str, np.ndarray] | None:
         """Pointwise log likelihood per base and draw, ``{"counts": (chains, draws, bases)}``,
-        or None when it was not kept (``estimate_epsilon(log_likelihood=False)`` or MHAAR)."""
+        or None when it was not kept (``estimate_epsilon(log_likelihood=False)`` or MHAAR).
+        """
         return self._loglik
 
     @property
@@ -352,7 +354,8 @@ class Posterior:
     def to_arviz(self):
         """The ArviZ data object: ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x),
         groups ``posterior`` and ``sample_stats`` with dims (chain, draw), and
-        ``log_likelihood`` (dims chain, draw, base) when it was kept."""
+        ``log_likelihood`` (dims chain, draw, base) when it was kept.
+        """
         attrs = {
             "bayes_dp_settings": json.dumps(self.settings),
             "bayes_dp_format": 1,

@@ -138,7 +138,8 @@ def _unreliable(posterior: Posterior) -> str:
 # -- inputs in words ----------------------------------------------------------------------------
 def _parse_prior(text):
     """The :class:`~bayes_dp.Prior` recorded (as its repr) in the settings, or None
-    (:func:`bayes_dp.priors.parse_prior`: nothing is evaluated)."""
+    (:func:`bayes_dp.priors.parse_prior`: nothing is evaluated).
+    """
     from .priors import parse_prior
 
     return parse_prior(text)

@@ -249,7 +249,8 @@ PAIR_RC_MAX = 0.995
 @njit(**_JIT)
 def pair_shape(P, i, lik, tau, rho, Q, o):
     """Write (sd of a, sd of b, correlation) of base i's PROP_PAIR_NORMAL component at
-    (tau, rho) into Q[o:o + 3]."""
+    (tau, rho) into Q[o:o + 3].
+    """
     n0 = P[i, 13]
     n1 = P[i, 15]
     f0 = max(1.0 + (n0 - 1.0) * tau, 1e-6)
@@ -279,7 +280,8 @@ def _log_n2(a, b, m0, m1, s0, s1, rc):
 def log_q_pair(a, b, P, i, Q, lam, mb, bd):
     """log density of base i's PROP_PAIR_NORMAL proposal: the normals Q[0:3] and Q[3:6] with
     weight 1 - mb and a band part of weight mb whose density at (a, b) is ``bd`` (see
-    :func:`band_box`), all times 1 - lam, plus lam times the uniform density on the square."""
+    :func:`band_box`), all times 1 - lam, plus lam times the uniform density on the square.
+    """
     lq = _log_n2(a, b, P[i, 6], P[i, 9], Q[0], Q[1], Q[2])
     if Q[0] != Q[3] or Q[1] != Q[4] or Q[2] != Q[5]:
         l2 = _log_n2(a, b, P[i, 6], P[i, 9], Q[3], Q[4], Q[5])
@@ -607,7 +609,8 @@ def _clip_linear(alpha, beta, u0, u1):
 @njit(**_JIT)
 def _n_nodes(u0, u1, centre, sd, nmax):
     """Nodes for a Gaussian-like integrand on [u0, u1]: QUAD_DENSITY per unit of its scale,
-    which is sd near the peak and sd / |z| in the tail at z sds from it."""
+    which is sd near the peak and sd / |z| in the tail at z sds from it.
+    """
     z0 = (u0 - centre) / sd
     z1 = (u1 - centre) / sd
     zmin = 0.0 if z0 <= 0.0 <= z1 else min(abs(z0), abs(z1))
@@ -1124,7 +1127,8 @@ def mhaar_update(
 @njit(**_JIT)
 def init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b):
     """Start each latent pair inside R_s: importance resampling of K draws from q, or, when no
-    draw falls inside, the point of the diagonal halfway between the two boundary curves."""
+    draw falls inside, the point of the diagonal halfway between the two boundary curves.
+    """
     n = lat_a.shape[0]
     e_c = math.exp(eps)
     QP = np.empty(6)
@@ -1217,7 +1221,8 @@ def _logit(x):
 @njit(**_JIT)
 def _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P):
     """Coordinates of the joint move: log eps, logit of each free s, logit of each free tau,
-    rho / rho_max(tau) of each free rho (in this order)."""
+    rho / rho_max(tau) of each free rho (in this order).
+    """
     z[0] = math.log(eps)
     k = 1
     for g in range(s.shape[0]):

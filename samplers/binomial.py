@@ -173,7 +173,8 @@ def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
 @njit(**_JIT)
 def _log_tail(T, d, v, upper):
     """log F(v) (or log(1 - F(v)) with ``upper``) of the density d: from its table where that
-    is checked, else from SciPy."""
+    is checked, else from SciPy.
+    """
     val = math.nan
     if v > 0.0 and v < 1.0:
         w = math.log(v) - math.log1p(-v)
@@ -379,7 +380,8 @@ def _pieces(T, outer, inner, bd, rate, h, P, npc):
 @njit(**_JIT)
 def _log_integrand(T, outer, inner, bd, rate, u):
     """log of the integrand at u (the outer density times the inner mass between the edges,
-    or times the inner density and the edge's speed at s = 1)."""
+    or times the inner density and the edge's speed at s = 1).
+    """
     lp = _logpdf(outer, u)
     if lp == -math.inf:
         return -math.inf

@@ -93,7 +93,8 @@ def _node_row(a, b, lb, w, row):
 @njit(**_JIT)
 def _hermite5(y0, d0, s0, y1, d1, s1, h, t):
     """Quintic Hermite interpolant on a cell of width h at fraction t, from values, first and
-    second derivatives at both ends."""
+    second derivatives at both ends.
+    """
     t2 = t * t
     t3 = t2 * t
     t4 = t3 * t
@@ -171,7 +172,8 @@ def build_tables(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 def log_tail_table(tab, ok, off, m, wlo, whi, w, upper):
     """log F (``upper`` False) or log(1 - F) at w = logit(v) from a table on [wlo, whi]
     (offset ``off``, ``m`` cells); nan where the table does not cover w or its cell failed
-    the check."""
+    the check.
+    """
     if w >= wlo and w <= whi and whi > wlo:
         h = (whi - wlo) / m
         x = (w - wlo) / h

@@ -292,7 +292,8 @@ class ExactRun:
 
     def _work(self, c: _Chain, target_rows: int, progress, deadline: float) -> None:
         """Advance chain c until it holds target_rows draws, in chunks of ~CHUNK_SECONDS, or
-        until the deadline (``time.perf_counter()`` value) passes."""
+        until the deadline (``time.perf_counter()`` value) passes.
+        """
         self._grow(c, target_rows)
         while not self._stop.is_set() and time.perf_counter() < deadline:
             it = int(c.state.it[0])

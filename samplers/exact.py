@@ -218,7 +218,8 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
 @njit(**_JIT)
 def _log_prior(z, M, s):
     """log prior density of z in its own coordinates (Jacobians included); fills the strength
-    of every strength variable into ``s``. -inf outside the support."""
+    of every strength variable into ``s``. -inf outside the support.
+    """
     eps = math.exp(z[0])
     if not (eps > 0.0 and eps < math.inf):
         return -math.inf
@@ -269,7 +270,8 @@ def _log_surrogate(z, M, state):
 @njit(**_JIT)
 def _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p):
     """Accept the proposal zp with probability min(1, e^la) (one uniform drawn either way, so
-    the random stream does not depend on ``valid``); on acceptance it becomes the state."""
+    the random stream does not depend on ``valid``); on acceptance it becomes the state.
+    """
     u = rng.random()
     ok = valid and (la >= 0.0 or (u > 0.0 and math.log(u) < la))
     if ok:
@@ -348,7 +350,8 @@ def _table_walk(y, ly, M, state, cfg, rng, xi, yp):
 @njit(**_JIT)
 def _edge_gap(state, M, a):
     """How far (in log density) the tabulated posterior at the low and the high edge of
-    coordinate a of the box lies below its largest value over the grid."""
+    coordinate a of the box lies below its largest value over the grid.
+    """
     G = surrogate.GRID
     d = state.z.shape[0]
     z = np.empty(d)
