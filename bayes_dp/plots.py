@@ -124,9 +124,7 @@ def _label(var: str) -> str:
 
 
 def posterior_counts(posterior: Posterior) -> list[tuple[str, AttackCounts]]:
-    """Return the evidence groups recorded in ``posterior.settings``.
-
-    They come as ``(name, AttackCounts)`` pairs.
+    """Return the evidence groups in ``posterior.settings`` as ``(name, AttackCounts)`` pairs.
 
     Examples
     --------
