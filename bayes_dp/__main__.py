@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console() -> int:
-    """The ``bayes-dp`` script: :func:`main`, then a quick exit.
+    """Run the ``bayes-dp`` script: :func:`main`, then a quick exit.
 
     Before the process ends, the objects loaded so far are moved out of the garbage
     collector's reach (:func:`gc.freeze`): the interpreter's last collections over everything

@@ -39,8 +39,11 @@ __all__ = [
 
 
 def from_dict(posterior: dict, sample_stats: dict, attrs: dict, log_likelihood=None):
-    """Build the ArviZ data object (groups ``posterior`` and ``sample_stats``, dims chain/draw;
-    ``log_likelihood`` with a third dim ``base`` when given)."""
+    """Build the ArviZ data object.
+
+    Groups ``posterior`` and ``sample_stats``, dims chain/draw; ``log_likelihood`` with a
+    third dim ``base`` when given.
+    """
     dims = None
     if log_likelihood:
         dims = {k: ["base"] for k in log_likelihood}
@@ -76,8 +79,10 @@ def group(data, name: str):
 
 
 def attrs(data) -> dict:
-    """The attributes written by :func:`from_dict` (root of the DataTree, or the posterior group
-    of the InferenceData)."""
+    """Return the attributes written by :func:`from_dict`.
+
+    They sit at the root of the DataTree, or in the posterior group of the InferenceData.
+    """
     if ARVIZ_1:
         return dict(data.attrs)
     return dict(data.posterior.attrs)

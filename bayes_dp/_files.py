@@ -13,7 +13,7 @@ __all__ = ["atomic_path"]
 
 @contextlib.contextmanager
 def atomic_path(path) -> Iterator[Path]:
-    """A temporary path beside ``path`` that replaces ``path`` when the block succeeds.
+    """Yield a temporary path beside ``path`` that replaces ``path`` when the block succeeds.
 
     Write the file to the path yielded; when the block ends normally the file is moved onto
     ``path`` in one step (:func:`os.replace`, atomic within a file system), and when it ends

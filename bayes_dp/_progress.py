@@ -92,7 +92,7 @@ class TqdmProgress:
 
 
 def resolve(progress) -> Callable | None:
-    """The callable for ``estimate_epsilon(progress=...)``, or None for no progress.
+    """Return the callable for ``estimate_epsilon(progress=...)``, or None for no progress.
 
     None: a bar when someone is probably watching (a terminal or a notebook), shown only once
     the run has lasted a second; True: a bar; False: nothing; a callable: itself.

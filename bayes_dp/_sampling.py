@@ -161,7 +161,7 @@ class SamplerSettings:
         )
 
     def record(self, out: dict) -> dict:
-        """The sampler's part of ``post.settings`` for a run that returned ``out``."""
+        """Return the sampler's part of ``post.settings`` for a run that returned ``out``."""
         rec = {
             "method": self.method,
             "chains": self.chains,
@@ -192,7 +192,7 @@ class SamplerSettings:
 
     @classmethod
     def from_settings(cls, settings: dict) -> SamplerSettings:
-        """The settings that repeat the run recorded in ``settings`` (``post.settings``).
+        """Return the settings that repeat the run recorded in ``settings`` (``post.settings``).
 
         ``draws`` is the number of draws the run stored (an automatic-length run gives the
         same draws when asked for its final length at once); ``max_time`` and ``cores`` are
@@ -210,7 +210,7 @@ class SamplerSettings:
         return cls.build(method=method, draws=settings.get("draws"), **given)
 
     def to_python(self) -> str:
-        """The sampler's arguments of ``bdp.estimate_epsilon``, as Python source."""
+        """Return the sampler's arguments of ``bdp.estimate_epsilon``, as Python source."""
         keys = ["chains", "draws", "tune"]
         if self.method != "exact":
             keys = ["method", *keys, "thin", "n_aux", "aux_proposal", "aux_uniform_weight"]
@@ -232,8 +232,10 @@ def run_exact(
     progress=None,
     progress_owned: bool = False,
 ) -> dict:
-    """Run the exact-likelihood sampler; ``cfg.draws=None`` runs until converged (or out of
-    time), as ``auto`` says."""
+    """Run the exact-likelihood sampler.
+
+    ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says.
+    """
     from samplers.driver import ExactRun, build_model, starting_points
 
     from . import _arviz
@@ -289,7 +291,7 @@ def run_exact(
     converged = None  # a run of fixed length that finished is not judged here
 
     def worst_ess(z):
-        """The smallest ESS (bulk or tail), and whether every coordinate meets the criteria."""
+        """Return the smallest ESS (bulk or tail) and whether all coordinates meet the criteria."""
         ok, ess_min = True, np.inf
         for a in range(z.shape[2]):
             x = z[:, :, a]
@@ -380,7 +382,7 @@ def run_exact(
 
 # -- MHAAR ---------------------------------------------------------------------------------------
 def mhaar_start_eps(model: Model) -> float:
-    """Base of the MHAAR chains' starting eps (each chain starts at 1 to 2 times it).
+    """Return the base of the MHAAR chains' starting eps (each chain starts at 1 to 2 times it).
 
     The largest finite classical estimate of the bases (1.0 when there is none), at least 0.2.
     A base with an infinite classical estimate (an error count of 0 or N) has its posterior

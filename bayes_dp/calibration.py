@@ -40,9 +40,12 @@ def _check_n_jobs(n_jobs) -> int:
 
 
 def _replicate_generators(n: int, *, seed) -> list[np.random.Generator]:
-    """The generators of ``n`` replicates: ``default_rng(w_i)`` for the words ``w_i`` of
+    """Return the generators of ``n`` replicates.
+
+    They are ``default_rng(w_i)`` for the words ``w_i`` of
     ``SeedSequence(seed).generate_state(n)``; a Generator contributes the seed sequence of a
-    freshly spawned child, so passing the same Generator twice gives new replicates."""
+    freshly spawned child, so passing the same Generator twice gives new replicates.
+    """
     given = isinstance(seed, np.random.Generator)
     rng = as_generator(seed)
     ss = (rng.spawn(1)[0] if given else rng).bit_generator.seed_seq

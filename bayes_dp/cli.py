@@ -245,7 +245,7 @@ def _rows_from_file(path: Path, fmt: str) -> list[dict]:
 
 
 def _text_cell(value, row: int, col: str, where: str, has_column: bool, default: str) -> str:
-    """A ``group`` or ``likelihood`` cell as stripped text; empty cells are errors."""
+    """Return a ``group`` or ``likelihood`` cell as stripped text; empty cells are errors."""
     if not has_column:
         return default
     text = "" if value is None else str(value).strip()
@@ -515,7 +515,7 @@ def _isatty(stream) -> bool:
 
 
 def _result_json(post, files: dict, status: int = 0, prob: float = 0.9) -> dict:
-    """The ``--json`` object of a posterior (see the README's command-line section)."""
+    """Build the ``--json`` object of a posterior (see the README's command-line section)."""
     from .report import plain_warnings
 
     st = post.settings
@@ -576,7 +576,10 @@ def _result_json(post, files: dict, status: int = 0, prob: float = 0.9) -> dict:
 
 
 def _is_score_file(path: Path, fmt: str) -> bool:
-    """An ``.npz``, or a CSV whose header has the columns ``score`` and ``member``."""
+    """Tell whether ``path`` is a score file.
+
+    That is an ``.npz``, or a CSV whose header has the columns ``score`` and ``member``.
+    """
     if path.suffix.lower() == ".npz":
         return True
     if fmt == "json" or (fmt == "auto" and path.suffix.lower() != ".csv") or not path.is_file():

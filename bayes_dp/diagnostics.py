@@ -81,7 +81,7 @@ class Finding:
 
 
 def stopping_rule() -> str:
-    """The criteria an automatic-length run (``draws=None``) stops at, in words.
+    """Return the criteria an automatic-length run (``draws=None``) stops at, in words.
 
     Examples
     --------
@@ -96,7 +96,10 @@ def stopping_rule() -> str:
 
 
 def _worst(diag: dict) -> str:
-    """The variable furthest from the stopping rule: highest r_hat above it, else smallest ESS."""
+    """Name the variable furthest from the stopping rule.
+
+    That is the highest r_hat above it, else the smallest ESS.
+    """
     from .estimate import AUTO_RHAT_MAX
 
     high = [v for v, d in diag.items() if not d["r_hat"] <= AUTO_RHAT_MAX]

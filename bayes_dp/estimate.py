@@ -183,7 +183,10 @@ def estimate_epsilon(
 
 
 def _generator(seed) -> tuple[np.random.Generator, int | str]:
-    """The run's Generator, and the seed as recorded (fresh entropy when ``seed`` is None)."""
+    """Return the run's Generator, and the seed as recorded.
+
+    The seed is fresh entropy when ``seed`` is None.
+    """
     if seed is None:
         # record fresh entropy so that the run can be reproduced
         entropy = np.random.SeedSequence().entropy
@@ -193,8 +196,10 @@ def _generator(seed) -> tuple[np.random.Generator, int | str]:
 
 
 def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Posterior:
-    """The Posterior of a run: draws named by the model, settings from the model and the
-    sampler."""
+    """Build the Posterior of a run.
+
+    Draws are named by the model, settings come from the model and the sampler.
+    """
     draws = model.named_draws(out["eps"], out["s"], out["tau"], out["rho"])
     acc = out["accept"]
     if cfg.method == "exact":

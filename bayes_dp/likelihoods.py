@@ -232,7 +232,7 @@ LIKELIHOODS = MappingProxyType({lik.name: lik for lik in _ALL})
 
 
 def get_likelihood(name) -> Likelihood:
-    """The :class:`Likelihood` called ``name``.
+    """Return the :class:`Likelihood` called ``name``.
 
     Raises
     ------

@@ -27,7 +27,7 @@ __all__ = ["Model", "as_groups"]
 
 
 def as_groups(counts) -> tuple[Evidence, ...]:
-    """The evidence groups of ``estimate_epsilon(counts, ...)``, checked.
+    """Return the evidence groups of ``estimate_epsilon(counts, ...)``, checked.
 
     An :class:`~bayes_dp.AttackCounts` becomes one group named "counts"; in a list, the i-th
     bare :class:`~bayes_dp.AttackCounts` becomes a group named "counts<i>".
@@ -180,7 +180,7 @@ class Model:
 
     @classmethod
     def from_settings(cls, settings: dict) -> Model:
-        """The model recorded in a posterior's settings (:meth:`settings`, ``post.settings``).
+        """Rebuild the model from a posterior's settings (:meth:`settings`, ``post.settings``).
 
         Reads files of earlier versions too: it needs only ``delta``, ``prior`` (the repr of
         the :class:`~bayes_dp.Prior`) and ``groups``.
@@ -243,8 +243,10 @@ class Model:
 
     @property
     def var_names(self) -> list[str]:
-        """The sampled variables in the posterior's order: eps, the strengths, then the free
-        tau and rho of each group in turn."""
+        """Return the sampled variables in the posterior's order.
+
+        That is eps, the strengths, then the free tau and rho of each group in turn.
+        """
         names = ["eps"]
         if not self.s_fixed:
             names += list(self.strengths)
@@ -257,8 +259,11 @@ class Model:
 
     @property
     def fixed(self) -> dict[str, float]:
-        """The variables held fixed, with their values: the strengths when ``prior.s`` is a
-        number, then the fixed tau and rho of each group."""
+        """Return the variables held fixed, with their values.
+
+        These are the strengths when ``prior.s`` is a number, then the fixed tau and rho of
+        each group.
+        """
         out: dict[str, float] = {}
         if self.s_fixed:
             out.update({name: float(self.prior.s) for name in self.strengths})
@@ -300,8 +305,11 @@ class Model:
 
     # -- arrays for the samplers ---------------------------------------------------------------
     def kernel_groups(self) -> dict[str, np.ndarray]:
-        """Per-group arrays the samplers read: likelihood code (``lik``), strength variable
-        (``sidx``), ``tau_free``, ``rho_free``, ``tau_start``, ``rho_start``."""
+        """Return the per-group arrays the samplers read.
+
+        These are the likelihood code (``lik``), strength variable (``sidx``), ``tau_free``,
+        ``rho_free``, ``tau_start``, ``rho_start``.
+        """
         return {
             "lik": np.array([spec.code for spec in self.likelihoods], dtype=np.int64),
             "sidx": np.array(self.group_strength, dtype=np.int64),
@@ -312,7 +320,7 @@ class Model:
         }
 
     def named_draws(self, eps, s, tau, rho) -> dict[str, np.ndarray]:
-        """The sampled variables by name (:attr:`var_names`) from the samplers' arrays.
+        """Return the sampled variables by name (:attr:`var_names`) from the samplers' arrays.
 
         Parameters
         ----------
@@ -333,8 +341,10 @@ class Model:
 
     # -- records -------------------------------------------------------------------------------
     def settings(self) -> dict:
-        """The model's part of ``post.settings`` (JSON-serialisable); read back by
-        :meth:`from_settings`."""
+        """Return the model's part of ``post.settings`` (JSON-serialisable).
+
+        Read back by :meth:`from_settings`.
+        """
         prior = self.prior
         return {
             "delta": self.delta,

@@ -124,7 +124,7 @@ def _label(var: str) -> str:
 
 
 def posterior_counts(posterior: Posterior) -> list[tuple[str, AttackCounts]]:
-    """The evidence groups recorded in ``posterior.settings``, as ``(name, AttackCounts)`` pairs.
+    """Return the evidence groups in ``posterior.settings`` as ``(name, AttackCounts)`` pairs.
 
     Examples
     --------
@@ -415,7 +415,7 @@ def plot_eps_posterior(
     legend: str | None = "right",
     ax=None,
 ):
-    """The posterior of eps with its credible interval, beside the classical estimates.
+    """Plot the posterior of eps with its credible interval, beside the classical estimates.
 
     Drawn: histogram and kernel density of the eps draws, the equal-tailed ``prob`` credible
     interval (shaded) and median; the classical point estimate ``max_i eps_hat_i``

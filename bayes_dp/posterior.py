@@ -24,8 +24,11 @@ TAIL_ESS_MIN = 100.0
 
 
 def _pareto_khat(log_w: np.ndarray) -> float:
-    """Shape of a generalized Pareto fitted to the largest importance weights (PSIS's k-hat:
-    the M = min(n / 5, 3 sqrt(n)) largest, over the next one as threshold)."""
+    """Fit a generalized Pareto to the largest importance weights and return its shape.
+
+    This is PSIS's k-hat: the M = min(n / 5, 3 sqrt(n)) largest weights, over the next one
+    as threshold.
+    """
     from scipy import stats
 
     lw = np.sort(np.asarray(log_w, dtype=float))
@@ -82,8 +85,10 @@ class Posterior:
 
     @property
     def log_likelihood(self) -> dict[str, np.ndarray] | None:
-        """Pointwise log likelihood per base and draw, ``{"counts": (chains, draws, bases)}``,
-        or None when it was not kept (``estimate_epsilon(log_likelihood=False)`` or MHAAR)."""
+        """Pointwise log likelihood per base and draw, ``{"counts": (chains, draws, bases)}``.
+
+        None when it was not kept (``estimate_epsilon(log_likelihood=False)`` or MHAAR).
+        """
         return self._loglik
 
     @property
@@ -336,8 +341,10 @@ class Posterior:
         )
 
     def report(self, path, **kwargs) -> Path:
-        """Write a self-contained HTML report (inputs, summary, warnings, figures, how to
-        reproduce) to ``path``; keyword arguments go to :func:`bayes_dp.report.write_report`.
+        """Write a self-contained HTML report to ``path``.
+
+        The report holds the inputs, summary, warnings, figures and how to reproduce the run;
+        keyword arguments go to :func:`bayes_dp.report.write_report`.
 
         Returns
         -------
@@ -350,9 +357,12 @@ class Posterior:
 
     # -- ArviZ and files --------------------------------------------------------------------
     def to_arviz(self):
-        """The ArviZ data object: ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x),
-        groups ``posterior`` and ``sample_stats`` with dims (chain, draw), and
-        ``log_likelihood`` (dims chain, draw, base) when it was kept."""
+        """Return the ArviZ data object.
+
+        That is ``InferenceData`` (arviz 0.x) or ``DataTree`` (arviz 1.x), groups
+        ``posterior`` and ``sample_stats`` with dims (chain, draw), and ``log_likelihood``
+        (dims chain, draw, base) when it was kept.
+        """
         attrs = {
             "bayes_dp_settings": json.dumps(self.settings),
             "bayes_dp_format": 1,
@@ -443,7 +453,7 @@ def load_posterior(path) -> Posterior:
 
 
 def _run_order(names: list[str], attrs: dict, settings: dict) -> list[str]:
-    """The variables in the order the run made them (netCDF lists them alphabetically).
+    """Return the variables in the order the run made them (netCDF lists them alphabetically).
 
     Files record the order; for older ones it is rebuilt from the groups in the settings:
     eps, the strengths in order of first use, then tau and rho group by group.

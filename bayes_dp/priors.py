@@ -184,7 +184,7 @@ _PRIOR_CLASSES = ("Prior", "HalfNormal", "LogNormal", "Beta")
 
 
 def parse_prior(text):
-    """The :class:`Prior` (or one of its parts) whose repr is ``text``, or None.
+    """Return the :class:`Prior` (or one of its parts) whose repr is ``text``, or None.
 
     Reads back the prior recorded in a posterior's settings. Only the prior classes and
     numbers are accepted; nothing is evaluated.

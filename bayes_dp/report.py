@@ -137,8 +137,10 @@ def _unreliable(posterior: Posterior) -> str:
 
 # -- inputs in words ----------------------------------------------------------------------------
 def _parse_prior(text):
-    """The :class:`~bayes_dp.Prior` recorded (as its repr) in the settings, or None
-    (:func:`bayes_dp.priors.parse_prior`: nothing is evaluated)."""
+    """Return the :class:`~bayes_dp.Prior` recorded (as its repr) in the settings, or None.
+
+    Parsed by :func:`bayes_dp.priors.parse_prior`: nothing is evaluated.
+    """
     from .priors import parse_prior
 
     return parse_prior(text)
@@ -175,7 +177,7 @@ def _strength_var(g: dict) -> str:
 
 
 def _prior_rows(st: dict) -> list[list[str]]:
-    """The priors in words, one row per variable, only those the run used."""
+    """Describe the priors in words, one row per variable, only those the run used."""
     prior = _parse_prior(st.get("prior", ""))
     if prior is None:
         return [["prior", str(st.get("prior", "?"))]]
@@ -236,7 +238,7 @@ def _base_numbers(st: dict, sizes: list[int]) -> tuple[str, list[list[int]]]:
 
 # -- how to reproduce ---------------------------------------------------------------------------
 def _recorded_run(st: dict):
-    """The :class:`~bayes_dp.model.Model` and sampler settings recorded in ``st``."""
+    """Return the :class:`~bayes_dp.model.Model` and sampler settings recorded in ``st``."""
     from ._sampling import SamplerSettings
     from .model import Model
 
@@ -330,7 +332,7 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
 
 # -- figures ------------------------------------------------------------------------------------
 def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple[object, str]]:
-    """The report's figures with their captions, each at most the column's width."""
+    """Draw the report's figures with their captions, each at most the column's width."""
     import matplotlib.pyplot as plt
 
     full = COLUMN_PX / PX_PER_INCH  # inches
@@ -382,7 +384,7 @@ def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple
 
 
 def _prior_sensitivity_html(posterior: Posterior, prob: float) -> str:
-    """The eps interval with the eps prior's scale halved and doubled (reweighted draws)."""
+    """Show the eps interval with the eps prior's scale halved and doubled (reweighted draws)."""
     if not posterior.settings.get("eps_prior") or "eps" not in posterior.var_names:
         return ""
     try:

@@ -43,7 +43,7 @@ STATISTICS = ("loss", "logit")
 
 
 def _root_seed(seed) -> int:
-    """The audit's integer root seed: ``seed`` itself, or one draw from a Generator."""
+    """Return the audit's integer root seed: ``seed`` itself, or one draw from a Generator."""
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(2**63))
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
@@ -516,7 +516,7 @@ class AuditResult:
         statistic: str = "loss",
         **kwargs,
     ) -> Evidence:
-        """The counts at ``alpha`` as a :class:`bayes_dp.Evidence` group.
+        """Return the counts at ``alpha`` as a :class:`bayes_dp.Evidence` group.
 
         Cross-fed decisions share shadow models and are correlated, hence the
         ``"bivariate_normal"`` likelihood (paper eq. 7) by default. ``kwargs`` go to

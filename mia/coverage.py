@@ -35,7 +35,7 @@ LIKELIHOODS = ("binomial", "bivariate_normal")
 
 # -- cross-fed counts (Alg. 5) -------------------------------------------------------------------
 def _cross_fed_counts(rng, prior, delta, n_bases, n_models):
-    """eps drawn from the prior and cross-fed counts of ``n_bases`` Gaussian-loss bases."""
+    """Draw eps from the prior and cross-fed counts of ``n_bases`` Gaussian-loss bases."""
     from .measure import cross_fed_counts
 
     eps = float(prior.eps.rvs(seed=rng))

@@ -10,7 +10,7 @@ __all__ = ["cross_fed_counts", "cross_fed_decisions", "independent_counts"]
 
 
 def _loo_sums(x: np.ndarray, mask: np.ndarray | None = None):
-    """Sums for leave-one-out normal fits along axis 0, optionally over the entries in ``mask``.
+    """Compute sums for leave-one-out normal fits along axis 0 (optionally within ``mask``).
 
     For every column ``t``, with ``n`` the number of entries of the column in ``mask`` (all of
     them when ``mask`` is None), returns ``n``, the mean, ``q`` (the sum of squared deviations)

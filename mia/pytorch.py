@@ -145,7 +145,7 @@ class TorchAlgorithm:
 
     # -- description --------------------------------------------------------------------------
     def config(self) -> dict:
-        """Settings as a JSON-friendly dict (stored by the audit runner to check resumes).
+        """Return the settings as a JSON-friendly dict (the audit runner checks resumes with it).
 
         Holds the architecture (``repr`` of a module built with the global torch generator
         untouched) and the factory's name, so a resume with another network is refused.

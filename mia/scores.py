@@ -103,7 +103,7 @@ class ScoreMatrixCounts:
     def to_evidence(
         self, *, name: str = "lira", likelihood: str = "bivariate_normal", **kwargs
     ) -> Evidence:
-        """The counts as a :class:`bayes_dp.Evidence` group.
+        """Return the counts as a :class:`bayes_dp.Evidence` group.
 
         The decisions of one target share their shadow models, so they are correlated: the
         ``"bivariate_normal"`` likelihood (paper eq. 7) is the default. ``kwargs`` go to
@@ -453,7 +453,7 @@ def simulate_score_matrix(n_models: int, n_targets: int, mu, *, p_in: float = 0.
 
 
 def read_score_file(path: str | os.PathLike):
-    """Read a score matrix from an ``.npz`` file or a long ``.csv`` file.
+    r"""Read a score matrix from an ``.npz`` file or a long ``.csv`` file.
 
     Parameters
     ----------
@@ -479,7 +479,7 @@ def read_score_file(path: str | os.PathLike):
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "s.csv").write_text("model,target,score,member\\n0,0,1.5,1\\n1,0,0.2,0\\n")
+    >>> _ = (d / "s.csv").write_text("model,target,score,member\n0,0,1.5,1\n1,0,0.2,0\n")
     >>> scores, keep = read_score_file(d / "s.csv")
     >>> scores.tolist(), keep.tolist()
     ([[1.5], [0.2]], [[True], [False]])

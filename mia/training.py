@@ -187,7 +187,7 @@ class _Network:
 
     # -- description --------------------------------------------------------------------------
     def config(self) -> dict:
-        """Settings as a JSON-friendly dict (stored by the audit runner to check resumes)."""
+        """Return the settings as a JSON-friendly dict (the audit runner checks resumes with it)."""
         cfg = {
             "class": type(self).__name__,
             "hidden": self.hidden,
@@ -217,7 +217,7 @@ class _Network:
         return f"{type(self).__name__}({args})"
 
     def steps(self, n: int) -> int:
-        """Number of optimiser steps when training on ``n`` examples."""
+        """Return the number of optimiser steps when training on ``n`` examples."""
         return self.epochs * math.ceil(n / self.batch_size)
 
     def epsilon(self, delta: float, n: int, *, accountant: str = "rdp") -> float:
@@ -295,7 +295,7 @@ class _Network:
         return np.maximum(a, 0.0) if self.activation == "relu" else np.tanh(a)
 
     def _activation_grad(self, h):
-        """Derivative of the activation, written in terms of its output ``h``."""
+        """Return the derivative of the activation, written in terms of its output ``h``."""
         return (h > 0) if self.activation == "relu" else 1.0 - h * h
 
     def _forward(self, params, X):

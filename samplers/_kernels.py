@@ -84,7 +84,7 @@ def log_prior_s(s, a, b):
 
 @njit(**_JIT)
 def log_area(eps, s, delta):
-    """log |R_s(eps, delta)| (paper, below eq. 3)."""
+    """Return log |R_s(eps, delta)| (paper, below eq. 3)."""
     v = 2.0 * (
         (1.0 - s * delta) ** 2 / (1.0 + math.exp(s * eps))
         - (1.0 - delta) ** 2 / (1.0 + math.exp(eps))
@@ -105,7 +105,7 @@ def _xlogy(c, v):
 
 @njit(**_JIT)
 def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
-    """log of Beta(a; a0, b0) * Beta(b; a1, b1), the normalised binomial likelihood."""
+    """Return log of Beta(a; a0, b0) * Beta(b; a1, b1), the normalised binomial likelihood."""
     return (
         _xlogy(a0 - 1.0, a)
         + _xlogy(b0 - 1.0, 1.0 - a)
@@ -175,7 +175,7 @@ def _log_betabinom(x, n, m, tau):
 
 @njit(**_JIT)
 def log_g(a, b, P, i, lik, tau, rho):
-    """log g(X_i, Y_i | a, b) up to a constant that does not depend on (a, b, tau, rho)."""
+    """Return log g(X_i, Y_i | a, b) up to a constant that does not depend on (a, b, tau, rho)."""
     if lik == LIK_BINOMIAL:
         return log_lik_shape(a, b, P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5])
     if lik == LIK_BIVARIATE_NORMAL:
@@ -197,7 +197,7 @@ def log_g(a, b, P, i, lik, tau, rho):
 
 @njit(**_JIT)
 def log_q(a, b, P, i, kind, lam):
-    """log density of the auxiliary proposal q of base i at (a, b)."""
+    """Return the log density of the auxiliary proposal q of base i at (a, b)."""
     if kind == PROP_UNIFORM:
         return 0.0
     if kind == PROP_BETA_MIX:
@@ -220,7 +220,10 @@ def log_q(a, b, P, i, kind, lam):
 
 @njit(**_JIT)
 def log_weight_ratio(a, b, P, i, kind, lam):
-    """r = log g - log q for the binomial likelihood (kept for the tests and simple callers)."""
+    """Return r = log g - log q for the binomial likelihood.
+
+    Kept for the tests and simple callers.
+    """
     return log_g(a, b, P, i, LIK_BINOMIAL, 0.0, 0.0) - log_q(a, b, P, i, kind, lam)
 
 
@@ -248,8 +251,10 @@ PAIR_RC_MAX = 0.995
 
 @njit(**_JIT)
 def pair_shape(P, i, lik, tau, rho, Q, o):
-    """Write (sd of a, sd of b, correlation) of base i's PROP_PAIR_NORMAL component at
-    (tau, rho) into Q[o:o + 3]."""
+    """Write base i's PROP_PAIR_NORMAL component at (tau, rho) into Q[o:o + 3].
+
+    The three values are (sd of a, sd of b, correlation).
+    """
     n0 = P[i, 13]
     n1 = P[i, 15]
     f0 = max(1.0 + (n0 - 1.0) * tau, 1e-6)
@@ -277,9 +282,12 @@ def _log_n2(a, b, m0, m1, s0, s1, rc):
 
 @njit(**_JIT)
 def log_q_pair(a, b, P, i, Q, lam, mb, bd):
-    """log density of base i's PROP_PAIR_NORMAL proposal: the normals Q[0:3] and Q[3:6] with
-    weight 1 - mb and a band part of weight mb whose density at (a, b) is ``bd`` (see
-    :func:`band_box`), all times 1 - lam, plus lam times the uniform density on the square."""
+    """Return the log density of base i's PROP_PAIR_NORMAL proposal.
+
+    The proposal is the normals Q[0:3] and Q[3:6] with weight 1 - mb and a band part of weight
+    mb whose density at (a, b) is ``bd`` (see :func:`band_box`), all times 1 - lam, plus lam
+    times the uniform density on the square.
+    """
     lq = _log_n2(a, b, P[i, 6], P[i, 9], Q[0], Q[1], Q[2])
     if Q[0] != Q[3] or Q[1] != Q[4] or Q[2] != Q[5]:
         l2 = _log_n2(a, b, P[i, 6], P[i, 9], Q[3], Q[4], Q[5])
@@ -349,8 +357,10 @@ def _clip_half(V, nv, W, axis, bound, keep_below):
 
 @njit(**_JIT)
 def band_box(eps, s, delta, box, V, NV, AR, W, U):
-    """Clip the four quadrilaterals that make up R_s(eps, delta) in the unit square (the
-    images of the folded band, see :func:`draw_band`) to box = (a_lo, a_hi, b_lo, b_hi).
+    """Clip the four quadrilaterals that make up R_s(eps, delta) to a box.
+
+    The quadrilaterals are R_s in the unit square (the images of the folded band, see
+    :func:`draw_band`); box = (a_lo, a_hi, b_lo, b_hi).
 
     Writes each clipped polygon into V[img, :NV[img]], its area into AR[img] and returns the
     total area of R_s within the box. W and U are (12, 2) scratch arrays.
@@ -558,14 +568,17 @@ _C_LEN = 8
 
 @njit(**_JIT)
 def _z_of(p, x, n, f):
-    """Standard score (x - n p) / sd(p) of the count x at rate p (sd as in :func:`log_bvn`)."""
+    """Return the standard score (x - n p) / sd(p) of the count x at rate p.
+
+    The sd is as in :func:`log_bvn`.
+    """
     sh = (n * p + 0.5) / (n + 1.0)
     return (x - n * p) / math.sqrt(sh * (1.0 - sh) * n * f)
 
 
 @njit(**_JIT)
 def _p_of(z, x, n, f):
-    """The rate p with :func:`_z_of` (p) = z: a root of a quadratic in q = n p.
+    """Return the rate p with :func:`_z_of` (p) = z: a root of a quadratic in q = n p.
 
     (x - q)^2 = k (q + 1/2)(n + 1/2 - q) with k = z^2 n f / (n + 1)^2; its roots lie on either
     side of x, and the sign of z picks one (z > 0: q < x).
@@ -606,8 +619,11 @@ def _clip_linear(alpha, beta, u0, u1):
 
 @njit(**_JIT)
 def _n_nodes(u0, u1, centre, sd, nmax):
-    """Nodes for a Gaussian-like integrand on [u0, u1]: QUAD_DENSITY per unit of its scale,
-    which is sd near the peak and sd / |z| in the tail at z sds from it."""
+    """Place nodes for a Gaussian-like integrand on [u0, u1].
+
+    QUAD_DENSITY nodes per unit of its scale, which is sd near the peak and sd / |z| in the
+    tail at z sds from it.
+    """
     z0 = (u0 - centre) / sd
     z1 = (u1 - centre) / sd
     zmin = 0.0 if z0 <= 0.0 <= z1 else min(abs(z0), abs(z1))
@@ -617,7 +633,7 @@ def _n_nodes(u0, u1, centre, sd, nmax):
 
 @njit(**_JIT)
 def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
-    """The outer integrand at the standard score zo of the outer rate (one image).
+    """Return the outer integrand at the standard score zo of the outer rate (one image).
 
     The inner integral over the standard score of the inner rate, inside the band and within
     kwin conditional sds of its conditional mean r zo, by a Gauss-Legendre rule. For eq. 7
@@ -699,7 +715,7 @@ def _gk15(za, zb, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
 
 @njit(**_JIT)
 def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
-    """log of the integral of g_i(a, b) (as :func:`log_g`) over R_s(eps, delta).
+    """Return log of the integral of g_i(a, b) (as :func:`log_g`) over R_s(eps, delta).
 
     The band is integrated in the folded coordinates (lo, hi), where it is the quadrilateral
     between hi = t1 - e^eps lo and hi = t2 - e^(s eps) lo (t1 = 1 - delta, t2 = 1 - s delta),
@@ -1123,8 +1139,11 @@ def mhaar_update(
 
 @njit(**_JIT)
 def init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b):
-    """Start each latent pair inside R_s: importance resampling of K draws from q, or, when no
-    draw falls inside, the point of the diagonal halfway between the two boundary curves."""
+    """Start each latent pair inside R_s.
+
+    By importance resampling of K draws from q, or, when no draw falls inside, at the point
+    of the diagonal halfway between the two boundary curves.
+    """
     n = lat_a.shape[0]
     e_c = math.exp(eps)
     QP = np.empty(6)
@@ -1216,8 +1235,11 @@ def _logit(x):
 
 @njit(**_JIT)
 def _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P):
-    """Coordinates of the joint move: log eps, logit of each free s, logit of each free tau,
-    rho / rho_max(tau) of each free rho (in this order)."""
+    """Fill z with the coordinates of the joint move.
+
+    In this order: log eps, logit of each free s, logit of each free tau,
+    rho / rho_max(tau) of each free rho.
+    """
     z[0] = math.log(eps)
     k = 1
     for g in range(s.shape[0]):
@@ -1270,8 +1292,10 @@ def run_chain(
     XG,
     WG,
 ):
-    """Run one MHAAR chain: warm-up with tuning (then frozen), then ``n_draws`` stored draws,
-    one every ``thin`` iterations. The joint move is a random walk on (log eps, logit s).
+    """Run one MHAAR chain.
+
+    Warm-up with tuning (then frozen), then ``n_draws`` stored draws, one every ``thin``
+    iterations. The joint move is a random walk on (log eps, logit s).
 
     Each iteration makes up to three kinds of MHAAR move: the paper's joint random walk on
     (log eps, s); a ridge move (eps, s) -> (eps c, s / c) that keeps s eps fixed, along which

@@ -51,13 +51,13 @@ def betaincc(a, b, x):
 
 @njit(**_JIT)
 def lbeta(a, b):
-    """log B(a, b)."""
+    """Return log B(a, b)."""
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
 
 @njit(**_JIT)
 def xlogy(c, v):
-    """c * log(v) with 0 * log(0) = 0."""
+    """Return c * log(v) with 0 * log(0) = 0."""
     if c == 0.0:
         return 0.0
     return c * math.log(v)

@@ -120,7 +120,7 @@ def _window(a: np.ndarray, b: np.ndarray, tail: float) -> tuple[np.ndarray, np.n
 
 @njit(**_JIT)
 def _quantile(a, b, p, upper):
-    """v with I_v(a, b) = p (upper=False) or 1 - I_v(a, b) = p (upper=True), by bisection."""
+    """Find v with I_v(a, b) = p (upper=False) or 1 - I_v(a, b) = p (upper=True), by bisection."""
     lo_v, hi_v = 0.0, 1.0
     for _ in range(200):
         mid = 0.5 * (lo_v + hi_v)
@@ -164,7 +164,7 @@ def binomial_bases(fp, n_neg, fn, n_pos) -> BinomialBases:
 
 @njit(**_JIT)
 def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
-    """The density Beta(a, b) (reflected: Beta(b, a) of the tabulated one) on [lo, hi]."""
+    """Make the density Beta(a, b) (reflected: Beta(b, a) of the tabulated one) on [lo, hi]."""
     mean = a / (a + b)
     sd = math.sqrt(a * b / ((a + b) * (a + b) * (a + b + 1.0)))
     return Dens(a, b, lbeta(a, b), mean, sd, lo, hi, wlo, whi, off, m, refl)
@@ -172,8 +172,10 @@ def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
 
 @njit(**_JIT)
 def _log_tail(T, d, v, upper):
-    """log F(v) (or log(1 - F(v)) with ``upper``) of the density d: from its table where that
-    is checked, else from SciPy."""
+    """Return log F(v) (or log(1 - F(v)) with ``upper``) of the density d.
+
+    From its table where that is checked, else from SciPy.
+    """
     val = math.nan
     if v > 0.0 and v < 1.0:
         w = math.log(v) - math.log1p(-v)
@@ -305,8 +307,9 @@ WIDE_PANELS_MAX = 8
 
 @njit(**_JIT)
 def _pieces(T, outer, inner, bd, rate, h, P, npc):
-    """Append the pieces of half h (outer, inner) of the lower-left band to P (rows from npc):
-    the u-axis cut at the windows, the kinks of the edges and where they cross the inner
+    """Append the pieces of half h (outer, inner) of the lower-left band to P (rows from npc).
+
+    The u-axis is cut at the windows, the kinks of the edges and where they cross the inner
     window; pieces where the integrand is 0 to WINDOW_TAIL are left out. Returns the new count.
     """
     u_lo = max(outer.lo, 0.0)
@@ -378,8 +381,11 @@ def _pieces(T, outer, inner, bd, rate, h, P, npc):
 
 @njit(**_JIT)
 def _log_integrand(T, outer, inner, bd, rate, u):
-    """log of the integrand at u (the outer density times the inner mass between the edges,
-    or times the inner density and the edge's speed at s = 1)."""
+    """Return log of the integrand at u.
+
+    The integrand is the outer density times the inner mass between the edges, or times the
+    inner density and the edge's speed at s = 1.
+    """
     lp = _logpdf(outer, u)
     if lp == -math.inf:
         return -math.inf
@@ -454,7 +460,7 @@ def _integrate_piece(T, outer, inner, bd, rate, ua, ub, sc, m, tot, max_panels):
 
 @njit(**_JIT)
 def _log_band_mass_window(T, i, wide, bd, rate):
-    """log band mass of base i of T over its fast (or, with ``wide``, its wide) windows."""
+    """Return the log band mass of base i of T over its fast (or, with ``wide``, wide) windows."""
     x, n0, y, n1 = T.x[i], T.n0[i], T.y[i], T.n1[i]
     c = 2 if wide else 0
     lo0, hi0 = T.win0[i, c], T.win0[i, c + 1]
@@ -512,7 +518,7 @@ def _log_band_mass_window(T, i, wide, bd, rate):
 
 @njit(**_JIT)
 def log_band_mass(T, i, eps, s, delta):
-    """log of the band mass M (or of dM / d(1 - s) at s = 1) of base i of T.
+    """Return log of the band mass M (or of dM / d(1 - s) at s = 1) of base i of T.
 
     The fast pass integrates over the fast windows; when the band is so far from the data that
     the mass found there is below TAIL_PASS_BELOW (the dropped 2e-20 would matter), the wide
@@ -534,7 +540,7 @@ def log_band_mass(T, i, eps, s, delta):
 
 @njit(**_JIT)
 def log_lik(B, i, eps, s, delta):
-    """log P(X_i, Y_i | eps, s) of base i of ``B`` (a :class:`BinomialBases`)."""
+    """Return log P(X_i, Y_i | eps, s) of base i of ``B`` (a :class:`BinomialBases`)."""
     lm = log_band_mass(B, i, eps, s, delta)
     if lm == -math.inf:
         return -math.inf

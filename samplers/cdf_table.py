@@ -92,8 +92,10 @@ def _node_row(a, b, lb, w, row):
 
 @njit(**_JIT)
 def _hermite5(y0, d0, s0, y1, d1, s1, h, t):
-    """Quintic Hermite interpolant on a cell of width h at fraction t, from values, first and
-    second derivatives at both ends."""
+    """Evaluate the quintic Hermite interpolant on a cell of width h at fraction t.
+
+    It is built from the values, first and second derivatives at both ends.
+    """
     t2 = t * t
     t3 = t2 * t
     t4 = t3 * t
@@ -169,9 +171,11 @@ def build_tables(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 
 @njit(**_JIT)
 def log_tail_table(tab, ok, off, m, wlo, whi, w, upper):
-    """log F (``upper`` False) or log(1 - F) at w = logit(v) from a table on [wlo, whi]
-    (offset ``off``, ``m`` cells); nan where the table does not cover w or its cell failed
-    the check."""
+    """Return log F (``upper`` False) or log(1 - F) at w = logit(v) from a table on [wlo, whi].
+
+    The table has offset ``off`` and ``m`` cells; nan where the table does not cover w or its
+    cell failed the check.
+    """
     if w >= wlo and w <= whi and whi > wlo:
         h = (whi - wlo) / m
         x = (w - wlo) / h
@@ -183,7 +187,7 @@ def log_tail_table(tab, ok, off, m, wlo, whi, w, upper):
 
 @njit(**_JIT)
 def log_tail_scipy(a, b, v, upper):
-    """log F(v) or log(1 - F(v)) of Beta(a, b) from SciPy."""
+    """Return log F(v) or log(1 - F(v)) of Beta(a, b) from SciPy."""
     p = betaincc(a, b, v) if upper else betainc(a, b, v)
     if p > 0.0:
         return math.log(p)

@@ -52,7 +52,7 @@ def build_model(
     s_prior,
     tau_prior,
 ):
-    """The :class:`samplers.exact.Model` of validated arrays, and the layout of z.
+    """Build the :class:`samplers.exact.Model` of validated arrays, and the layout of z.
 
     Parameters
     ----------
@@ -291,8 +291,10 @@ class ExactRun:
         c.z, c.ll_b, c.ll_c, c.acc = grow(c.z), grow(c.ll_b), grow(c.ll_c), grow(c.acc)
 
     def _work(self, c: _Chain, target_rows: int, progress, deadline: float) -> None:
-        """Advance chain c until it holds target_rows draws, in chunks of ~CHUNK_SECONDS, or
-        until the deadline (``time.perf_counter()`` value) passes."""
+        """Advance chain c until it holds target_rows draws or the deadline passes.
+
+        Runs in chunks of ~CHUNK_SECONDS; the deadline is a ``time.perf_counter()`` value.
+        """
         self._grow(c, target_rows)
         while not self._stop.is_set() and time.perf_counter() < deadline:
             it = int(c.state.it[0])
@@ -326,8 +328,10 @@ class ExactRun:
                 progress(n)
 
     def run(self, draws: int, progress=None, deadline: float = float("inf")) -> None:
-        """Extend every chain to ``draws`` stored draws (warm-up first, if not yet done), or
-        until ``deadline`` (a ``time.perf_counter()`` value) has passed.
+        """Extend every chain to ``draws`` stored draws, or until ``deadline`` has passed.
+
+        The warm-up comes first, if not yet done; ``deadline`` is a ``time.perf_counter()``
+        value.
 
         ``progress(n)`` is called from the worker threads after each chunk of n iterations.
         Ctrl-C (KeyboardInterrupt in the calling thread) stops the workers after their current
@@ -349,7 +353,7 @@ class ExactRun:
                 f.result()
 
     def iterations_left(self, draws: int) -> int:
-        """Iterations (all chains) still to run to reach ``draws`` draws per chain."""
+        """Return the iterations (all chains) still to run to reach ``draws`` draws per chain."""
         return sum(max(0, self.tune + draws - int(c.state.it[0])) for c in self.chains)
 
     def result(self) -> dict:

@@ -140,7 +140,7 @@ EXACT_EVERY = 2
 
 
 def new_state(model, corr, z0: np.ndarray) -> ChainState:
-    """A chain state at z0 (its log posterior is evaluated by :func:`advance`)."""
+    """Make a chain state at z0 (its log posterior is evaluated by :func:`advance`)."""
     d = z0.size
     return ChainState(
         it=np.zeros(1, dtype=np.int64),
@@ -217,8 +217,10 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
 
 @njit(**_JIT)
 def _log_prior(z, M, s):
-    """log prior density of z in its own coordinates (Jacobians included); fills the strength
-    of every strength variable into ``s``. -inf outside the support."""
+    """Return the log prior density of z in its own coordinates (Jacobians included).
+
+    Fills the strength of every strength variable into ``s``. -inf outside the support.
+    """
     eps = math.exp(z[0])
     if not (eps > 0.0 and eps < math.inf):
         return -math.inf
@@ -238,7 +240,10 @@ def _log_prior(z, M, s):
 
 @njit(**_JIT)
 def log_posterior(z, M, C, ll_b, ll_c):
-    """log posterior density of z (up to a constant); fills the per-base log likelihoods."""
+    """Return the log posterior density of z (up to a constant).
+
+    Fills the per-base log likelihoods.
+    """
     s = np.empty(M.s_z.shape[0])
     lp = _log_prior(z, M, s)
     if lp == -math.inf:
@@ -258,7 +263,7 @@ def log_posterior(z, M, C, ll_b, ll_c):
 
 @njit(**_JIT)
 def _log_surrogate(z, M, state):
-    """The posterior with the tabulated likelihood of :mod:`samplers.surrogate`."""
+    """Return the log posterior with the tabulated likelihood of :mod:`samplers.surrogate`."""
     s = np.empty(M.s_z.shape[0])
     lp = _log_prior(z, M, s)
     if lp == -math.inf:
@@ -268,8 +273,11 @@ def _log_surrogate(z, M, state):
 
 @njit(**_JIT)
 def _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p):
-    """Accept the proposal zp with probability min(1, e^la) (one uniform drawn either way, so
-    the random stream does not depend on ``valid``); on acceptance it becomes the state."""
+    """Accept the proposal zp with probability min(1, e^la).
+
+    One uniform is drawn either way, so the random stream does not depend on ``valid``; on
+    acceptance zp becomes the state.
+    """
     u = rng.random()
     ok = valid and (la >= 0.0 or (u > 0.0 and math.log(u) < la))
     if ok:
@@ -282,7 +290,7 @@ def _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p):
 
 @njit(**_JIT)
 def _walk(z, chol, sc, rng, xi, zp):
-    """zp = z + sc * chol @ xi, xi standard normal (the joint random walk's proposal)."""
+    """Set zp = z + sc * chol @ xi, xi standard normal (the joint random walk's proposal)."""
     d = z.shape[0]
     for a in range(d):
         xi[a] = rng.standard_normal()
@@ -295,7 +303,7 @@ def _walk(z, chol, sc, rng, xi, zp):
 
 @njit(**_JIT)
 def _ridge(z, M, uu, zp):
-    """zp = z moved by uu along the ridge s * eps = const: (log eps + uu, log s_k - uu).
+    """Set zp = z moved by uu along the ridge s * eps = const: (log eps + uu, log s_k - uu).
 
     Returns (valid, log Jacobian of the move in z); invalid when some s_k would leave (0, 1).
     """
@@ -347,8 +355,11 @@ def _table_walk(y, ly, M, state, cfg, rng, xi, yp):
 
 @njit(**_JIT)
 def _edge_gap(state, M, a):
-    """How far (in log density) the tabulated posterior at the low and the high edge of
-    coordinate a of the box lies below its largest value over the grid."""
+    """Measure how far the tabulated posterior lies below its maximum at the box's edges.
+
+    Returns how far (in log density) the tabulated posterior at the low and the high edge of
+    coordinate a of the box lies below its largest value over the grid.
+    """
     G = surrogate.GRID
     d = state.z.shape[0]
     z = np.empty(d)
@@ -438,9 +449,11 @@ def _build_table(state, M):
 
 @njit(**_JIT)
 def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll):
-    """Advance one chain by ``n_iter`` iterations. Each iteration after the warm-up is a draw,
-    stored in the next row of the outputs from ``row0`` on (the per-base log likelihoods only
-    with ``store_ll``); returns the next free row.
+    """Advance one chain by ``n_iter`` iterations.
+
+    Each iteration after the warm-up is a draw, stored in the next row of the outputs from
+    ``row0`` on (the per-base log likelihoods only with ``store_ll``); returns the next free
+    row.
 
     After the warm-up, when the table of :mod:`samplers.surrogate` could be built (binomial
     bases only, ``cfg.n_inner > 0``), the second move of each iteration is a surrogate

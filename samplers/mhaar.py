@@ -52,7 +52,7 @@ def _stirling_tail(x):
 
 
 def betaln(a, b) -> np.ndarray:
-    """log B(a, b), elementwise, for a, b > 0 (in place of ``scipy.special.betaln``).
+    """Return log B(a, b), elementwise, for a, b > 0 (in place of ``scipy.special.betaln``).
 
     Where the larger argument M is >= 30, Stirling's series for lgamma(M) - lgamma(m + M) with
     the ``log1p`` form keeps the digits that plain lgamma differences lose (lgamma(1e7) is
@@ -75,7 +75,10 @@ def betaln(a, b) -> np.ndarray:
 
 
 def norm_cdf(x) -> np.ndarray:
-    """Standard normal distribution function, elementwise (in place of ``scipy.stats.norm``)."""
+    """Return the standard normal distribution function, elementwise.
+
+    In place of ``scipy.stats.norm``.
+    """
     return 0.5 * _erfc(-np.asarray(x, dtype=np.float64) / math.sqrt(2.0))
 
 

@@ -47,7 +47,7 @@ def _logistic_neg(t):
 
 @njit(**_JIT)
 def make_band(eps, s, delta):
-    """The band of (eps, s, delta), 0 <= s <= 1."""
+    """Make the band of (eps, s, delta), 0 <= s <= 1."""
     t1 = eps
     c1 = 1.0 - delta
     t2 = s * eps
@@ -104,7 +104,7 @@ def log_area_rate(eps, s, delta):
 
 @njit(**_JIT)
 def log_area(eps, s, delta):
-    """log |R_s(eps, delta)| (-inf at s = 1)."""
+    """Return log |R_s(eps, delta)| (-inf at s = 1)."""
     r = 1.0 - s
     if not r > 0.0:
         return -math.inf

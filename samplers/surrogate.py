@@ -45,8 +45,10 @@ DROP = 700.0
 
 @njit(**_JIT)
 def build(M, lo, hi, V, vmax):
-    """Fill ``V[k, i, j]`` with ``f_k`` at the grid nodes and ``vmax[k]`` with the largest finite
-    value of table k; return False if the box is empty or a table has no finite value.
+    """Fill the tables ``V`` and their maxima ``vmax``; return False if none can be built.
+
+    ``V[k, i, j]`` gets ``f_k`` at the grid nodes and ``vmax[k]`` the largest finite value of
+    table k; False when the box is empty or a table has no finite value.
 
     ``lo``, ``hi``: the box in every coordinate of z (only eps and the free strengths are read).
     Node i of eps is ``lo[0] + i h[0]``; node j of a free strength k is ``lo[s_z[k]] + j h``;

@@ -61,7 +61,7 @@ class CosineNull:
         return 1.0 / self.d
 
     def std(self) -> float:
-        """Standard deviation ``1 / sqrt(d)``."""
+        """Return the standard deviation ``1 / sqrt(d)``."""
         return 1.0 / math.sqrt(self.d)
 
     def cdf(self, t):

@@ -88,7 +88,7 @@ class SoftmaxRegression(training.SoftmaxRegression):
         return [np.swapaxes(v[..., :-1], -1, -2), v[..., -1]]
 
     def flatten(self, params):
-        """The former layout ``V`` (classes x (features + 1)) of ``[W, b]``, flattened."""
+        """Return ``[W, b]`` in the former layout ``V`` (classes x (features + 1)), flattened."""
         w, b = (np.asarray(p, dtype=np.float64) for p in params)
         v = np.concatenate([np.swapaxes(w, -1, -2), b[..., None]], axis=-1)
         return v.reshape(b.shape[:-1] + (-1,))

@@ -184,7 +184,9 @@ def to_evidence(
 
 
 def epsilon_from_rates(fpr, fnr, delta) -> float:
-    """Deprecated: use ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
+    """Return the classical epsilon of one (FPR, FNR) pair (deprecated).
+
+    Deprecated: use ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
 
     Kairouz et al. (2015) epsilon of one (FPR, FNR) pair, CANIFE's formula
     ``max(log((1 - delta - fpr) / fnr), log((1 - delta - fnr) / fpr), 0)``, now with the rule of

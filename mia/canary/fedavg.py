@@ -85,7 +85,7 @@ class FedAvgCanaryResult:
     participations: np.ndarray = field(repr=False)
 
     def counts_final(self, alpha: float = 0.05, *, seed=None) -> CountsResult:
-        """Counts for the final-model attack, threshold from the exact cosine null."""
+        """Count the final-model attack's errors, threshold from the exact cosine null."""
         return counts_from_scores(
             self.final_observed,
             CosineNull(self.d),
@@ -95,7 +95,7 @@ class FedAvgCanaryResult:
         )
 
     def counts_all_iterates(self, alpha: float = 0.05, *, split: bool = True, seed=None):
-        """Counts for the all-iterates attack, threshold from the unseen canaries."""
+        """Count the all-iterates attack's errors, threshold from the unseen canaries."""
         return counts_from_scores(self.max_observed, self.max_unseen, alpha, split=split, seed=seed)
 
 

@@ -39,7 +39,7 @@ def _flat_size(parameters) -> int:
 
 
 def _real_parameters(client, config) -> list[np.ndarray]:
-    """The parameters a real Flower client reports (``Client`` or ``NumPyClient``)."""
+    """Return the parameters a real Flower client reports (``Client`` or ``NumPyClient``)."""
     from flwr.common import GetParametersIns, parameters_to_ndarrays
 
     if hasattr(client, "to_client"):
@@ -49,7 +49,7 @@ def _real_parameters(client, config) -> list[np.ndarray]:
 
 
 def make_canary_client(direction, *, clip=1.0, num_examples=1, parameters_fn=None):
-    """A Flower ``NumPyClient`` whose update is ``clip * direction`` (unit-normalised).
+    """Make a Flower ``NumPyClient`` whose update is ``clip * direction`` (unit-normalised).
 
     Parameters
     ----------

@@ -196,7 +196,7 @@ def _cosines_vectors(d, k, sigma, rng, chunk_bytes):
 
 
 def _cosines_gram(d, k, sigma, rng):
-    """Same joint law from a Bartlett factor of Wishart(d, I_{k+1}); O(k^2) memory."""
+    """Draw the same joint law from a Bartlett factor of Wishart(d, I_{k+1}); O(k^2) memory."""
     n = k + 1
     a = np.tril(rng.standard_normal((n, n)), -1)
     a[np.diag_indices(n)] = np.sqrt(rng.chisquare(d - np.arange(n)))
