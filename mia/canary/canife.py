@@ -283,7 +283,8 @@ def canife_scores(
     >>> rng = np.random.default_rng(0)
     >>> clients = [(rng.random((5, 4)), rng.integers(0, 3, 5)) for _ in range(10)]
     >>> u_c = np.zeros(model.n_params()); u_c[0] = 1.0  # a canary update of norm C = 1
-    >>> pos, neg = canife_scores(model, np.zeros(model.n_params()), u_c, clients, noise_multiplier=0.5,
+    >>> theta = np.zeros(model.n_params())
+    >>> pos, neg = canife_scores(model, theta, u_c, clients, noise_multiplier=0.5,
     ...                          clients_per_round=3, n_trials=40, seed=0)
     >>> pos.shape, neg.shape
     ((20,), (20,))
