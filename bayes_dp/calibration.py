@@ -15,6 +15,9 @@ from ``seed``, so results do not depend on ``n_jobs``), in parallel through jobl
 :class:`~bayes_dp.Prior`, counts from :func:`bayes_dp.simulate.simulate_counts`, a posterior from
 :func:`bayes_dp.estimate_epsilon`. Studies that need attacks (cross-fed counts, LiRA score
 matrices) live in :mod:`mia.coverage`.
+
+It is long because it holds both validation studies (simulation-based calibration and coverage) with
+their result classes and tests of uniformity.
 """
 
 from __future__ import annotations

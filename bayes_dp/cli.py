@@ -25,6 +25,9 @@ Exit statuses: 0 success (possibly with warnings); 1 bad input, or a file that c
 or written (one line ``bayes-dp: error: ...`` on stderr naming the file, row and column); 2
 usage error (bad or missing options); 3 not converged: the time budget ran out first (the
 results are written, marked not reliable); 130 interrupted.
+
+It is long because it holds every subcommand of ``bayes-dp`` with its argument parsing and the input
+checks whose messages name the file, row and column; the statistics live in the library.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ The figures follow the paper (Yildirim et al.): :func:`plot_region` is Fig. 1/3 
 :func:`plot_error_curves` Fig. 4 (top), :func:`plot_autocorr` Fig. 6. :func:`plot_compare`
 overlays the posteriors of one variable from several analyses (e.g. each audit alone and
 combined).
+
+It is long because it holds every public figure (posterior, trace, joint, region, counts, scale) and
+the helpers they share; one module keeps the figures' common style in one place.
 """
 
 from __future__ import annotations

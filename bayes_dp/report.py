@@ -9,6 +9,9 @@ a Python snippet).
 The figures are drawn for the page's column (1100 CSS pixels wide) at 90 pixels per inch and
 shown at that size, so a 10-point tick label is 12.5 pixels high on screen whatever ``dpi`` the
 images are rendered at.
+
+It is long because the report is one self-contained HTML page: its sections, tables, figures and
+reproduction commands are written here.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ trained in chunks (tasks); each finished chunk's losses of ``z`` go to one ``.np
 atomically), and a rerun of the same call skips the chunks already on disk. Trained parameters
 are dropped as soon as the loss of ``z`` is computed, so memory does not grow with the number of
 models.
+
+It is long because it holds the resumable audit driver (manifest, checkpoints, the sequential, Ray
+and Dask engines) in one place.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ bases is discussed in ``docs/lira.md`` ("Bring your own scores").
 :func:`simulate_score_matrix` draws a score matrix from a Gaussian mechanism with known epsilon
 (for calibration), and :func:`read_score_file` reads ``.npz`` and long ``.csv`` score files (the
 ``bayes-dp estimate`` command uses it).
+
+It is long because it holds the score-matrix attack end to end: reading score files in several
+layouts, the online/offline/fixed-variance LiRA tests and the conversion into counts.
 """
 
 from __future__ import annotations

@@ -53,6 +53,9 @@ flat float64 vector (``init_params``, ``flatten``, ``unflatten``, ``n_params``) 
     model = MLP(hidden=64, activation="tanh", n_features=64)
     theta = model.init_params(seed=0)              # flat, length model.n_params()
     theta -= 0.5 * model.gradient(theta, X, y)     # one full-batch gradient step
+
+It is long because it holds the one numpy model family (softmax regression and MLP on a flat
+parameter vector) with its plain and DP-SGD training, which LiRA and the canary simulators share.
 """
 
 from __future__ import annotations

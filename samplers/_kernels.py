@@ -31,6 +31,10 @@ The weight of a candidate (a, b) is ``1{(a, b) in R_s} / |R_s| * g(X, Y | a, b) 
 store ``r = log g - log q`` (up to per-base constants that do not depend on the parameters) and
 test membership with the folded coordinates lo = min, hi = max of (a, b) mapped into the
 lower-left half of the square.
+
+It is long because it holds both MHAAR's kernels (paper Alg. 1: proposals, averaged acceptance
+ratios) and the band quadrature of the over-dispersed likelihoods that the exact sampler also calls;
+splitting it by concern is open work.
 """
 
 from __future__ import annotations

@@ -37,6 +37,9 @@ s = 1: the band is the boundary curve, M and |R_s| vanish like (1 - s) and the l
 ratio of their derivatives: dM / d(1 - s) = integral over the line piece of
 p_X(u) f_Y(psi(u)) e^-eps (eps (1 - delta - u) + delta) du (the diagonal piece does not move),
 and :func:`samplers.region.log_area_rate`.
+
+It is long because the likelihood of one base is one careful computation (windows, pieces, panels,
+the s = 1 limit), documented step by step here.
 """
 
 from __future__ import annotations

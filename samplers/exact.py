@@ -7,7 +7,7 @@ in unconstrained coordinates
 
     z = (log eps, logit s_k for each free strength, logit tau_j, atanh(rho_j / rho_max_j(tau_j))).
 
-Each iteration makes two Metropolis moves:
+Each iteration makes up to three Metropolis moves:
 
 1. a joint Gaussian random walk on z, whose shape (Cholesky factor of the covariance) is
    measured between ``cov_start`` and ``cov_end`` of the warm-up and whose scale follows a
@@ -16,12 +16,19 @@ Each iteration makes two Metropolis moves:
    (log eps, log s_k) -> (log eps + u, log s_k - u), symmetric in those coordinates (so its ratio
    carries the Jacobian prod (1 - s_k) / (1 - s_k') of logit against log s), with its own tuned
    scale. With s free the likelihood is nearly flat along that ridge and the joint walk alone
-   crawls along it.
+   crawls along it;
+3. after the warm-up, with binomial bases only, a surrogate transition: ``n_inner`` walk steps
+   and ``n_inner - 1`` ridge steps on the likelihood table of :mod:`samplers.surrogate` (built
+   at the end of the warm-up), then one exact evaluation that corrects for the table's error.
+   Moves 1 and 2 then run every ``exact_every``-th iteration only (a fixed schedule).
 
-After warm-up nothing adapts, so stored draws come from a time-homogeneous Metropolis chain whose
-target is the exact posterior. The kernel advances a chain by a given number of iterations from a
+After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
+whose transition repeats with period ``exact_every`` and whose target is the exact posterior. The kernel advances a chain by a given number of iterations from a
 :class:`ChainState` (modified in place), so a driver can run in chunks; draws depend only on the
 seed and the number of iterations, not on how they are chunked.
+
+It is long because the chain's state, its three moves and the table's construction share one numba
+state tuple; the table's own arithmetic is in :mod:`samplers.surrogate`.
 """
 
 from __future__ import annotations
