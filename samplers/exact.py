@@ -23,7 +23,8 @@ Each iteration makes up to three Metropolis moves:
    Moves 1 and 2 then run every ``exact_every``-th iteration only (a fixed schedule).
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
-whose transition repeats with period ``exact_every`` and whose target is the exact posterior. The kernel advances a chain by a given number of iterations from a
+whose transition repeats with period ``exact_every`` and whose target is the exact posterior.
+The kernel advances a chain by a given number of iterations from a
 :class:`ChainState` (modified in place), so a driver can run in chunks; draws depend only on the
 seed and the number of iterations, not on how they are chunked.
 
