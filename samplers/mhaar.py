@@ -142,7 +142,7 @@ class SamplerConfig:
     """
 
     draws: int = 5000
-    tune: int = 1000
+    tune: int = 2000
     chains: int = 4
     thin: int = 2
     n_aux: int = 16

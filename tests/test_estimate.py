@@ -1,3 +1,5 @@
+import inspect
+
 import numpy as np
 import pytest
 
@@ -170,3 +172,16 @@ def test_mhaar_chains_climb_to_a_perfect_base():
     ref = np.quantile(exact.draws("eps"), [0.25, 0.5, 0.75])
     got = np.quantile(e, [0.25, 0.5, 0.75])
     np.testing.assert_allclose(got, ref, rtol=0.1)
+
+
+def test_mhaar_config_defaults_are_estimate_epsilons():
+    # samplers.SamplerConfig is public: its defaults must be the ones estimate_epsilon uses
+    from bayes_dp._sampling import DEFAULT_TUNE, MHAAR_DEFAULT_DRAWS
+    from samplers.mhaar import SamplerConfig
+
+    cfg = SamplerConfig()
+    assert cfg.tune == DEFAULT_TUNE["mhaar"]
+    assert cfg.draws == MHAAR_DEFAULT_DRAWS
+    sig = inspect.signature(bdp.estimate_epsilon).parameters
+    for name in ("n_aux", "aux_proposal", "aux_uniform_weight", "aux_band_weight", "target_accept"):
+        assert getattr(cfg, name) == sig[name].default, name
