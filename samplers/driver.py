@@ -18,6 +18,7 @@ import numpy as np
 
 from . import exact
 from .binomial import binomial_bases
+from .binomial_block import make_blocks
 from .codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL
 from .mhaar import QUAD_NODES, aux_params, gauss_legendre_table
 
@@ -137,6 +138,7 @@ def build_model(
         )
     model = exact.Model(
         B=B,
+        Q=make_blocks(B, np.asarray(g_sidx, dtype=np.int64)[uniq[:, 0]]),
         b_grp=uniq[:, 0].astype(np.int64).copy(),
         b_mult=mult.astype(np.float64),
         g_sidx=np.asarray(g_sidx, dtype=np.int64),

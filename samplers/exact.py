@@ -43,7 +43,7 @@ from numba import njit
 from . import _kernels, surrogate
 from ._special import expit as _expit
 from ._special import log_expit as _log_expit
-from .binomial import log_lik as binomial_log_lik
+from .binomial_block import fill_log_lik
 from .region import log_area
 
 __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
@@ -52,6 +52,7 @@ _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Everything the log posterior needs but the over-dispersed bases.
 #: B: :class:`samplers.binomial.BinomialBases` of the distinct binomial bases;
+#: Q: their :class:`samplers.binomial_block.Blocks` (which share one quadrature);
 #: b_grp, b_mult: their group and multiplicity.
 #: Per group j: g_sidx (strength variable); g_tau_z, g_rho_z (index in z, -1 when fixed or
 #: absent); g_tau, g_rho (the fixed values).
@@ -62,6 +63,7 @@ Model = namedtuple(
     "Model",
     [
         "B",
+        "Q",
         "b_grp",
         "b_mult",
         "g_sidx",
@@ -257,13 +259,11 @@ def log_posterior(z, M, C, ll_b, ll_c):
     if lp == -math.inf:
         return -math.inf
     eps = math.exp(z[0])
+    if not fill_log_lik(M.B, M.Q, eps, s, M.delta, -1, ll_b):
+        return -math.inf
     total = 0.0
     for i in range(M.b_grp.shape[0]):
-        v = binomial_log_lik(M.B, i, eps, s[M.g_sidx[M.b_grp[i]]], M.delta)
-        ll_b[i] = v
-        if v == -math.inf:
-            return -math.inf
-        total += M.b_mult[i] * v
+        total += M.b_mult[i] * ll_b[i]
     if C is not None:
         total += _corr_log_lik(z, M, C, eps, s, ll_c)
     return lp + total

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from ._special import expit as _expit
-from .binomial import log_lik as binomial_log_lik
+from .binomial_block import fill_log_lik
 
 __all__ = ["GRID", "BOX_SD", "DROP", "build", "log_density"]
 
@@ -63,6 +63,8 @@ def build(M, lo, hi, V, vmax):
             return False
     V[:, :, :] = 0.0
     h0 = (hi[0] - lo[0]) / (G - 1)
+    ll = np.empty(M.b_grp.shape[0])
+    s_all = M.s_fixed.copy()
     for k in range(M.s_z.shape[0]):
         a = M.s_z[k]
         n_j = G if a >= 0 else 1
@@ -70,18 +72,13 @@ def build(M, lo, hi, V, vmax):
             eps = math.exp(lo[0] + i * h0)
             for j in range(n_j):
                 if a >= 0:
-                    s = _expit(lo[a] + j * (hi[a] - lo[a]) / (G - 1))
-                else:
-                    s = M.s_fixed[k]
-                tot = 0.0
-                for b in range(M.b_grp.shape[0]):
-                    if M.g_sidx[M.b_grp[b]] != k:
-                        continue
-                    v = binomial_log_lik(M.B, b, eps, s, M.delta)
-                    if v == -math.inf:
-                        tot = -math.inf
-                        break
-                    tot += M.b_mult[b] * v
+                    s_all[k] = _expit(lo[a] + j * (hi[a] - lo[a]) / (G - 1))
+                tot = -math.inf
+                if fill_log_lik(M.B, M.Q, eps, s_all, M.delta, k, ll):
+                    tot = 0.0
+                    for b in range(M.b_grp.shape[0]):
+                        if M.g_sidx[M.b_grp[b]] == k:
+                            tot += M.b_mult[b] * ll[b]
                 V[k, i, j] = tot
     for k in range(M.s_z.shape[0]):
         n_j = G if M.s_z[k] >= 0 else 1
