@@ -52,8 +52,8 @@ __all__ = ["Blocks", "make_blocks", "fill_log_lik", "block_cost", "BLOCK_N_MAX"]
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Gauss-Legendre nodes per panel and panel width in local scales.
-NODES = 8
-PANEL_SD = 1.0
+NODES = 10
+PANEL_SD = 2.5
 #: Below this fraction of the inner spread the band counts as thin at a node.
 THIN = 0.05
 THIN_NODES = 6
