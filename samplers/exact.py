@@ -1,7 +1,8 @@
 """Noise-free sampler on the exact marginal likelihood (numpy and numba only).
 
 The latent (alpha_i, beta_i) are integrated out of the model exactly (binomial bases:
-:mod:`samplers.binomial`; over-dispersed bases: the band quadrature of :mod:`samplers._kernels`),
+:mod:`samplers.binomial`, or :mod:`samplers.binomial_block` for many bases of equal sizes, which
+share one quadrature; over-dispersed bases: the band quadrature of :mod:`samplers._kernels`),
 so the chain runs on theta = (eps, the free strengths, the free tau and rho of each group) alone,
 in unconstrained coordinates
 
