@@ -298,9 +298,10 @@ def _half(bd, n_o, n_i, outer, inner, start, size, idx, win, GX, GW, acc, po, D,
 
 @njit(**_JIT)
 def _block_log_mass(B, Q, b, bd, out):
-    """Set out[j] = log band mass of base idx[start[b] + j] of block b (nan where it must be redone).
+    """Set out[j] = log band mass of base idx[start[b] + j] of block b.
 
-    A mass below TAIL_PASS_BELOW is marked nan: the per-base routine redoes it with wider windows.
+    A mass below TAIL_PASS_BELOW is set to nan: the per-base routine redoes it with its wider
+    windows.
     """
     n0 = Q.n0[b]
     n1 = Q.n1[b]

@@ -171,7 +171,7 @@ START_BASES = 48
 
 
 def start_model(model):
-    """The model the starting grid is evaluated on: at most START_BASES distinct binomial bases.
+    """Return the model the starting grid is evaluated on (at most START_BASES binomial bases).
 
     With more, each group keeps bases evenly spaced in the order of their summed error rates
     (extremes included) and their multiplicities are scaled so that every group weighs what

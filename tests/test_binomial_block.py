@@ -8,9 +8,10 @@ over a grid of sizes, counts (extremes included) and parameters.
 import numpy as np
 import pytest
 
-from exact_posterior import log_marginal_likelihood
 from samplers import binomial_block as bb
 from samplers.binomial import binomial_bases, log_lik
+
+from exact_posterior import log_marginal_likelihood
 
 #: the per-base routine's own error (measured against exact_posterior: up to ~2e-5 in log L)
 PER_BASE_TOL = 1e-4

@@ -101,3 +101,17 @@ def test_model_md_names_only_the_methods_there_are():
 
     named = set(re.findall(r'`method="(\w+)"`', _model_md()))
     assert named == set(METHODS)
+
+
+def test_model_md_states_the_block_quadratures_constants():
+    from samplers import binomial, binomial_block, driver
+
+    text = _model_md()
+    for phrase in (
+        f"({binomial_block.NODES}-point Gauss-Legendre",
+        f"panels, {binomial_block.PANEL_SD:g} local scales wide",
+        f"bases' {binomial.WINDOW_TAIL:g} windows",
+        f"below {binomial.TAIL_PASS_BELOW:g} (the band in its tails)",
+        f"at most {driver.START_BASES} representative bases",
+    ):
+        assert phrase in text, phrase
