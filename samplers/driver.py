@@ -320,8 +320,6 @@ class ExactRun:
                 )
             )
         self._stop = threading.Event()
-        # the shared table of the surrogate-transition move is built once, after the warm-up
-        self._table_done = False
 
     @property
     def n_draws(self) -> int:
@@ -387,38 +385,6 @@ class ExactRun:
         chunk and re-raises; the chains keep the draws completed so far.
         """
         self._stop.clear()
-        if not self._table_done:
-            # the warm-up of every chain, then one table for all (from all their second halves)
-            self._run_all(0, progress, deadline)
-            if any(int(c.state.it[0]) < self.tune for c in self.chains):
-                return  # stopped or out of time before the warm-up's end: no draws yet
-            self._build_shared_table()
-        self._run_all(int(draws), progress, deadline)
-
-    def _build_shared_table(self) -> None:
-        """Build the table of :mod:`samplers.surrogate` once, for every chain.
-
-        The second halves of all chains' warm-ups are pooled (counts, sums, range), so the box
-        covers where any chain went; chain 0's state builds the table, the others get copies.
-        Without a table (over-dispersed bases, or ``n_inner`` 0) this only marks it as done.
-        """
-        self._table_done = True
-        if self.settings.n_inner <= 0 or self.corr is not None:
-            return
-        states = [c.state for c in self.chains]
-        st = states[0]
-        st.win_n[0] = sum(s.win_n[0] for s in states)
-        st.win_sum[:] = np.sum([s.win_sum for s in states], axis=0)
-        st.win_sq[:] = np.sum([s.win_sq for s in states], axis=0)
-        st.win_min[:] = np.min([s.win_min for s in states], axis=0)
-        st.win_max[:] = np.max([s.win_max for s in states], axis=0)
-        exact.build_table(st, self.model)
-        for other in states[1:]:
-            for name in ("sg_on", "sg_lo", "sg_hi", "sg_V", "sg_vmax"):
-                getattr(other, name)[...] = getattr(st, name)
-
-    def _run_all(self, draws: int, progress, deadline: float) -> None:
-        """Advance every chain (in threads) to ``draws`` stored draws or the deadline."""
         with ThreadPoolExecutor(max_workers=self.cores) as pool:
             futs = [pool.submit(self._work, c, int(draws), progress, deadline) for c in self.chains]
             try:

@@ -20,8 +20,7 @@ Each iteration makes up to three Metropolis moves:
    crawls along it;
 3. after the warm-up, with binomial bases only, a surrogate transition: ``n_inner`` walk steps
    and ``n_inner - 1`` ridge steps on the likelihood table of :mod:`samplers.surrogate` (built
-   once after the warm-up of every chain, from all of them, by :func:`build_table`, which the
-   driver calls), then one exact evaluation that corrects for the table's error.
+   at the end of the warm-up), then one exact evaluation that corrects for the table's error.
    Moves 1 and 2 then run every ``exact_every``-th iteration only (a fixed schedule).
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
@@ -408,17 +407,13 @@ def _edge_gap(state, M, a):
 
 
 @njit(**_JIT)
-def build_table(state, M):
+def _build_table(state, M):
     """Tabulate the likelihood over a box around the warm-up's second half (sets sg_on).
 
     The box starts at the range of that half plus BOX_SD standard deviations; while the
     tabulated posterior at an edge is within EDGE_GAP of its largest value (a heavy tail, e.g.
     along the ridge s * eps = const), that side moves out by half the box's width (at most
     BOX_ROUNDS times), so the table covers where the chain will go.
-
-    The driver calls it once, after every chain's warm-up, with the second halves of all chains
-    pooled into ``state.win_*``, and copies the table to every chain
-    (:meth:`samplers.driver.ExactRun.run`).
     """
     n = state.win_n[0]
     if n < 10.0:
@@ -564,7 +559,7 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                 if ok_c:
                     state.chol[:, :] = np.linalg.cholesky(cov)
                     state.log_scale[0] = math.log(2.38 / math.sqrt(d))
-        # range of the second half of the warm-up (the driver builds the table from it)
+        # range of the second half of the warm-up, then the table at its end
         if warm and cfg.n_inner > 0 and C is None and 2 * t >= cfg.tune:
             state.win_n[0] += 1.0
             for a in range(d):
@@ -572,6 +567,8 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                 state.win_sq[a] += state.z[a] * state.z[a]
                 state.win_min[a] = min(state.win_min[a], state.z[a])
                 state.win_max[a] = max(state.win_max[a], state.z[a])
+            if t == cfg.tune - 1:
+                _build_table(state, M)
         if not warm:
             out_z[row, :] = state.z
             out_acc[row, 0] = a_joint
