@@ -1,9 +1,9 @@
 """Progress of a sampling run: a tqdm bar (terminal or notebook) or the caller's callback.
 
-The sampler's worker threads report each chunk of iterations (a few hundred milliseconds of
-work per chain, ``samplers.driver.CHUNK_SECONDS``); :class:`Tracker` adds them up under a lock
-and passes ``(done, total)`` on. ``total`` counts the iterations of all chains, warm-up
-included, of the current round; in an automatic-length run it grows when a round is extended.
+The sampler reports the iterations its chains did, about every 0.1 s, from the thread that
+runs it; :class:`Tracker` adds them up under a lock and passes ``(done, total)`` on.
+``total`` counts the iterations of all chains, warm-up included, of the current round; in an
+automatic-length run it grows when a round is extended.
 """
 
 from __future__ import annotations
@@ -114,8 +114,10 @@ def resolve(progress) -> Callable | None:
 class Tracker:
     """Adds up the chunks reported by the worker threads and calls ``callback(done, total)``.
 
-    Calls arrive from several threads; the callback is called under a lock, one call at a
-    time. Exceptions in the callback propagate to the sampler's worker and stop the run. A
+    The sampler calls it from the thread that runs it (``samplers.driver.ExactRun.run``), never
+    from its workers, so a tqdm bar's lock is never waited on by a worker when Ctrl-C interrupts
+    the run; the callback is still called under a lock, one call at a time. Exceptions in the
+    callback propagate out of the sampler and stop the run. A
     callback with a ``note(text)`` method is told the state of an automatic-length run; one
     that the tracker ``owned`` (made by :func:`resolve`) is closed by :meth:`close`.
     """

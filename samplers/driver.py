@@ -271,6 +271,7 @@ class _Chain:
     acc: np.ndarray
     rows: int = 0
     sec_per_iter: float = 0.0
+    iters_done: int = 0
 
 
 class ExactRun:
@@ -337,7 +338,7 @@ class ExactRun:
 
         c.z, c.ll_b, c.ll_c, c.acc = grow(c.z), grow(c.ll_b), grow(c.ll_c), grow(c.acc)
 
-    def _work(self, c: _Chain, target_rows: int, progress, deadline: float) -> None:
+    def _work(self, c: _Chain, target_rows: int, deadline: float) -> None:
         """Advance chain c until it holds target_rows draws or the deadline passes.
 
         Runs in chunks of ~CHUNK_SECONDS; the deadline is a ``time.perf_counter()`` value.
@@ -371,8 +372,7 @@ class ExactRun:
             dt = time.perf_counter() - t0
             per = dt / n
             c.sec_per_iter = per if c.sec_per_iter == 0 else 0.5 * (c.sec_per_iter + per)
-            if progress is not None:
-                progress(n)
+            c.iters_done += n  # reported by the calling thread (see run)
 
     def run(self, draws: int, progress=None, deadline: float = float("inf")) -> None:
         """Extend every chain to ``draws`` stored draws, or until ``deadline`` has passed.
@@ -380,16 +380,23 @@ class ExactRun:
         The warm-up comes first, if not yet done; ``deadline`` is a ``time.perf_counter()``
         value.
 
-        ``progress(n)`` is called from the worker threads after each chunk of n iterations.
+        ``progress(n)`` is called from the calling thread, about every 0.1 s, with the
+        iterations the chains did since the last call (never from the workers: a progress bar
+        whose lock a worker waits on while Ctrl-C interrupts the caller would deadlock).
         Ctrl-C (KeyboardInterrupt in the calling thread) stops the workers after their current
         chunk and re-raises; the chains keep the draws completed so far.
         """
         self._stop.clear()
+        reported = sum(c.iters_done for c in self.chains)  # before any worker starts
         with ThreadPoolExecutor(max_workers=self.cores) as pool:
-            futs = [pool.submit(self._work, c, int(draws), progress, deadline) for c in self.chains]
+            futs = [pool.submit(self._work, c, int(draws), deadline) for c in self.chains]
             try:
                 while True:
                     done, pending = wait(futs, timeout=0.1)
+                    now = sum(c.iters_done for c in self.chains)
+                    if progress is not None and now > reported:
+                        progress(now - reported)
+                    reported = now
                     if not pending:
                         break
             except BaseException:
