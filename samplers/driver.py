@@ -321,6 +321,8 @@ class ExactRun:
                 )
             )
         self._stop = threading.Event()
+        # the same signal for the kernels: the table build checks it between rows of nodes
+        self._stop_flag = np.zeros(1, dtype=np.int64)
 
     @property
     def n_draws(self) -> int:
@@ -368,6 +370,7 @@ class ExactRun:
                 c.acc,
                 row,
                 self.store_ll,
+                self._stop_flag,
             )
             dt = time.perf_counter() - t0
             per = dt / n
@@ -387,6 +390,7 @@ class ExactRun:
         chunk and re-raises; the chains keep the draws completed so far.
         """
         self._stop.clear()
+        self._stop_flag[0] = 0
         reported = sum(c.iters_done for c in self.chains)  # before any worker starts
         with ThreadPoolExecutor(max_workers=self.cores) as pool:
             futs = [pool.submit(self._work, c, int(draws), deadline) for c in self.chains]
@@ -401,6 +405,7 @@ class ExactRun:
                         break
             except BaseException:
                 self._stop.set()
+                self._stop_flag[0] = 1
                 wait(futs)
                 raise
             for f in futs:

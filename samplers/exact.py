@@ -89,9 +89,9 @@ Model = namedtuple(
 #: likelihoods; log_scale: (joint, ridge) log step factors; chol: shape of the joint walk;
 #: cov_n, cov_sum, cov_sq: running sums for the covariance; n_acc: accepted moves (joint, ridge)
 #: since the last reset; win_*: count, sums and range of z over the second half of the warm-up
-#: (they set the box of the table); sg_*: the table of :mod:`samplers.surrogate` (sg_on[0] = 1
-#: once built), its box and the largest value of each table. All arrays, so the kernel updates
-#: them in place.
+#: (they set the box of the table); sg_*: the table of :mod:`samplers.surrogate` (sg_on[0]: 0
+#: not yet built, 1 built, -1 none), its box and the largest value of each table. All arrays,
+#: so the kernel updates them in place.
 #: The over-dispersed bases (None when there are none, so that their quadrature is not even
 #: compiled): P, c_grp, c_lik, c_const: rows (:func:`samplers.mhaar.aux_params`), group,
 #: likelihood code and additive constant; XG, WG: Gauss-Legendre table of their quadrature.
@@ -407,17 +407,22 @@ def _edge_gap(state, M, a):
 
 
 @njit(**_JIT)
-def _build_table(state, M):
+def build_table(state, M, stop):
     """Tabulate the likelihood over a box around the warm-up's second half (sets sg_on).
 
     The box starts at the range of that half plus BOX_SD standard deviations; while the
     tabulated posterior at an edge is within EDGE_GAP of its largest value (a heavy tail, e.g.
     along the ridge s * eps = const), that side moves out by half the box's width (at most
     BOX_ROUNDS times), so the table covers where the chain will go.
+
+    Sets ``state.sg_on[0]`` to 1 (built) or -1 (no table: too few warm-up draws, or none
+    can be built) and returns True; returns False, leaving sg_on 0, when ``stop[0]`` was set
+    during the build (it is deterministic, so building again later gives the same table).
     """
     n = state.win_n[0]
     if n < 10.0:
-        return
+        state.sg_on[0] = -1
+        return True
     d = state.z.shape[0]
     for a in range(d):
         m = state.win_sum[a] / n
@@ -429,9 +434,13 @@ def _build_table(state, M):
         # keep eps within what exp() and the likelihood handle
         state.sg_lo[0] = max(state.sg_lo[0], -20.0)
         state.sg_hi[0] = min(state.sg_hi[0], 7.0)
-        if not surrogate.build(M, state.sg_lo, state.sg_hi, state.sg_V, state.sg_vmax):
-            state.sg_on[0] = 0
-            return
+        res = surrogate.build(M, state.sg_lo, state.sg_hi, state.sg_V, state.sg_vmax, stop)
+        if res == surrogate.STOPPED:
+            state.sg_on[0] = 0  # not built: the next call starts again from the window
+            return False
+        if res == surrogate.FAILED:
+            state.sg_on[0] = -1
+            return True
         state.sg_on[0] = 1
         if r == BOX_ROUNDS:
             break
@@ -454,10 +463,13 @@ def _build_table(state, M):
                 grown = True
         if not grown:
             break
+    return True
 
 
 @njit(**_JIT)
-def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll):
+def advance(
+    state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll, stop
+):
     """Advance one chain by ``n_iter`` iterations.
 
     Each iteration after the warm-up is a draw, stored in the next row of the outputs from
@@ -487,9 +499,15 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
     for _ in range(n_iter):
         t = state.it[0]
         warm = t < cfg.tune
+        if t == cfg.tune and state.sg_on[0] == 0 and cfg.n_inner > 0 and C is None:
+            # the table, from the second half of the warm-up, before the first draw; a
+            # Ctrl-C (stop[0] set) interrupts it and this call returns with the iteration
+            # not begun (no random number was drawn for it)
+            if not build_table(state, M, stop):
+                return row
         # the exact walk and ridge moves: every iteration without a table, else every
         # exact_every-th (a fixed schedule, so the chain stays time-homogeneous per cycle)
-        do_exact = warm or state.sg_on[0] == 0 or (t - cfg.tune) % cfg.exact_every == 0
+        do_exact = warm or state.sg_on[0] != 1 or (t - cfg.tune) % cfg.exact_every == 0
         a_joint = -1.0
         a_ridge = -1.0
         # 1. joint random walk
@@ -559,7 +577,7 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                 if ok_c:
                     state.chol[:, :] = np.linalg.cholesky(cov)
                     state.log_scale[0] = math.log(2.38 / math.sqrt(d))
-        # range of the second half of the warm-up, then the table at its end
+        # range of the second half of the warm-up (the table is built from it at t = tune)
         if warm and cfg.n_inner > 0 and C is None and 2 * t >= cfg.tune:
             state.win_n[0] += 1.0
             for a in range(d):
@@ -567,8 +585,6 @@ def advance(state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, r
                 state.win_sq[a] += state.z[a] * state.z[a]
                 state.win_min[a] = min(state.win_min[a], state.z[a])
                 state.win_max[a] = max(state.win_max[a], state.z[a])
-            if t == cfg.tune - 1:
-                _build_table(state, M)
         if not warm:
             out_z[row, :] = state.z
             out_acc[row, 0] = a_joint

@@ -41,11 +41,17 @@ GRID = 32
 BOX_SD = 6.0
 #: Nodes this far below the table's largest value are treated as a cliff (bilinear there).
 DROP = 700.0
+#: Results of :func:`build`.
+BUILT, FAILED, STOPPED = 1, 0, -1
 
 
 @njit(**_JIT)
-def build(M, lo, hi, V, vmax):
-    """Fill the tables ``V`` and their maxima ``vmax``; return False if none can be built.
+def build(M, lo, hi, V, vmax, stop):
+    """Fill the tables ``V`` and their maxima ``vmax``.
+
+    Returns BUILT, or FAILED when none can be built, or STOPPED as soon as ``stop[0]`` is
+    nonzero (checked before every row of nodes: a caller's Ctrl-C then waits for one row, not
+    for the whole table).
 
     ``V[k, i, j]`` gets ``f_k`` at the grid nodes and ``vmax[k]`` the largest finite value of
     table k; False when the box is empty or a table has no finite value.
@@ -56,11 +62,11 @@ def build(M, lo, hi, V, vmax):
     """
     G = V.shape[1]
     if not (hi[0] > lo[0]):
-        return False
+        return FAILED
     for k in range(M.s_z.shape[0]):
         a = M.s_z[k]
         if a >= 0 and not (hi[a] > lo[a]):
-            return False
+            return FAILED
     V[:, :, :] = 0.0
     h0 = (hi[0] - lo[0]) / (G - 1)
     ll = np.empty(M.b_grp.shape[0])
@@ -69,6 +75,8 @@ def build(M, lo, hi, V, vmax):
         a = M.s_z[k]
         n_j = G if a >= 0 else 1
         for i in range(G):
+            if stop[0] != 0:
+                return STOPPED
             eps = math.exp(lo[0] + i * h0)
             for j in range(n_j):
                 if a >= 0:
@@ -88,8 +96,8 @@ def build(M, lo, hi, V, vmax):
                 if V[k, i, j] > vmax[k]:
                     vmax[k] = V[k, i, j]
         if vmax[k] == -math.inf:
-            return False
-    return True
+            return FAILED
+    return BUILT
 
 
 @njit(**_JIT)

@@ -81,7 +81,7 @@ def test_table_matches_the_exact_likelihood_in_its_box(s_fixed):
     G = surrogate.GRID
     V = np.zeros((1, G, G))
     vmax = np.zeros(1)
-    assert surrogate.build(model, lo, hi, V, vmax)
+    assert surrogate.build(model, lo, hi, V, vmax, np.zeros(1, dtype=np.int64))
     rng = np.random.default_rng(1)
     worst = 0.0
     for _ in range(40):
@@ -104,4 +104,31 @@ def test_empty_box_builds_nothing():
     G = surrogate.GRID
     V = np.zeros((1, G, G))
     lo = np.array([1.0, 0.0])
-    assert not surrogate.build(model, lo, lo.copy(), V, np.zeros(1))
+    assert not surrogate.build(model, lo, lo.copy(), V, np.zeros(1), np.zeros(1, dtype=np.int64))
+
+
+def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
+    from samplers import exact
+
+    model, names = _model(None)
+    G = surrogate.GRID
+    lo, hi = np.array([0.8, -1.0]), np.array([1.6, 3.0])
+    V = np.zeros((1, G, G))
+    vmax = np.zeros(1)
+    assert surrogate.build(model, lo, hi, V, vmax, np.ones(1, dtype=np.int64)) == surrogate.STOPPED
+    # the chain-level build: stopped -> not built (sg_on 0), then built in full
+    st = exact.new_state(model, None, np.array([1.0, 0.5]))
+    rng = np.random.default_rng(0)
+    for _ in range(50):  # a window of warm-up points around the mode
+        st.win_n[0] += 1.0
+        z = np.array([1.0, 0.5]) + 0.1 * rng.standard_normal(2)
+        st.win_sum[:] += z
+        st.win_sq[:] += z * z
+        st.win_min[:] = np.minimum(st.win_min, z)
+        st.win_max[:] = np.maximum(st.win_max, z)
+    assert not exact.build_table(st, model, np.ones(1, dtype=np.int64))
+    assert st.sg_on[0] == 0
+    assert exact.build_table(st, model, np.zeros(1, dtype=np.int64)) and st.sg_on[0] == 1
+    first = st.sg_V.copy()
+    assert exact.build_table(st, model, np.zeros(1, dtype=np.int64))
+    np.testing.assert_array_equal(st.sg_V, first)
