@@ -65,10 +65,12 @@ _GX, _GW = gauss_legendre_table(max(NODES, THIN_NODES))
 #: Bases grouped into blocks of equal (strength variable, N0, N1); ``idx`` lists the distinct
 #: bases of block b in ``idx[start[b]:start[b] + size[b]]``; ``win[b, h]`` holds the outer
 #: window (lo, hi) and the inner window (lo, hi) of half h (0: FPR outer, 1: FNR outer, 2 and 3
-#: the same for the reflected counts); ``rest`` lists the bases left to
+#: the same for the reflected counts); ``cnt[:, m]`` holds the counts of member m of
+#: ``idx`` (rows: x, y, n0 - x, n1 - y, as integers); ``rest`` lists the bases left to
 #: :func:`samplers.binomial.log_lik`; ``base_k`` is the strength variable of every base.
 Blocks = namedtuple(
-    "Blocks", ["k", "n0", "n1", "start", "size", "idx", "win", "rest", "base_k", "GX", "GW"]
+    "Blocks",
+    ["k", "n0", "n1", "start", "size", "idx", "cnt", "win", "rest", "base_k", "GX", "GW"],
 )
 
 
@@ -85,12 +87,13 @@ def block_cost(n_bases: int, n0: float, n1: float) -> tuple[float, float]:
     return block, 100.0 * n_bases
 
 
-def make_blocks(B, base_k: np.ndarray) -> Blocks:
+def make_blocks(B, base_k: np.ndarray, always: bool = False) -> Blocks:
     """Group the distinct binomial bases of ``B`` into blocks where sharing pays.
 
     ``base_k``: strength variable of every base. A block is made of all bases with the same
     (strength variable, N0, N1) when both sizes are at most BLOCK_N_MAX and
-    :func:`block_cost` says the shared quadrature is cheaper.
+    :func:`block_cost` says the shared quadrature is cheaper (``always``: whatever the cost,
+    for tests).
     """
     base_k = np.asarray(base_k, dtype=np.int64)
     n = B.x.size
@@ -105,7 +108,7 @@ def make_blocks(B, base_k: np.ndarray) -> Blocks:
             if max(n0, n1) > BLOCK_N_MAX:
                 continue
             cost_block, cost_single = block_cost(members.size, n0, n1)
-            if cost_block >= cost_single:
+            if cost_block >= cost_single and not always:
                 continue
             w0, w1 = B.win0[members], B.win1[members]
             x_win = (w0[:, 0].min(), w0[:, 1].max())
@@ -127,19 +130,22 @@ def make_blocks(B, base_k: np.ndarray) -> Blocks:
             sizes.append(members.size)
             idx.extend(members.tolist())
             in_block[members] = True
-    GX, GW = _GX, _GW
+    idx = np.array(idx, dtype=np.int64)
+    x, y = B.x[idx].astype(np.int64), B.y[idx].astype(np.int64)
+    n0, n1 = B.n0[idx].astype(np.int64), B.n1[idx].astype(np.int64)
     return Blocks(
         k=np.array(ks, dtype=np.int64),
         n0=np.array(n0s, dtype=np.int64),
         n1=np.array(n1s, dtype=np.int64),
         start=np.array(starts, dtype=np.int64),
         size=np.array(sizes, dtype=np.int64),
-        idx=np.array(idx, dtype=np.int64),
+        idx=idx,
+        cnt=np.stack([x, y, n0 - x, n1 - y]).reshape(4, idx.size),
         win=np.array(wins, dtype=np.float64).reshape(len(ks), 4, 4),
         rest=np.flatnonzero(~in_block).astype(np.int64),
         base_k=base_k,
-        GX=GX,
-        GW=GW,
+        GX=_GX,
+        GW=_GW,
     )
 
 
@@ -249,10 +255,10 @@ def _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW):
 
 
 @njit(**_JIT)
-def _half(bd, n_o, n_i, outer, inner, start, size, idx, win, GX, GW, acc, po, D, p1, p2, q1, q2):
-    """Add the band mass of one half to acc[j] for the bases idx[start + j] of a block.
+def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
+    """Add the band mass of one half to acc[j] for member j of a block.
 
-    outer / inner: the bases' counts in the outer and inner role (arrays over all bases);
+    outer / inner: the members' counts in the outer and inner role;
     win: (outer lo, outer hi, inner lo, inner hi) of this half over the block.
     """
     u_lo = max(win[0], 0.0)
@@ -290,14 +296,13 @@ def _half(bd, n_o, n_i, outer, inner, start, size, idx, win, GX, GW, acc, po, D,
                 _pmf(n_o, uq, po)
                 _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW)
                 w = half * GW[NODES, j] * (n_o + 1.0)
-                for jj in range(size):
-                    i = idx[start + jj]
-                    acc[jj] += w * po[outer[i]] * D[inner[i]]
+                for m in range(acc.shape[0]):
+                    acc[m] += w * po[outer[m]] * D[inner[m]]
             u = ub
 
 
 @njit(**_JIT)
-def _block_log_mass(B, Q, b, bd, out):
+def _block_log_mass(Q, b, bd, out):
     """Set out[j] = log band mass of base idx[start[b] + j] of block b.
 
     A mass below TAIL_PASS_BELOW is set to nan: the per-base routine redoes it with its wider
@@ -315,21 +320,12 @@ def _block_log_mass(B, Q, b, bd, out):
     p2 = np.empty(nmax)
     q1 = np.empty(nmax)
     q2 = np.empty(nmax)
-    x = np.empty(B.x.shape[0], dtype=np.int64)
-    y = np.empty(B.x.shape[0], dtype=np.int64)
-    xr = np.empty(B.x.shape[0], dtype=np.int64)
-    yr = np.empty(B.x.shape[0], dtype=np.int64)
-    for jj in range(size):
-        i = Q.idx[start + jj]
-        x[i] = int(B.x[i])
-        y[i] = int(B.y[i])
-        xr[i] = n0 - x[i]
-        yr[i] = n1 - y[i]
+    c = Q.cnt[:, start : start + size]  # x, y, n0 - x, n1 - y of the members
     W = Q.win[b]
-    _half(bd, n0, n1, x, y, start, size, Q.idx, W[0], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
-    _half(bd, n1, n0, y, x, start, size, Q.idx, W[1], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
-    _half(bd, n0, n1, xr, yr, start, size, Q.idx, W[2], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
-    _half(bd, n1, n0, yr, xr, start, size, Q.idx, W[3], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
+    _half(bd, n0, n1, c[0], c[1], W[0], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
+    _half(bd, n1, n0, c[1], c[0], W[1], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
+    _half(bd, n0, n1, c[2], c[3], W[2], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
+    _half(bd, n1, n0, c[3], c[2], W[3], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
     for jj in range(size):
         if acc[jj] >= TAIL_PASS_BELOW:
             out[jj] = math.log(acc[jj])
@@ -355,18 +351,9 @@ def fill_log_lik(B, Q, eps, s, delta, k_only, ll):
         k = Q.k[b]
         if k_only >= 0 and k != k_only:
             continue
-        if not 1.0 - s[k] > 0.0:
-            # s = 1: a line integral, left to the per-base routine
-            for jj in range(Q.size[b]):
-                i = Q.idx[Q.start[b] + jj]
-                lm = log_band_mass(B, i, eps, s[k], delta)
-                ll[i] = lm - r_s[k] + B.lconst[i]
-                if lm == -math.inf:
-                    return False
-            continue
-        bd = make_band(eps, s[k], delta)
-        out = np.empty(Q.size[b])
-        _block_log_mass(B, Q, b, bd, out)
+        out = np.full(Q.size[b], math.nan)  # nan: left to the per-base routine
+        if 1.0 - s[k] > 0.0:  # s = 1 is a line integral: per base
+            _block_log_mass(Q, b, make_band(eps, s[k], delta), out)
         for jj in range(Q.size[b]):
             i = Q.idx[Q.start[b] + jj]
             lm = out[jj]

@@ -168,6 +168,8 @@ def _log_post(model, corr, z):
 
 #: Largest number of distinct binomial bases the coarse starting grid evaluates.
 START_BASES = 48
+#: Fields of :class:`samplers.binomial.BinomialBases` with one row per base.
+_PER_BASE = ("x", "n0", "y", "n1", "win0", "win1", "lconst", "tmeta", "twin")
 
 
 def start_model(model):
@@ -204,10 +206,6 @@ def start_model(model):
         b_grp=model.b_grp[keep].copy(),
         b_mult=np.asarray(mult, dtype=np.float64),
     )
-
-
-#: Fields of :class:`samplers.binomial.BinomialBases` with one row per base.
-_PER_BASE = ("x", "n0", "y", "n1", "win0", "win1", "lconst", "tmeta", "twin")
 
 
 def starting_points(model, corr, names, rng, chains, eps_guess):

@@ -23,28 +23,8 @@ REF_TOL = 2e-5
 def _forced_block(x, n0, y, n1):
     """Bases of equal sizes, all in one block whatever the cost rule says."""
     B = binomial_bases(x, np.full(x.size, n0), y, np.full(y.size, n1))
-    lo0, hi0 = B.win0[:, 0].min(), B.win0[:, 1].max()
-    lo1, hi1 = B.win1[:, 0].min(), B.win1[:, 1].max()
-    win = np.array(
-        [
-            [
-                [lo0, hi0, lo1, hi1],
-                [lo1, hi1, lo0, hi0],
-                [1 - hi0, 1 - lo0, 1 - hi1, 1 - lo1],
-                [1 - hi1, 1 - lo1, 1 - hi0, 1 - lo0],
-            ]
-        ]
-    )
-    Q = bb.make_blocks(B, np.zeros(x.size, dtype=np.int64))._replace(
-        k=np.array([0]),
-        n0=np.array([n0]),
-        n1=np.array([n1]),
-        start=np.array([0]),
-        size=np.array([x.size]),
-        idx=np.arange(x.size),
-        rest=np.zeros(0, dtype=np.int64),
-        win=win,
-    )
+    Q = bb.make_blocks(B, np.zeros(x.size, dtype=np.int64), always=True)
+    assert Q.k.size == 1 and Q.rest.size == 0
     return B, Q
 
 
