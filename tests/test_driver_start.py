@@ -1,0 +1,54 @@
+"""The starting grid's reduced model (samplers.driver.start_model) for runs with many bases."""
+
+import numpy as np
+
+from samplers import driver
+
+
+def _model(n_bases, groups):
+    rng = np.random.default_rng(0)
+    fp = rng.integers(0, 101, n_bases)
+    fn = rng.integers(0, 101, n_bases)
+    grp = np.arange(n_bases) % groups
+    model, corr, names, _ = driver.build_model(
+        fp,
+        np.full(n_bases, 100),
+        fn,
+        np.full(n_bases, 100),
+        grp,
+        g_lik=np.zeros(groups, dtype=np.int64),
+        g_sidx=np.arange(groups),
+        g_tau=np.zeros(groups),
+        g_rho=np.zeros(groups),
+        g_tau_free=np.zeros(groups, dtype=bool),
+        g_rho_free=np.zeros(groups, dtype=bool),
+        s_fixed=np.full(groups, np.nan),
+        delta=1e-5,
+        eps_prior=(0, 10.0, 0.0),
+        s_prior=(1.0, 1.0),
+        tau_prior=(1.0, 1.0),
+    )
+    return model, corr, names
+
+
+def test_few_bases_are_kept_as_they_are():
+    model, _, _ = _model(30, 1)
+    assert driver.start_model(model) is model
+
+
+def test_many_bases_keep_each_groups_weight_and_its_extremes():
+    model, corr, names = _model(600, 2)
+    sub = driver.start_model(model)
+    assert sub.b_grp.size <= driver.START_BASES
+    score = model.B.x / model.B.n0 + model.B.y / model.B.n1
+    sub_score = sub.B.x / sub.B.n0 + sub.B.y / sub.B.n1
+    for g in (0, 1):
+        full, part = model.b_grp == g, sub.b_grp == g
+        # every group weighs what it weighs in the data, and keeps its extreme bases
+        np.testing.assert_allclose(sub.b_mult[part].sum(), model.b_mult[full].sum())
+        assert sub_score[part].min() == score[full].min()
+        assert sub_score[part].max() == score[full].max()
+    # the reduced model evaluates (its blocks are rebuilt for its bases)
+    z = np.array([np.log(2.0), 0.0, 0.0])
+    assert np.isfinite(driver._log_post(sub, corr, z))
+    assert names == ["eps", ("s", 0), ("s", 1)]
