@@ -486,12 +486,14 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     dy0 = _dens(y + 1.0, n1 - y + 1.0, lo1, hi1, tl1, th1, o1, m1, no)
     dx1 = _dens(n0 - x + 1.0, x + 1.0, 1.0 - hi0, 1.0 - lo0, tl0, th0, o0, m0, not no)
     dy1 = _dens(n1 - y + 1.0, y + 1.0, 1.0 - hi1, 1.0 - lo1, tl1, th1, o1, m1, not no)
+    # the half's index as a run-time integer: literal 0..3 would compile _pieces four times
+    h = npc - npc
     if lo0 + lo1 < 1.0:
-        npc = _pieces(T, dx0, dy0, bd, rate, 0, P, npc)
-        npc = _pieces(T, dy0, dx0, bd, rate, 1, P, npc)
+        npc = _pieces(T, dx0, dy0, bd, rate, h, P, npc)
+        npc = _pieces(T, dy0, dx0, bd, rate, h + 1, P, npc)
     if hi0 + hi1 > 1.0:
-        npc = _pieces(T, dx1, dy1, bd, rate, 2, P, npc)
-        npc = _pieces(T, dy1, dx1, bd, rate, 3, P, npc)
+        npc = _pieces(T, dx1, dy1, bd, rate, h + 2, P, npc)
+        npc = _pieces(T, dy1, dx1, bd, rate, h + 3, P, npc)
     # largest bound first; stop where the bounds can no longer change the sum
     order = np.argsort(-P[:npc, _PBOUND])
     m = -math.inf

@@ -301,7 +301,9 @@ class ExactRun:
             target_accept=float(target_accept),
             ridge=n_free_s > 0,
             n_inner=exact.N_INNER if corr is None else 0,
+            indep=True,
             exact_every=exact.EXACT_EVERY,
+            exact_every_indep=exact.EXACT_EVERY_INDEP,
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)

@@ -41,7 +41,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import _kernels, surrogate
+from . import _kernels, surrogate, table_proposal
 from ._special import expit as _expit
 from ._special import log_expit as _log_expit
 from .binomial_block import fill_log_lik
@@ -121,6 +121,17 @@ ChainState = namedtuple(
         "sg_hi",
         "sg_V",
         "sg_vmax",
+        "sg_ulo",
+        "sg_uhi",
+        "win_usum",
+        "win_usq",
+        "win_umin",
+        "win_umax",
+        "iq_zr",
+        "iq_L0",
+        "iq_C0",
+        "iq_LS",
+        "iq_CS",
     ],
 )
 
@@ -132,7 +143,17 @@ ChainState = namedtuple(
 #: after the warm-up (they reach what lies outside the table's box).
 Settings = namedtuple(
     "Settings",
-    ["tune", "cov_start", "cov_end", "target_accept", "ridge", "n_inner", "exact_every"],
+    [
+        "tune",
+        "cov_start",
+        "cov_end",
+        "target_accept",
+        "ridge",
+        "n_inner",
+        "indep",
+        "exact_every",
+        "exact_every_indep",
+    ],
 )
 
 #: Initial sd of the joint walk in every coordinate of z (before the shape is measured).
@@ -146,13 +167,26 @@ N_INNER = 40
 #: at most BOX_ROUNDS times.
 EDGE_GAP = 10.0
 BOX_ROUNDS = 3
-#: Default of Settings.exact_every.
+#: ... and a side moves in to the nodes within SHRINK_GAP of the largest value when they end
+#: more than SHRINK_FRAC of the width inside it.
+SHRINK_GAP = 30.0
+SHRINK_FRAC = 0.2
+#: Default of Settings.exact_every (with the table walk) and Settings.exact_every_indep (with
+#: the independence move).
 EXACT_EVERY = 2
+EXACT_EVERY_INDEP = 4
+#: Points drawn from the table's proposal to decide between the two moves, and the smallest
+#: effective sample size (fraction of PILOT) of their weights for the independence move.
+PILOT = 64
+INDEP_MIN_ESS = 0.5
+#: state.sg_on[0]: no table yet, none (-1), table walk, independence move.
+TABLE_NONE, TABLE_WALK, TABLE_INDEP = -1, 1, 2
 
 
 def new_state(model, corr, z0: np.ndarray) -> ChainState:
     """Make a chain state at z0 (its log posterior is evaluated by :func:`advance`)."""
     d = z0.size
+    K = model.s_z.size
     return ChainState(
         it=np.zeros(1, dtype=np.int64),
         z=np.array(z0, dtype=np.float64),
@@ -175,6 +209,17 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
         sg_hi=np.zeros(d),
         sg_V=np.zeros((model.s_z.size, surrogate.GRID, surrogate.GRID)),
         sg_vmax=np.zeros(model.s_z.size),
+        sg_ulo=np.zeros(K),
+        sg_uhi=np.zeros(K),
+        win_usum=np.zeros(K),
+        win_usq=np.zeros(K),
+        win_umin=np.full(K, np.inf),
+        win_umax=np.full(K, -np.inf),
+        iq_zr=np.zeros(2),
+        iq_L0=np.zeros(table_proposal.Z_CELLS),
+        iq_C0=np.zeros(table_proposal.Z_CELLS),
+        iq_LS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
+        iq_CS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
     )
 
 
@@ -232,18 +277,16 @@ def _log_prior(z, M, s):
 
     Fills the strength of every strength variable into ``s``. -inf outside the support.
     """
-    eps = math.exp(z[0])
-    if not (eps > 0.0 and eps < math.inf):
+    lp = table_proposal.log_prior_z0(z[0], M)
+    if lp == -math.inf:
         return -math.inf
-    lp = _kernels.log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z[0]
     for k in range(M.s_z.shape[0]):
         if M.s_z[k] >= 0:
             zk = z[M.s_z[k]]
             s[k] = _expit(zk)
             if not (s[k] > 0.0 and s[k] < 1.0):
                 return -math.inf
-            # Beta(a, b) density times the Jacobian s (1 - s) of logit s
-            lp += M.s_a * _log_expit(zk) + M.s_b * _log_expit(-zk)
+            lp += table_proposal.log_prior_zs(zk, M)
         else:
             s[k] = M.s_fixed[k]
     return lp
@@ -260,7 +303,9 @@ def log_posterior(z, M, C, ll_b, ll_c):
     if lp == -math.inf:
         return -math.inf
     eps = math.exp(z[0])
-    if not fill_log_lik(M.B, M.Q, eps, s, M.delta, -1, ll_b):
+    # k_only = -1 (every base) as a run-time integer: a literal -1 would compile the
+    # likelihood a second time next to the table's call with a variable k
+    if not fill_log_lik(M.B, M.Q, eps, s, M.delta, M.s_z.shape[0] * 0 - 1, ll_b):
         return -math.inf
     total = 0.0
     for i in range(M.b_grp.shape[0]):
@@ -277,18 +322,21 @@ def _log_surrogate(z, M, state):
     lp = _log_prior(z, M, s)
     if lp == -math.inf:
         return -math.inf
-    return lp + surrogate.log_density(z, M, state.sg_lo, state.sg_hi, state.sg_V, state.sg_vmax)
+    return lp + surrogate.log_density(
+        z, M, state.sg_lo, state.sg_hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
+    )
 
 
 @njit(**_JIT)
-def _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p):
-    """Accept the proposal zp with probability min(1, e^la).
+def _metropolis(state, rng, la, zp, lpp, llb_p, llc_p):
+    """Accept the proposal zp with probability min(1, e^la) (never when la is -inf or nan).
 
-    One uniform is drawn either way, so the random stream does not depend on ``valid``; on
-    acceptance zp becomes the state.
+    One uniform is drawn either way, so the random stream does not depend on whether the
+    proposal was valid (callers pass la = -inf for an invalid one); on acceptance zp becomes
+    the state.
     """
     u = rng.random()
-    ok = valid and (la >= 0.0 or (u > 0.0 and math.log(u) < la))
+    ok = la >= 0.0 or (u > 0.0 and math.log(u) < la)
     if ok:
         state.z[:] = zp
         state.lp[0] = lpp
@@ -362,58 +410,162 @@ def _table_walk(y, ly, M, state, cfg, rng, xi, yp):
     return ly
 
 
-@njit(**_JIT)
-def _edge_gap(state, M, a):
-    """Measure how far the tabulated posterior lies below its maximum at the box's edges.
+#: Cells of log eps on which the other tables' profiles are taken (:func:`_edge_gaps`).
+PROFILE_CELLS = 512
 
-    Returns how far (in log density) the tabulated posterior at the low and the high edge of
-    coordinate a of the box lies below its largest value over the grid.
+
+@njit(**_JIT)
+def _profiles(state, M, zr, prof):
+    """Fill ``prof[k, c]`` with table k's profile over log eps.
+
+    Table k's posterior terms (its ``f_k`` and s_k's prior), maximised over v = logit s_k, at
+    the centre of cell c of log eps across ``zr`` (a fixed strength: f_k).
     """
-    G = surrogate.GRID
-    d = state.z.shape[0]
-    z = np.empty(d)
-    top = -math.inf
-    lo_e = -math.inf
-    hi_e = -math.inf
-    # walk the grid of (eps, free strengths) node by node (mixed-radix counter)
-    free = np.zeros(d, dtype=np.int64)
-    free[0] = 1
+    G = state.sg_V.shape[1]
+    lo, hi = state.sg_lo, state.sg_hi
+    nc = prof.shape[1]
     for k in range(M.s_z.shape[0]):
-        if M.s_z[k] >= 0:
-            free[M.s_z[k]] = 1
-    idx = np.zeros(d, dtype=np.int64)
-    while True:
-        for c in range(d):
-            if free[c] == 1:
-                z[c] = state.sg_lo[c] + idx[c] * (state.sg_hi[c] - state.sg_lo[c]) / (G - 1)
+        a = M.s_z[k]
+        for c in range(nc):
+            z0 = zr[0] + (c + 0.5) * (zr[1] - zr[0]) / nc
+            if a < 0:
+                prof[k, c] = surrogate.value_k(
+                    k, z0, 0.0, M, lo, hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
+                )
+                continue
+            best = -math.inf
+            for j in range(G):
+                v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
+                val = table_proposal.log_prior_zs(v, M) + surrogate.value_k(
+                    k, z0, v, M, lo, hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
+                )
+                best = max(best, val)
+            prof[k, c] = best
+
+
+@njit(**_JIT)
+def _edge_gaps(state, M, k, zr, prof, gaps, span):
+    """Measure how far table k's posterior at each edge of its box lies below its maximum.
+
+    At a node of table k: its ``f_k``, the priors of eps and s_k, and the other tables' profiles
+    (``prof``, from :func:`_profiles`) at that node's eps: the posterior maximised over the other
+    strengths, so that another group's data bound the box too. ``gaps`` gets (low, high) of the
+    table's first coordinate (z0 for a fixed strength, u = log(s eps) for a free one) and
+    (low, high) of v = logit s (free strengths only); ``span`` the first and last node index
+    along each of the two coordinates where the posterior is within SHRINK_GAP of the largest
+    value.
+    """
+    G = state.sg_V.shape[1]
+    a = M.s_z[k]
+    lo, hi = state.sg_lo, state.sg_hi
+    nc = prof.shape[1]
+    top = -math.inf
+    for q in range(4):
+        gaps[q] = -math.inf
+    n_j = G if a >= 0 else 1
+    gv = np.full((G, G), -math.inf)
+    for i in range(G):
+        for j in range(n_j):
+            if a >= 0:
+                v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
+                z0 = state.sg_ulo[k] + i * (state.sg_uhi[k] - state.sg_ulo[k]) / (G - 1)
+                z0 -= _log_expit(v)
+                g = table_proposal.log_prior_zs(v, M) + state.sg_V[k, i, j]
             else:
-                z[c] = state.z[c]
-        v = _log_surrogate(z, M, state)
-        top = max(top, v)
-        if idx[a] == 0:
-            lo_e = max(lo_e, v)
-        if idx[a] == G - 1:
-            hi_e = max(hi_e, v)
-        c = 0
-        while c < d:
-            if free[c] == 1 and idx[c] < G - 1:
-                idx[c] += 1
-                break
-            idx[c] = 0
-            c += 1
-        if c == d:
-            break
-    return top - lo_e, top - hi_e
+                z0 = lo[0] + i * (hi[0] - lo[0]) / (G - 1)
+                g = state.sg_V[k, i, 0]
+            g += table_proposal.log_prior_z0(z0, M)
+            x = (z0 - zr[0]) / (zr[1] - zr[0]) * nc
+            c = min(max(int(x), 0), nc - 1)
+            for k2 in range(M.s_z.shape[0]):
+                if k2 != k:
+                    g += prof[k2, c] if (x >= 0.0 and x <= nc) else -math.inf
+            if not g > -math.inf:
+                continue
+            gv[i, j] = g
+            top = max(top, g)
+            if i == 0:
+                gaps[0] = max(gaps[0], g)
+            if i == G - 1:
+                gaps[1] = max(gaps[1], g)
+            if a >= 0 and j == 0:
+                gaps[2] = max(gaps[2], g)
+            if a >= 0 and j == G - 1:
+                gaps[3] = max(gaps[3], g)
+    for q in range(4):
+        gaps[q] = top - gaps[q]
+    span[0] = G
+    span[1] = -1
+    span[2] = G
+    span[3] = -1
+    for i in range(G):
+        for j in range(n_j):
+            if gv[i, j] >= top - SHRINK_GAP:
+                span[0] = min(span[0], i)
+                span[1] = max(span[1], i)
+                span[2] = min(span[2], j)
+                span[3] = max(span[3], j)
+
+
+@njit(**_JIT)
+def _resize(lo, hi, gap_lo, gap_hi, first, last, G, lo_min, hi_max):
+    """Return the new (lo, hi) of one coordinate of a table's box, and whether it changed.
+
+    A side moves out by half the width while the posterior at that edge is within EDGE_GAP of
+    its largest value; otherwise it moves in to one node beyond the outermost node within
+    SHRINK_GAP, when that node lies more than SHRINK_FRAC of the width inside (a box much wider
+    than the posterior wastes the table's nodes).
+    """
+    w = hi - lo
+    h = w / (G - 1)
+    n_lo, n_hi = lo, hi
+    if gap_lo < EDGE_GAP:
+        n_lo = max(lo - 0.5 * w, lo_min)
+    elif first > SHRINK_FRAC * (G - 1):
+        n_lo = lo + (first - 1) * h
+    if gap_hi < EDGE_GAP:
+        n_hi = min(hi + 0.5 * w, hi_max)
+    elif last < (1.0 - SHRINK_FRAC) * (G - 1):
+        n_hi = lo + (last + 1) * h
+    return n_lo, n_hi, (n_lo != lo or n_hi != hi)
+
+
+@njit(**_JIT)
+def _z_union(state, M, zr):
+    """``zr``: the range of log eps that some table's box reaches."""
+    zr[0] = math.inf
+    zr[1] = -math.inf
+    for k in range(M.s_z.shape[0]):
+        a = M.s_z[k]
+        if a >= 0:
+            zr[0] = min(zr[0], state.sg_ulo[k] - _log_expit(state.sg_hi[a]))
+            zr[1] = max(zr[1], state.sg_uhi[k] - _log_expit(state.sg_lo[a]))
+        else:
+            zr[0] = min(zr[0], state.sg_lo[0])
+            zr[1] = max(zr[1], state.sg_hi[0])
+    zr[0] = max(zr[0], surrogate.Z0_MIN)
+    zr[1] = min(zr[1], surrogate.Z0_MAX)
+
+
+@njit(**_JIT)
+def _box_from_window(n, s1, s2, mn, mx):
+    """(lo, hi): the range of a coordinate over the window plus BOX_SD standard deviations."""
+    m = s1 / n
+    sd = max(math.sqrt(max(s2 / n - m * m, 0.0)), 1e-3)
+    return mn - surrogate.BOX_SD * sd, mx + surrogate.BOX_SD * sd
 
 
 @njit(**_JIT)
 def build_table(state, M, stop):
     """Tabulate the likelihood over a box around the warm-up's second half (sets sg_on).
 
-    The box starts at the range of that half plus BOX_SD standard deviations; while the
-    tabulated posterior at an edge is within EDGE_GAP of its largest value (a heavy tail, e.g.
-    along the ridge s * eps = const), that side moves out by half the box's width (at most
-    BOX_ROUNDS times), so the table covers where the chain will go.
+    A fixed strength's table spans z0 = log eps; a free strength's spans u = log(s eps) and
+    v = logit s (the likelihood is nearly flat along the ridge s eps = const, so in (u, v) its
+    mass is a band parallel to the v axis rather than a bent curve). Each coordinate's box starts
+    at its range over that half plus BOX_SD standard deviations; while a table's posterior at an
+    edge is within EDGE_GAP of its largest value (a heavy tail, e.g. along the ridge), that side
+    moves out by half the box's width (at most BOX_ROUNDS times), so the table covers where the
+    chain will go.
 
     Sets ``state.sg_on[0]`` to 1 (built) or -1 (no table: too few warm-up draws, or none
     can be built) and returns True; returns False, leaving sg_on 0, when ``stop[0]`` was set
@@ -421,49 +573,140 @@ def build_table(state, M, stop):
     """
     n = state.win_n[0]
     if n < 10.0:
-        state.sg_on[0] = -1
+        state.sg_on[0] = TABLE_NONE
         return True
     d = state.z.shape[0]
     for a in range(d):
-        m = state.win_sum[a] / n
-        sd = math.sqrt(max(state.win_sq[a] / n - m * m, 0.0))
-        sd = max(sd, 1e-3)
-        state.sg_lo[a] = state.win_min[a] - surrogate.BOX_SD * sd
-        state.sg_hi[a] = state.win_max[a] + surrogate.BOX_SD * sd
+        state.sg_lo[a], state.sg_hi[a] = _box_from_window(
+            n, state.win_sum[a], state.win_sq[a], state.win_min[a], state.win_max[a]
+        )
+    K = M.s_z.shape[0]
+    for k in range(K):
+        state.sg_ulo[k], state.sg_uhi[k] = _box_from_window(
+            n, state.win_usum[k], state.win_usq[k], state.win_umin[k], state.win_umax[k]
+        )
+    G = state.sg_V.shape[1]
+    gaps = np.empty(4)
+    span = np.empty(4, dtype=np.int64)
+    zr = np.empty(2)
+    prof = np.empty((K, PROFILE_CELLS))
     for r in range(BOX_ROUNDS + 1):
         # keep eps within what exp() and the likelihood handle
-        state.sg_lo[0] = max(state.sg_lo[0], -20.0)
-        state.sg_hi[0] = min(state.sg_hi[0], 7.0)
-        res = surrogate.build(M, state.sg_lo, state.sg_hi, state.sg_V, state.sg_vmax, stop)
+        state.sg_lo[0] = max(state.sg_lo[0], surrogate.Z0_MIN)
+        state.sg_hi[0] = min(state.sg_hi[0], surrogate.Z0_MAX - 2.0)
+        res = surrogate.build(
+            M,
+            state.sg_lo,
+            state.sg_hi,
+            state.sg_ulo,
+            state.sg_uhi,
+            state.sg_V,
+            state.sg_vmax,
+            stop,
+        )
         if res == surrogate.STOPPED:
             state.sg_on[0] = 0  # not built: the next call starts again from the window
             return False
         if res == surrogate.FAILED:
-            state.sg_on[0] = -1
+            state.sg_on[0] = TABLE_NONE
             return True
-        state.sg_on[0] = 1
+        state.sg_on[0] = TABLE_WALK
         if r == BOX_ROUNDS:
             break
-        grown = False
-        for a in range(d):
-            if a != 0:
-                is_s = False
-                for k in range(M.s_z.shape[0]):
-                    if M.s_z[k] == a:
-                        is_s = True
-                if not is_s:
-                    continue
-            g_lo, g_hi = _edge_gap(state, M, a)
-            w = state.sg_hi[a] - state.sg_lo[a]
-            if g_lo < EDGE_GAP:
-                state.sg_lo[a] -= 0.5 * w
-                grown = True
-            if g_hi < EDGE_GAP:
-                state.sg_hi[a] += 0.5 * w
-                grown = True
-        if not grown:
+        changed = False
+        _z_union(state, M, zr)
+        _profiles(state, M, zr, prof)
+        for k in range(K):
+            a = M.s_z[k]
+            _edge_gaps(state, M, k, zr, prof, gaps, span)
+            if a >= 0:
+                state.sg_ulo[k], state.sg_uhi[k], c1 = _resize(
+                    state.sg_ulo[k],
+                    state.sg_uhi[k],
+                    gaps[0],
+                    gaps[1],
+                    span[0],
+                    span[1],
+                    G,
+                    -math.inf,
+                    math.inf,
+                )
+                state.sg_lo[a], state.sg_hi[a], c2 = _resize(
+                    state.sg_lo[a],
+                    state.sg_hi[a],
+                    gaps[2],
+                    gaps[3],
+                    span[2],
+                    span[3],
+                    G,
+                    -math.inf,
+                    math.inf,
+                )
+                changed = changed or c1 or c2
+            else:
+                state.sg_lo[0], state.sg_hi[0], c1 = _resize(
+                    state.sg_lo[0],
+                    state.sg_hi[0],
+                    gaps[0],
+                    gaps[1],
+                    span[0],
+                    span[1],
+                    G,
+                    surrogate.Z0_MIN,
+                    surrogate.Z0_MAX - 2.0,
+                )
+                changed = changed or c1
+        if not changed:
             break
     return True
+
+
+@njit(**_JIT)
+def _choose_proposal(state, M, C, rng, zp, llb_p, llc_p):
+    """Switch the chain to the independence move when the table's proposal q fits.
+
+    Tabulates q (:mod:`samplers.table_proposal`), draws PILOT points from it and evaluates the
+    exact posterior there; when the importance weights pi / q have an effective sample size of
+    at least INDEP_MIN_ESS of the draws, ``state.sg_on[0]`` becomes TABLE_INDEP, else it stays
+    TABLE_WALK. Decided once, before the first draw, so the stored chain is time-homogeneous.
+    """
+    if not table_proposal.build(
+        M,
+        state.sg_lo,
+        state.sg_hi,
+        state.sg_ulo,
+        state.sg_uhi,
+        state.sg_V,
+        state.sg_vmax,
+        state.iq_zr,
+        state.iq_L0,
+        state.iq_C0,
+        state.iq_LS,
+        state.iq_CS,
+    ):
+        return
+    lw = np.empty(PILOT)
+    for i in range(PILOT):
+        table_proposal.draw(
+            rng, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_C0, state.iq_CS, zp
+        )
+        lq = table_proposal.log_density(
+            zp, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_L0, state.iq_LS
+        )
+        lw[i] = log_posterior(zp, M, C, llb_p, llc_p) - lq
+    m = -math.inf
+    for i in range(PILOT):
+        m = max(m, lw[i])
+    if not (m > -math.inf and m < math.inf):
+        return
+    s1 = 0.0
+    s2 = 0.0
+    for i in range(PILOT):
+        w = math.exp(lw[i] - m)
+        s1 += w
+        s2 += w * w
+    if s1 * s1 / (PILOT * s2) >= INDEP_MIN_ESS:
+        state.sg_on[0] = TABLE_INDEP
 
 
 @njit(**_JIT)
@@ -505,9 +748,13 @@ def advance(
             # not begun (no random number was drawn for it)
             if not build_table(state, M, stop):
                 return row
+            if cfg.indep and state.sg_on[0] == TABLE_WALK:
+                _choose_proposal(state, M, C, rng, zp, llb_p, llc_p)
         # the exact walk and ridge moves: every iteration without a table, else every
         # exact_every-th (a fixed schedule, so the chain stays time-homogeneous per cycle)
-        do_exact = warm or state.sg_on[0] != 1 or (t - cfg.tune) % cfg.exact_every == 0
+        mode = state.sg_on[0]
+        every = cfg.exact_every_indep if mode == TABLE_INDEP else cfg.exact_every
+        do_exact = warm or mode < TABLE_WALK or (t - cfg.tune) % every == 0
         a_joint = -1.0
         a_ridge = -1.0
         # 1. joint random walk
@@ -515,7 +762,7 @@ def advance(
             _walk(state.z, state.chol, math.exp(state.log_scale[0]), rng, xi, zp)
             lpp = log_posterior(zp, M, C, llb_p, llc_p)
             la = lpp - state.lp[0]
-            ok = _metropolis(state, rng, True, la, zp, lpp, llb_p, llc_p)
+            ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
             a_joint = 1.0 if ok else 0.0
             if warm:
                 gain = (t + 1.0) ** -RM_POWER
@@ -528,7 +775,7 @@ def advance(
             if valid:
                 lpp = log_posterior(zp, M, C, llb_p, llc_p)
                 la = lpp - state.lp[0] + ljac
-            ok = _metropolis(state, rng, valid, la, zp, lpp, llb_p, llc_p)
+            ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
             a_ridge = 1.0 if ok else 0.0
             if warm:
                 gain = (t + 1.0) ** -RM_POWER
@@ -538,7 +785,27 @@ def advance(
                 state.log_scale[1] += gain * (pa - cfg.target_accept)
         # 3. surrogate transition (after the warm-up, with a table; the identity outside its box)
         a_table = -1.0
-        if not warm and state.sg_on[0] == 1:
+        if not warm and mode == TABLE_INDEP:
+            # independence Metropolis-Hastings with the table's proposal q: accepted with
+            # probability min(1, pi(y) q(z) / (pi(z) q(y))); never leaves a z where q(z) = 0
+            table_proposal.draw(
+                rng, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_C0, state.iq_CS, zp
+            )
+            lqz = table_proposal.log_density(
+                state.z, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_L0, state.iq_LS
+            )
+            valid = lqz > -math.inf
+            la = -math.inf
+            lpp = state.lp[0]
+            if valid:
+                lqy = table_proposal.log_density(
+                    zp, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_L0, state.iq_LS
+                )
+                lpp = log_posterior(zp, M, C, llb_p, llc_p)
+                la = (lpp - state.lp[0]) - (lqy - lqz)
+            ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
+            a_table = 1.0 if ok else 0.0
+        if not warm and mode == TABLE_WALK:
             lz = _log_surrogate(state.z, M, state)
             if lz > -math.inf:
                 zp[:] = state.z
@@ -547,12 +814,12 @@ def advance(
                 for a in range(d):
                     if zp[a] != state.z[a]:
                         moved = True
-                la = 0.0
+                la = -math.inf
                 lpp = state.lp[0]
                 if moved:
                     lpp = log_posterior(zp, M, C, llb_p, llc_p)
                     la = (lpp - state.lp[0]) - (ly - lz)
-                ok = _metropolis(state, rng, moved, la, zp, lpp, llb_p, llc_p)
+                ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
                 a_table = 1.0 if ok else 0.0
         # covariance of the joint walk, measured in a window of the warm-up
         if warm and t >= cfg.cov_start and t < cfg.cov_end:
@@ -585,6 +852,13 @@ def advance(
                 state.win_sq[a] += state.z[a] * state.z[a]
                 state.win_min[a] = min(state.win_min[a], state.z[a])
                 state.win_max[a] = max(state.win_max[a], state.z[a])
+            for k in range(M.s_z.shape[0]):
+                if M.s_z[k] >= 0:
+                    u = state.z[0] + _log_expit(state.z[M.s_z[k]])
+                    state.win_usum[k] += u
+                    state.win_usq[k] += u * u
+                    state.win_umin[k] = min(state.win_umin[k], u)
+                    state.win_umax[k] = max(state.win_umax[k], u)
         if not warm:
             out_z[row, :] = state.z
             out_acc[row, 0] = a_joint

@@ -29,9 +29,10 @@ import numpy as np
 from numba import njit
 
 from ._special import expit as _expit
+from ._special import log_expit as _log_expit
 from .binomial_block import fill_log_lik
 
-__all__ = ["GRID", "BOX_SD", "DROP", "build", "log_density"]
+__all__ = ["GRID", "BOX_SD", "DROP", "build", "log_density", "value_k"]
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -41,34 +42,34 @@ GRID = 32
 BOX_SD = 6.0
 #: Nodes this far below the table's largest value are treated as a cliff (bilinear there).
 DROP = 700.0
+#: Table nodes with log eps outside [Z0_MIN, Z0_MAX] get -inf (eps from 2e-9 to 8,100).
+Z0_MIN, Z0_MAX = -20.0, 9.0
 #: Results of :func:`build`.
 BUILT, FAILED, STOPPED = 1, 0, -1
 
 
 @njit(**_JIT)
-def build(M, lo, hi, V, vmax, stop):
+def build(M, lo, hi, ulo, uhi, V, vmax, stop):
     """Fill the tables ``V`` and their maxima ``vmax``.
 
-    Returns BUILT, or FAILED when none can be built, or STOPPED as soon as ``stop[0]`` is
-    nonzero (checked before every row of nodes: a caller's Ctrl-C then waits for one row, not
-    for the whole table).
+    Returns BUILT, or FAILED when none can be built (an empty box, or a table without a finite
+    value), or STOPPED as soon as ``stop[0]`` is nonzero (checked before every row of nodes: a
+    caller's Ctrl-C then waits for one row, not for the whole table).
 
-    ``V[k, i, j]`` gets ``f_k`` at the grid nodes and ``vmax[k]`` the largest finite value of
-    table k; False when the box is empty or a table has no finite value.
-
-    ``lo``, ``hi``: the box in every coordinate of z (only eps and the free strengths are read).
-    Node i of eps is ``lo[0] + i h[0]``; node j of a free strength k is ``lo[s_z[k]] + j h``;
-    a fixed strength uses column 0 only.
+    A fixed strength k: ``V[k, i, 0]`` is ``f_k`` at z0 = ``lo[0] + i h``, h = (hi[0] - lo[0]) /
+    (G - 1). A free strength k (coordinate a = ``s_z[k]`` of z): ``V[k, i, j]`` is ``f_k`` at
+    u = ``ulo[k] + i (uhi[k] - ulo[k]) / (G - 1)`` (u = log(s eps)) and v = ``lo[a] + j (hi[a] -
+    lo[a]) / (G - 1)`` (v = logit s). ``vmax[k]``: the largest finite value of table k.
     """
     G = V.shape[1]
-    if not (hi[0] > lo[0]):
-        return FAILED
     for k in range(M.s_z.shape[0]):
         a = M.s_z[k]
-        if a >= 0 and not (hi[a] > lo[a]):
+        if a >= 0:
+            if not (hi[a] > lo[a] and uhi[k] > ulo[k]):
+                return FAILED
+        elif not (hi[0] > lo[0]):
             return FAILED
-    V[:, :, :] = 0.0
-    h0 = (hi[0] - lo[0]) / (G - 1)
+    V[:, :, :] = -math.inf
     ll = np.empty(M.b_grp.shape[0])
     s_all = M.s_fixed.copy()
     for k in range(M.s_z.shape[0]):
@@ -77,17 +78,21 @@ def build(M, lo, hi, V, vmax, stop):
         for i in range(G):
             if stop[0] != 0:
                 return STOPPED
-            eps = math.exp(lo[0] + i * h0)
             for j in range(n_j):
                 if a >= 0:
-                    s_all[k] = _expit(lo[a] + j * (hi[a] - lo[a]) / (G - 1))
-                tot = -math.inf
-                if fill_log_lik(M.B, M.Q, eps, s_all, M.delta, k, ll):
+                    v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
+                    s_all[k] = _expit(v)
+                    z0 = ulo[k] + i * (uhi[k] - ulo[k]) / (G - 1) - _log_expit(v)
+                else:
+                    z0 = lo[0] + i * (hi[0] - lo[0]) / (G - 1)
+                if not (z0 >= Z0_MIN and z0 <= Z0_MAX):
+                    continue
+                if fill_log_lik(M.B, M.Q, math.exp(z0), s_all, M.delta, k, ll):
                     tot = 0.0
                     for b in range(M.b_grp.shape[0]):
                         if M.g_sidx[M.b_grp[b]] == k:
                             tot += M.b_mult[b] * ll[b]
-                V[k, i, j] = tot
+                    V[k, i, j] = tot
     for k in range(M.s_z.shape[0]):
         n_j = G if M.s_z[k] >= 0 else 1
         vmax[k] = -math.inf
@@ -170,26 +175,33 @@ def _interp_2d(T, u, v, floor_v):
 
 
 @njit(**_JIT)
-def log_density(z, M, lo, hi, V, vmax):
-    """Sum over strength variables of the tabulated ``f_k`` at z (-inf outside the box).
+def value_k(k, z0, v, M, lo, hi, ulo, uhi, V, vmax):
+    """Return the tabulated ``f_k`` at z0 = log eps and v = logit s_k.
 
-    ``vmax[k]``: the largest finite value of table k (sets its cliff level).
+    v is ignored for a fixed strength; -inf outside the table's box.
     """
     G = V.shape[1]
-    u = (z[0] - lo[0]) / (hi[0] - lo[0]) * (G - 1)
-    if not (u >= 0.0 and u <= G - 1):
+    a = M.s_z[k]
+    floor_v = vmax[k] - DROP
+    if a >= 0:
+        x = (z0 + _log_expit(v) - ulo[k]) / (uhi[k] - ulo[k]) * (G - 1)
+        y = (v - lo[a]) / (hi[a] - lo[a]) * (G - 1)
+        if not (x >= 0.0 and x <= G - 1 and y >= 0.0 and y <= G - 1):
+            return -math.inf
+        return _interp_2d(V[k], x, y, floor_v)
+    x = (z0 - lo[0]) / (hi[0] - lo[0]) * (G - 1)
+    if not (x >= 0.0 and x <= G - 1):
         return -math.inf
+    return _interp_1d(V[k, :, 0], x, floor_v)
+
+
+@njit(**_JIT)
+def log_density(z, M, lo, hi, ulo, uhi, V, vmax):
+    """Sum over strength variables of the tabulated ``f_k`` at z (-inf outside the box)."""
     tot = 0.0
     for k in range(M.s_z.shape[0]):
         a = M.s_z[k]
-        floor_v = vmax[k] - DROP
-        if a >= 0:
-            v = (z[a] - lo[a]) / (hi[a] - lo[a]) * (G - 1)
-            if not (v >= 0.0 and v <= G - 1):
-                return -math.inf
-            val = _interp_2d(V[k], u, v, floor_v)
-        else:
-            val = _interp_1d(V[k, :, 0], u, floor_v)
+        val = value_k(k, z[0], z[a] if a >= 0 else 0.0, M, lo, hi, ulo, uhi, V, vmax)
         if val == -math.inf:
             return -math.inf
         tot += val
