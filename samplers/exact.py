@@ -2,7 +2,7 @@
 
 The latent (alpha_i, beta_i) are integrated out of the model exactly (binomial bases:
 :mod:`samplers.binomial`, or :mod:`samplers.binomial_block` for many bases of equal sizes, which
-share one quadrature; over-dispersed bases: the band quadrature of :mod:`samplers._kernels`),
+share one quadrature; over-dispersed bases: :mod:`samplers.band_quadrature`),
 so the chain runs on theta = (eps, the free strengths, the free tau and rho of each group) alone,
 in unconstrained coordinates
 
@@ -41,10 +41,12 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import _kernels, surrogate
+from . import surrogate
 from ._special import expit as _expit
 from ._special import log_expit as _log_expit
+from .band_quadrature import log_band_integral
 from .binomial_block import fill_log_lik
+from .densities import log_prior_eps, rho_max
 from .region import log_area
 
 __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
@@ -184,7 +186,7 @@ def group_rho_max(C, j, tau):
     out = math.inf
     for i in range(C.c_grp.shape[0]):
         if C.c_grp[i] == j:
-            r = _kernels.rho_max(tau, C.P[i, 13], C.P[i, 15])
+            r = rho_max(tau, C.P[i, 13], C.P[i, 15])
             out = min(out, r)
     return out
 
@@ -215,9 +217,7 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
     for i in range(C.c_grp.shape[0]):
         j = C.c_grp[i]
         sj = s[M.g_sidx[j]]
-        v = _kernels.log_band_integral(
-            i, C.c_lik[i], tau[j], rho[j], eps, sj, M.delta, C.P, C.XG, C.WG
-        )
+        v = log_band_integral(i, C.c_lik[i], tau[j], rho[j], eps, sj, M.delta, C.P, C.XG, C.WG)
         v = v - log_area(eps, sj, M.delta) + C.c_const[i]
         ll_c[i] = v
         if not v > -math.inf:
@@ -235,7 +235,7 @@ def _log_prior(z, M, s):
     eps = math.exp(z[0])
     if not (eps > 0.0 and eps < math.inf):
         return -math.inf
-    lp = _kernels.log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z[0]
+    lp = log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z[0]
     for k in range(M.s_z.shape[0]):
         if M.s_z[k] >= 0:
             zk = z[M.s_z[k]]

@@ -9,16 +9,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels
-from .codes import LIK_BINOMIAL, S_BETA
+from .codes import (
+    LIK_BINOMIAL,
+    PROP_BETA_MIX,
+    PROP_NORMAL_MIX,
+    PROP_PAIR_NORMAL,
+    PROP_UNIFORM,
+    S_BETA,
+)
+from .densities import N_PARAMS
+from .mhaar_chain import run_chain
 
 __all__ = ["SamplerConfig", "run_mhaar", "AUX_PROPOSALS"]
 
 #: Names of the auxiliary proposals q(alpha, beta) -> kernel codes.
 AUX_PROPOSALS = {
-    "uniform": _kernels.PROP_UNIFORM,
-    "likelihood": _kernels.PROP_BETA_MIX,
-    "normal": _kernels.PROP_NORMAL_MIX,
+    "uniform": PROP_UNIFORM,
+    "likelihood": PROP_BETA_MIX,
+    "normal": PROP_NORMAL_MIX,
 }
 
 #: sd inflation of the truncated-normal auxiliary proposal relative to the Beta it imitates.
@@ -83,9 +91,9 @@ def norm_cdf(x) -> np.ndarray:
 
 
 def aux_params(fp, n_neg, fn, n_pos) -> np.ndarray:
-    """Per-base parameter matrix P (n, N_PARAMS) read by the kernels (see ``_kernels``)."""
+    """Per-base parameter matrix P (n, N_PARAMS) read by the kernels (see ``densities``)."""
     fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.float64) for v in (fp, n_neg, fn, n_pos))
-    P = np.empty((fp.size, _kernels.N_PARAMS))
+    P = np.empty((fp.size, N_PARAMS))
     for col, (x, n) in enumerate(((fp, n_neg), (fn, n_pos))):
         a = x + 1.0
         b = n - x + 1.0
@@ -122,7 +130,7 @@ class SamplerConfig:
         q for the auxiliary pairs of binomial groups: truncated normals shaped like the
         likelihood (default), the normalised binomial likelihood, each mixed with a uniform
         part of weight ``aux_uniform_weight``, or the paper's uniform proposal. Unless
-        "uniform", over-dispersed groups use ``_kernels.PROP_PAIR_NORMAL``.
+        "uniform", over-dispersed groups use ``codes.PROP_PAIR_NORMAL``.
     aux_uniform_weight : float
         Weight of the uniform component of q.
     aux_band_weight : float
@@ -130,7 +138,7 @@ class SamplerConfig:
         proposed state (binomial groups; over-dispersed groups have their own band part).
     integrate_latents : bool
         Integrate the latent pair of each base of an over-dispersed group out by quadrature
-        (``_kernels.log_band_integral``) instead of averaging over auxiliary pairs.
+        (``band_quadrature.log_band_integral``) instead of averaging over auxiliary pairs.
     nuisance_in_joint : bool
         Whether the joint random walk also proposes the free (tau, rho) of over-dispersed
         groups (default False: they move only in their own per-group move, which on the
@@ -204,24 +212,24 @@ def run_mhaar(
     kind = AUX_PROPOSALS[config.aux_proposal]
     qkind = np.full(grp.size, kind, dtype=np.int64)
     binomial = g_lik[grp] == LIK_BINOMIAL
-    if kind == _kernels.PROP_NORMAL_MIX:
+    if kind == PROP_NORMAL_MIX:
         # a normal imitates Beta(X+1, N-X+1) well only away from the edges: with few errors
         # (or few successes) the Beta is skewed with an exponential tail, so those binomial
         # bases keep the Beta shape
         x = np.minimum(
             np.minimum(fp, np.asarray(n_neg) - fp), np.minimum(fn, np.asarray(n_pos) - fn)
         )
-        qkind[binomial & (x < NORMAL_MIN_COUNT)] = _kernels.PROP_BETA_MIX
-    if kind != _kernels.PROP_UNIFORM:
+        qkind[binomial & (x < NORMAL_MIN_COUNT)] = PROP_BETA_MIX
+    if kind != PROP_UNIFORM:
         # the Beta shape is the binomial likelihood; over-dispersed groups get the bivariate
         # normal whose width and tilt follow their (tau, rho)
-        qkind[~binomial] = _kernels.PROP_PAIR_NORMAL
+        qkind[~binomial] = PROP_PAIR_NORMAL
     eps_kind, eps_p1, eps_p2 = eps_prior
     coll = (g_lik != LIK_BINOMIAL) & bool(config.integrate_latents)
     XG, WG = gauss_legendre_table(QUAD_NODES)
 
     def one(c):
-        return _kernels.run_chain(
+        return run_chain(
             rngs[c],
             grp,
             g_sidx,
