@@ -18,7 +18,8 @@ from .codes import (
     S_BETA,
 )
 from .densities import N_PARAMS
-from .mhaar_chain import run_chain
+from .mhaar_chain import Priors, Start, run_chain
+from .mhaar_moves import Data, Groups, Settings
 
 __all__ = ["SamplerConfig", "run_mhaar", "AUX_PROPOSALS"]
 
@@ -227,43 +228,45 @@ def run_mhaar(
     eps_kind, eps_p1, eps_p2 = eps_prior
     coll = (g_lik != LIK_BINOMIAL) & bool(config.integrate_latents)
     XG, WG = gauss_legendre_table(QUAD_NODES)
+    data = Data(P=P, qkind=qkind, delta=float(delta), XG=XG, WG=WG)
+    kgroups = Groups(
+        grp=grp,
+        g_sidx=g_sidx,
+        g_lik=g_lik,
+        g_tau_free=g_tau_free,
+        g_rho_free=g_rho_free,
+        g_coll=coll,
+    )
+    priors = Priors(
+        eps_kind=int(eps_kind),
+        eps_p1=float(eps_p1),
+        eps_p2=float(eps_p2),
+        s_free=s_free,
+        s_a=s_a,
+        s_b=s_b,
+        tau_a=tau_a,
+        tau_b=tau_b,
+    )
+    settings = Settings(
+        n_tune=int(config.tune),
+        n_draws=int(config.draws),
+        thin=int(config.thin),
+        K=int(config.n_aux),
+        lam=float(config.aux_uniform_weight),
+        mu=float(config.aux_band_weight),
+        target_accept=float(config.target_accept),
+        adapt=True,
+        nuis_joint=bool(config.nuisance_in_joint),
+    )
 
     def one(c):
-        return run_chain(
-            rngs[c],
-            grp,
-            g_sidx,
-            g_lik,
-            g_tau_free,
-            g_rho_free,
-            tau_a,
-            tau_b,
-            P,
-            qkind,
-            float(delta),
-            int(eps_kind),
-            float(eps_p1),
-            float(eps_p2),
-            s_free,
-            s_a,
-            s_b,
-            float(eps0[c]),
-            np.ascontiguousarray(s0[c], dtype=np.float64),
-            np.ascontiguousarray(tau0[c], dtype=np.float64),
-            np.ascontiguousarray(rho0[c], dtype=np.float64),
-            int(config.tune),
-            int(config.draws),
-            int(config.thin),
-            int(config.n_aux),
-            float(config.aux_uniform_weight),
-            float(config.aux_band_weight),
-            float(config.target_accept),
-            True,
-            coll,
-            bool(config.nuisance_in_joint),
-            XG,
-            WG,
+        start = Start(
+            eps0=float(eps0[c]),
+            s0=np.ascontiguousarray(s0[c], dtype=np.float64),
+            tau0=np.ascontiguousarray(tau0[c], dtype=np.float64),
+            rho0=np.ascontiguousarray(rho0[c], dtype=np.float64),
         )
+        return run_chain(rngs[c], data, kgroups, priors, start, settings)
 
     workers = config.cores or os.cpu_count() or 1
     workers = max(1, min(workers, config.chains))

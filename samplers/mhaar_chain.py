@@ -1,13 +1,16 @@
 """MHAAR's chain driver: warm-up with tuning, then stored draws (numpy and numba only).
 
 :func:`run_chain` runs one chain of the paper's Alg. 1 (moves: :mod:`samplers.mhaar_moves`);
-the public wrapper :mod:`samplers.mhaar` validates and packs its arguments and runs chains in
+the public wrapper :mod:`samplers.mhaar` validates its arguments, packs them into the named
+tuples :data:`samplers.mhaar_moves.Data`, :data:`samplers.mhaar_moves.Groups`,
+:data:`samplers.mhaar_moves.Settings`, :data:`Priors` and :data:`Start`, and runs chains in
 threads.
 """
 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -15,9 +18,19 @@ from numba import njit
 from .band_geometry import log_area
 from .band_quadrature import log_band_integral
 from .densities import log_prior_eps, log_prior_s, rho_max
-from .mhaar_moves import K_MULT_MAX, init_latents, k_eff, mhaar_update
+from .mhaar_moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: The priors: eps (eps_kind ``codes.EPS_*`` with parameters eps_p1, eps_p2); per strength
+#: variable: s_free (whether sampled), s ~ Beta(s_a, s_b); per group: tau ~ Beta(tau_a, tau_b)
+#: (as in the move on logit tau: density tau^tau_a (1 - tau)^tau_b with its Jacobian).
+Priors = namedtuple(
+    "Priors", ["eps_kind", "eps_p1", "eps_p2", "s_free", "s_a", "s_b", "tau_a", "tau_b"]
+)
+
+#: The starting point: eps0, s0 (G,), tau0, rho0 (J,).
+Start = namedtuple("Start", ["eps0", "s0", "tau0", "rho0"])
 
 
 @njit(**_JIT)
@@ -38,12 +51,13 @@ def _logit(x):
 
 
 @njit(**_JIT)
-def _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P):
-    """Fill z with the coordinates of the joint move.
+def _pack(z, cur, s_free, g_tau_free, g_rho_free, grp, P):
+    """Fill z with the coordinates of the joint move at ``cur`` (a Theta).
 
     In this order: log eps, logit of each free s, logit of each free tau,
     rho / rho_max(tau) of each free rho.
     """
+    eps, s, tau, rho = cur.eps, cur.s, cur.tau, cur.rho
     z[0] = math.log(eps)
     k = 1
     for g in range(s.shape[0]):
@@ -61,51 +75,20 @@ def _pack(z, eps, s, tau, rho, s_free, g_tau_free, g_rho_free, grp, P):
 
 
 @njit(**_JIT)
-def run_chain(
-    rng,
-    grp,
-    g_sidx,
-    g_lik,
-    g_tau_free,
-    g_rho_free,
-    tau_a,
-    tau_b,
-    P,
-    qkind,
-    delta,
-    eps_kind,
-    eps_p1,
-    eps_p2,
-    s_free,
-    s_a,
-    s_b,
-    eps0,
-    s0,
-    tau0,
-    rho0,
-    n_tune,
-    n_draws,
-    thin,
-    K,
-    lam,
-    mu,
-    target_accept,
-    adapt,
-    coll,
-    nuis_joint,
-    XG,
-    WG,
-):
+def run_chain(rng, data, groups, priors, start, cfg):
     """Run one MHAAR chain.
 
-    Warm-up with tuning (then frozen), then ``n_draws`` stored draws, one every ``thin``
-    iterations. The joint move is a random walk on (log eps, logit s).
+    Warm-up with tuning (then frozen), then ``cfg.n_draws`` stored draws, one every
+    ``cfg.thin`` iterations. The joint move is a random walk on (log eps, logit s). The
+    arguments are the named tuples :data:`samplers.mhaar_moves.Data`,
+    :data:`samplers.mhaar_moves.Groups`, :data:`Priors`, :data:`Start` and
+    :data:`samplers.mhaar_moves.Settings`.
 
     Each iteration makes up to three kinds of MHAAR move: the paper's joint random walk on
     (log eps, s); a ridge move (eps, s) -> (eps c, s / c) that keeps s eps fixed, along which
     the likelihood is nearly flat (when some s is free); and, for each group with free
     over-dispersion parameters, a random walk on (logit tau, rho / rho_max(tau)) that touches
-    only that group's bases. With ``nuis_joint`` the joint move also proposes the free
+    only that group's bases. With ``cfg.nuis_joint`` the joint move also proposes the free
     (logit tau, rho / rho_max) of every group.
 
     Returns
@@ -114,6 +97,15 @@ def run_chain(
     nuisance: fraction of groups accepted), scales (3 + G + J,) (joint factor, ridge factor,
     shape of log eps, shape of each s, nuisance factor of each group).
     """
+    P, delta = data.P, data.delta
+    grp, g_sidx, g_lik = groups.grp, groups.g_sidx, groups.g_lik
+    g_tau_free, g_rho_free, coll = groups.g_tau_free, groups.g_rho_free, groups.g_coll
+    eps_kind, eps_p1, eps_p2 = priors.eps_kind, priors.eps_p1, priors.eps_p2
+    s_free, s_a, s_b = priors.s_free, priors.s_a, priors.s_b
+    tau_a, tau_b = priors.tau_a, priors.tau_b
+    eps0, s0, tau0, rho0 = start.eps0, start.s0, start.tau0, start.rho0
+    n_tune, n_draws, thin, K = cfg.n_tune, cfg.n_draws, cfg.thin, cfg.K
+    target_accept, adapt, nuis_joint = cfg.target_accept, cfg.adapt, cfg.nuis_joint
     n = P.shape[0]
     G = s0.shape[0]
     J = g_sidx.shape[0]
@@ -132,23 +124,25 @@ def run_chain(
     rho = rho0.copy()
     tau_p = tau0.copy()
     rho_p = rho0.copy()
-    lat_a = np.empty(n)
-    lat_b = np.empty(n)
-    init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b)
     KM = K * K_MULT_MAX
-    AA = np.empty((n, KM))
-    AB = np.empty((n, KM))
-    WC = np.empty((n, KM))
-    WP = np.empty((n, KM))
-    # log of the integrated likelihood (over R_s, per unit area) of the collapsed bases
-    CUR = np.zeros(n)
-    NEW = np.zeros(n)
+    lat = Latents(
+        lat_a=np.empty(n),
+        lat_b=np.empty(n),
+        AA=np.empty((n, KM)),
+        AB=np.empty((n, KM)),
+        WC=np.empty((n, KM)),
+        WP=np.empty((n, KM)),
+        CUR=np.zeros(n),
+        NEW=np.zeros(n),
+    )
+    init_latents(rng, Theta(eps, s, tau, rho), data, groups, cfg, lat)
     for i in range(n):
         j = grp[i]
         if coll[j]:
             g = g_sidx[j]
-            CUR[i] = log_band_integral(
-                i, g_lik[j], tau[j], rho[j], eps, s[g], delta, P, XG, WG
+            # log of the integrated likelihood (over R_s, per unit area) of a collapsed base
+            lat.CUR[i] = log_band_integral(
+                i, g_lik[j], tau[j], rho[j], eps, s[g], delta, P, data.XG, data.WG
             ) - log_area(eps, s[g], delta)
 
     eps_out = np.empty(n_draws)
@@ -200,7 +194,7 @@ def run_chain(
         # --- move 1: joint random walk on z = (log eps, logit s, logit tau, rho / rho_max)
         # (Alg. 1, extended to the free nuisance parameters when nuis_joint), with the step
         # covariance estimated in warm-up
-        _pack(z, eps, s, tau, rho, s_free, jt_free, jr_free, grp, P)
+        _pack(z, Theta(eps, s, tau, rho), s_free, jt_free, jr_free, grp, P)
         fj = math.exp(log_fj)
         for d in range(D):
             xi[d] = rng.standard_normal()
@@ -263,36 +257,15 @@ def run_chain(
         if valid and lpr > -np.inf:
             a1 = mhaar_update(
                 rng,
-                eps,
-                s,
-                tau,
-                rho,
-                eps_p,
-                s_p,
-                tau_p,
-                rho_p,
+                Theta(eps, s, tau, rho),
+                Theta(eps_p, s_p, tau_p, rho_p),
                 lpr,
                 -1,
-                grp,
-                g_sidx,
-                g_lik,
-                delta,
                 k_eff(K, s, s_p, s_free),
-                P,
-                qkind,
-                lam,
-                mu,
-                lat_a,
-                lat_b,
-                AA,
-                AB,
-                WC,
-                WP,
-                coll,
-                CUR,
-                NEW,
-                XG,
-                WG,
+                data,
+                groups,
+                cfg,
+                lat,
             )
             if a1:
                 eps = eps_p
@@ -325,36 +298,15 @@ def run_chain(
                 # translation by (u, -u, ..., -u) in (log eps, log s_free): Jacobian c^(1 - m)
                 a2 = mhaar_update(
                     rng,
-                    eps,
-                    s,
-                    tau,
-                    rho,
-                    eps_p,
-                    s_p,
-                    tau,
-                    rho,
+                    Theta(eps, s, tau, rho),
+                    Theta(eps_p, s_p, tau, rho),
                     lpr + (1.0 - n_free) * math.log(c),
                     -1,
-                    grp,
-                    g_sidx,
-                    g_lik,
-                    delta,
                     k_eff(K, s, s_p, s_free),
-                    P,
-                    qkind,
-                    lam,
-                    mu,
-                    lat_a,
-                    lat_b,
-                    AA,
-                    AB,
-                    WC,
-                    WP,
-                    coll,
-                    CUR,
-                    NEW,
-                    XG,
-                    WG,
+                    data,
+                    groups,
+                    cfg,
+                    lat,
                 )
                 if a2:
                     eps = eps_p
@@ -395,36 +347,15 @@ def run_chain(
             if ok:
                 acc3 = mhaar_update(
                     rng,
-                    eps,
-                    s,
-                    tau,
-                    rho,
-                    eps,
-                    s,
-                    tau_p,
-                    rho_p,
+                    Theta(eps, s, tau, rho),
+                    Theta(eps, s, tau_p, rho_p),
                     lpr,
                     j,
-                    grp,
-                    g_sidx,
-                    g_lik,
-                    delta,
                     k_eff(K, s, s, s_free),
-                    P,
-                    qkind,
-                    lam,
-                    mu,
-                    lat_a,
-                    lat_b,
-                    AA,
-                    AB,
-                    WC,
-                    WP,
-                    coll,
-                    CUR,
-                    NEW,
-                    XG,
-                    WG,
+                    data,
+                    groups,
+                    cfg,
+                    lat,
                 )
             else:
                 acc3 = False
@@ -443,7 +374,7 @@ def run_chain(
                     log_fr += gamma * ((1.0 if a2 else 0.0) - target_accept)
                 if it >= win_lo and it < win_hi:
                     w_n += 1
-                    _pack(z, eps, s, tau, rho, s_free, jt_free, jr_free, grp, P)
+                    _pack(z, Theta(eps, s, tau, rho), s_free, jt_free, jr_free, grp, P)
                     for d in range(D):
                         xi[d] = z[d] - m_z[d]
                         m_z[d] += xi[d] / w_n

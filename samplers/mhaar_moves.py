@@ -21,6 +21,7 @@ integrated out contribute the exact ratio of their band integrals
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -41,47 +42,55 @@ from .densities import log_g
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
+#: The data: P (n, N_PARAMS), one row per challenge base (columns: :mod:`samplers.densities`);
+#: qkind (n,), the auxiliary proposal of each base (``codes.PROP_*``); delta; XG, WG, the
+#: Gauss-Legendre table of the band quadrature (row m holds the m-point rule).
+Data = namedtuple("Data", ["P", "qkind", "delta", "XG", "WG"])
+
+#: The evidence groups: grp (n,), the group of each base; per group j: g_sidx (its strength
+#: variable), g_lik (likelihood code, ``codes.LIK_*``), g_tau_free, g_rho_free (whether tau_j,
+#: rho_j are sampled), g_coll (whether its bases' latent pairs are integrated out).
+Groups = namedtuple("Groups", ["grp", "g_sidx", "g_lik", "g_tau_free", "g_rho_free", "g_coll"])
+
+#: The chain's settings: n_tune warm-up iterations, then n_draws stored draws, one every thin
+#: iterations; K auxiliary pairs per base and move (the current one included); lam, mu: weights
+#: of the uniform and of the band component of the proposal; target_accept of the warm-up's
+#: scale recursions, which run when adapt; nuis_joint: whether the joint move also proposes
+#: the free (tau, rho).
+Settings = namedtuple(
+    "Settings",
+    ["n_tune", "n_draws", "thin", "K", "lam", "mu", "target_accept", "adapt", "nuis_joint"],
+)
+
+#: A point of the parameters: eps, s (G,) per strength variable, tau, rho (J,) per group.
+Theta = namedtuple("Theta", ["eps", "s", "tau", "rho"])
+
+#: The latent pairs and the move's work arrays, updated in place: lat_a, lat_b (n,), the
+#: latent pair of each base; AA, AB (n, K max), the auxiliary pairs of a move; WC, WP (n, K
+#: max), their weights under the current and the proposed state; CUR, NEW (n,), the log of the
+#: integrated likelihood (per unit area of R_s) of the bases of groups with g_coll at the
+#: current and the proposed state.
+Latents = namedtuple("Latents", ["lat_a", "lat_b", "AA", "AB", "WC", "WP", "CUR", "NEW"])
+
 
 @njit(**_JIT)
-def mhaar_update(
-    rng,
-    eps,
-    s,
-    tau,
-    rho,
-    eps_p,
-    s_p,
-    tau_p,
-    rho_p,
-    log_extra,
-    only_group,
-    grp,
-    g_sidx,
-    g_lik,
-    delta,
-    K,
-    P,
-    qkind,
-    lam,
-    mu,
-    lat_a,
-    lat_b,
-    AA,
-    AB,
-    WC,
-    WP,
-    coll,
-    CUR,
-    NEW,
-    XG,
-    WG,
-):
-    """One MHAAR move from (eps, s, tau, rho) towards the primed values; updates latents.
+def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, lat):
+    """One MHAAR move from ``cur`` towards ``prop`` (both :data:`Theta`); updates the latents.
 
     ``log_extra`` holds the log prior ratio and the proposal's Jacobian term. Bases outside
-    group ``only_group`` are skipped when it is >= 0 (their factor of the ratio is 1). Returns
-    True when the move is accepted (the caller then adopts the primed values).
+    group ``only_group`` are skipped when it is >= 0 (their factor of the ratio is 1). ``K``
+    auxiliary pairs per base (:func:`k_eff` of ``cfg.K``); the proposal's weights ``cfg.lam``
+    and ``cfg.mu``; ``data``, ``groups``, ``lat``: :data:`Data`, :data:`Groups`,
+    :data:`Latents`. Returns True when the move is accepted (the caller then adopts ``prop``).
     """
+    eps, s, tau, rho = cur.eps, cur.s, cur.tau, cur.rho
+    eps_p, s_p, tau_p, rho_p = prop.eps, prop.s, prop.tau, prop.rho
+    P, qkind, delta, XG, WG = data.P, data.qkind, data.delta, data.XG, data.WG
+    grp, g_sidx, g_lik, coll = groups.grp, groups.g_sidx, groups.g_lik, groups.g_coll
+    lam = cfg.lam
+    mu = cfg.mu
+    lat_a, lat_b, AA, AB = lat.lat_a, lat.lat_b, lat.AA, lat.AB
+    WC, WP, CUR, NEW = lat.WC, lat.WP, lat.CUR, lat.NEW
     n = lat_a.shape[0]
     G = s.shape[0]
     e_c = math.exp(eps)
@@ -266,12 +275,18 @@ def mhaar_update(
 
 
 @njit(**_JIT)
-def init_latents(rng, eps, s, tau, rho, grp, g_sidx, g_lik, delta, K, P, qkind, lam, lat_a, lat_b):
-    """Start each latent pair inside R_s.
+def init_latents(rng, cur, data, groups, cfg, lat):
+    """Start each latent pair (``lat.lat_a``, ``lat.lat_b``) inside R_s at ``cur`` (a Theta).
 
-    By importance resampling of K draws from q, or, when no draw falls inside, at the point
-    of the diagonal halfway between the two boundary curves.
+    By importance resampling of ``cfg.K`` draws from q, or, when no draw falls inside, at the
+    point of the diagonal halfway between the two boundary curves.
     """
+    eps, s, tau, rho = cur.eps, cur.s, cur.tau, cur.rho
+    P, qkind, delta = data.P, data.qkind, data.delta
+    grp, g_sidx, g_lik = groups.grp, groups.g_sidx, groups.g_lik
+    K = cfg.K
+    lam = cfg.lam
+    lat_a, lat_b = lat.lat_a, lat.lat_b
     n = lat_a.shape[0]
     e_c = math.exp(eps)
     QP = np.empty(6)
