@@ -30,7 +30,26 @@ import numpy as np
 from numba import njit
 
 from .codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL, PROP_BETA_MIX, PROP_UNIFORM
-from .densities import log_g, log_lik_shape
+from .densities import (
+    A0,
+    A1,
+    B0,
+    B1,
+    BSD0,
+    BSD1,
+    LB0,
+    LB1,
+    LN0,
+    LN1,
+    M0,
+    M1,
+    N0,
+    N1,
+    SD0,
+    SD1,
+    log_g,
+    log_lik_shape,
+)
 
 _SD_INFLATION = 1.5
 
@@ -43,14 +62,14 @@ def log_q(a, b, P, i, kind, lam):
     if kind == PROP_UNIFORM:
         return 0.0
     if kind == PROP_BETA_MIX:
-        lq = log_lik_shape(a, b, P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5])
+        lq = log_lik_shape(a, b, P[i, A0], P[i, B0], P[i, A1], P[i, B1], P[i, LB0], P[i, LB1])
     else:
-        za = (a - P[i, 6]) / P[i, 7]
-        zb = (b - P[i, 9]) / P[i, 10]
+        za = (a - P[i, M0]) / P[i, SD0]
+        zb = (b - P[i, M1]) / P[i, SD1]
         if a <= 0.0 or a >= 1.0 or b <= 0.0 or b >= 1.0:
             lq = -np.inf
         else:
-            lq = -0.5 * (za * za + zb * zb) - P[i, 8] - P[i, 11]
+            lq = -0.5 * (za * za + zb * zb) - P[i, LN0] - P[i, LN1]
     if lam <= 0.0:
         return lq
     # log((1 - lam) e^lq + lam)
@@ -83,8 +102,8 @@ def draw_aux(rng, P, i, kind, lam):
     if kind == PROP_UNIFORM or (lam > 0.0 and rng.random() < lam):
         return rng.random(), rng.random()
     if kind == PROP_BETA_MIX:
-        return rng.beta(P[i, 0], P[i, 1]), rng.beta(P[i, 2], P[i, 3])
-    return _trunc_normal01(rng, P[i, 6], P[i, 7]), _trunc_normal01(rng, P[i, 9], P[i, 10])
+        return rng.beta(P[i, A0], P[i, B0]), rng.beta(P[i, A1], P[i, B1])
+    return _trunc_normal01(rng, P[i, M0], P[i, SD0]), _trunc_normal01(rng, P[i, M1], P[i, SD1])
 
 
 #: Largest |correlation| of the PROP_PAIR_NORMAL proposal.
@@ -97,12 +116,12 @@ def pair_shape(P, i, lik, tau, rho, Q, o):
 
     The three values are (sd of a, sd of b, correlation).
     """
-    n0 = P[i, 13]
-    n1 = P[i, 15]
+    n0 = P[i, N0]
+    n1 = P[i, N1]
     f0 = max(1.0 + (n0 - 1.0) * tau, 1e-6)
     f1 = max(1.0 + (n1 - 1.0) * tau, 1e-6)
-    Q[o] = _SD_INFLATION * P[i, 16] * math.sqrt(f0)
-    Q[o + 1] = _SD_INFLATION * P[i, 17] * math.sqrt(f1)
+    Q[o] = _SD_INFLATION * P[i, BSD0] * math.sqrt(f0)
+    Q[o + 1] = _SD_INFLATION * P[i, BSD1] * math.sqrt(f1)
     rc = 0.0
     if lik == LIK_BIVARIATE_NORMAL:
         rc = rho * math.sqrt(n0 * n1 / (f0 * f1))
@@ -130,9 +149,9 @@ def log_q_pair(a, b, P, i, Q, lam, mb, bd):
     mb whose density at (a, b) is ``bd`` (see :func:`band_box`), all times 1 - lam, plus lam
     times the uniform density on the square.
     """
-    lq = _log_n2(a, b, P[i, 6], P[i, 9], Q[0], Q[1], Q[2])
+    lq = _log_n2(a, b, P[i, M0], P[i, M1], Q[0], Q[1], Q[2])
     if Q[0] != Q[3] or Q[1] != Q[4] or Q[2] != Q[5]:
-        l2 = _log_n2(a, b, P[i, 6], P[i, 9], Q[3], Q[4], Q[5])
+        l2 = _log_n2(a, b, P[i, M0], P[i, M1], Q[3], Q[4], Q[5])
         m = max(lq, l2)
         lq = m + math.log(0.5 * (math.exp(lq - m) + math.exp(l2 - m)))
     if mb > 0.0:
@@ -163,8 +182,8 @@ def draw_aux_pair(rng, P, i, Q, lam):
     z1 = rng.standard_normal()
     z2 = rng.standard_normal()
     rc = Q[o + 2]
-    a = P[i, 6] + Q[o] * z1
-    b = P[i, 9] + Q[o + 1] * (rc * z1 + math.sqrt(1.0 - rc * rc) * z2)
+    a = P[i, M0] + Q[o] * z1
+    b = P[i, M1] + Q[o + 1] * (rc * z1 + math.sqrt(1.0 - rc * rc) * z2)
     return a, b
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .codes import LIK_BIVARIATE_NORMAL
-from .densities import log_g
+from .densities import N0, N1, X, Y, log_g
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -249,10 +249,10 @@ def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
 
 @njit(**_JIT)
 def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
-    x = P[i, 12]
-    n0 = P[i, 13]
-    y = P[i, 14]
-    n1 = P[i, 15]
+    x = P[i, X]
+    n0 = P[i, N0]
+    y = P[i, Y]
+    n1 = P[i, N1]
     t1 = 1.0 - delta
     t2 = 1.0 - s * delta
     c1 = math.exp(eps)

@@ -21,10 +21,20 @@ from numba import njit
 # the integer codes the kernels switch on are defined in one place, samplers.codes
 from .codes import EPS_HALFNORMAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
 
-#: Columns of the per-base parameter matrix P: Beta shapes (0-3) and log-normalisers (4, 5) of
-#: the normalised likelihood; (mean, sd, log normaliser) of the truncated-normal proposal of
-#: each coordinate (6-8, 9-11); the counts X, N0, Y, N1 (12-15); the binomial sd of each
-#: coordinate (16, 17), from which PROP_PAIR_NORMAL's sds are set.
+# -- columns of the per-base parameter matrix P (one row per challenge base, filled by
+# samplers.mhaar.aux_params); plain ints, which numba reads as compile-time constants
+#: The shapes of the normalised binomial likelihood, Beta(X + 1, N0 - X + 1) of alpha (A0, B0)
+#: and Beta(Y + 1, N1 - Y + 1) of beta (A1, B1), and their log normalisers log B(A0, B0) (LB0)
+#: and log B(A1, B1) (LB1).
+A0, B0, A1, B1, LB0, LB1 = 0, 1, 2, 3, 4, 5
+#: Mean, sd and log normaliser of the truncated-normal proposal (PROP_NORMAL_MIX) of alpha (M0,
+#: SD0, LN0) and of beta (M1, SD1, LN1): the mean of each Beta above and an inflated sd.
+M0, SD0, LN0, M1, SD1, LN1 = 6, 7, 8, 9, 10, 11
+#: The counts: X false positives of N0 negatives, Y false negatives of N1 positives.
+X, N0, Y, N1 = 12, 13, 14, 15
+#: The sd of each Beta above (not inflated), from which PROP_PAIR_NORMAL's sds are set.
+BSD0, BSD1 = 16, 17
+#: Number of columns of P.
 N_PARAMS = 18
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
@@ -133,19 +143,19 @@ def _log_betabinom(x, n, m, tau):
 def log_g(a, b, P, i, lik, tau, rho):
     """Return log g(X_i, Y_i | a, b) up to a constant that does not depend on (a, b, tau, rho)."""
     if lik == LIK_BINOMIAL:
-        return log_lik_shape(a, b, P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5])
+        return log_lik_shape(a, b, P[i, A0], P[i, B0], P[i, A1], P[i, B1], P[i, LB0], P[i, LB1])
     if lik == LIK_BIVARIATE_NORMAL:
-        return log_bvn(a, b, P[i, 12], P[i, 13], P[i, 14], P[i, 15], tau, rho)
+        return log_bvn(a, b, P[i, X], P[i, N0], P[i, Y], P[i, N1], tau, rho)
     if not (a > 0.0 and a < 1.0 and b > 0.0 and b < 1.0):
         return -np.inf
     if tau < 1e-10:
         # the tau -> 0 limit of the beta-binomial (same constant as below: no coefficient)
         return (
-            _xlogy(P[i, 12], a)
-            + _xlogy(P[i, 13] - P[i, 12], 1.0 - a)
-            + _xlogy(P[i, 14], b)
-            + _xlogy(P[i, 15] - P[i, 14], 1.0 - b)
+            _xlogy(P[i, X], a)
+            + _xlogy(P[i, N0] - P[i, X], 1.0 - a)
+            + _xlogy(P[i, Y], b)
+            + _xlogy(P[i, N1] - P[i, Y], 1.0 - b)
         )
     # beta-binomial counts: the binomial coefficients are constants and are left out
-    x_part = _log_betabinom(P[i, 12], P[i, 13], a, tau)
-    return x_part + _log_betabinom(P[i, 14], P[i, 15], b, tau)
+    x_part = _log_betabinom(P[i, X], P[i, N0], a, tau)
+    return x_part + _log_betabinom(P[i, Y], P[i, N1], b, tau)

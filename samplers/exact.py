@@ -46,7 +46,7 @@ from ._special import expit as _expit
 from ._special import log_expit as _log_expit
 from .band_quadrature import log_band_integral
 from .binomial_block import fill_log_lik
-from .densities import log_prior_eps, rho_max
+from .densities import N0, N1, log_prior_eps, rho_max
 from .region import log_area
 
 __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
@@ -186,7 +186,7 @@ def group_rho_max(C, j, tau):
     out = math.inf
     for i in range(C.c_grp.shape[0]):
         if C.c_grp[i] == j:
-            r = rho_max(tau, C.P[i, 13], C.P[i, 15])
+            r = rho_max(tau, C.P[i, N0], C.P[i, N1])
             out = min(out, r)
     return out
 

@@ -17,7 +17,27 @@ from .codes import (
     PROP_UNIFORM,
     S_BETA,
 )
-from .densities import N_PARAMS
+from .densities import (
+    A0,
+    A1,
+    B0,
+    B1,
+    BSD0,
+    BSD1,
+    LB0,
+    LB1,
+    LN0,
+    LN1,
+    M0,
+    M1,
+    N0,
+    N1,
+    N_PARAMS,
+    SD0,
+    SD1,
+    X,
+    Y,
+)
 from .mhaar_chain import Priors, Start, run_chain
 from .mhaar_moves import Data, Groups, Settings
 
@@ -38,11 +58,11 @@ QUAD_NODES = 24
 
 def gauss_legendre_table(n_max):
     """Rules on [-1, 1] for 1..n_max nodes: row n of (nodes, weights) holds the n-point rule."""
-    X = np.zeros((n_max + 1, n_max))
-    W = np.zeros((n_max + 1, n_max))
+    XG = np.zeros((n_max + 1, n_max))
+    WG = np.zeros((n_max + 1, n_max))
     for n in range(1, n_max + 1):
-        X[n, :n], W[n, :n] = np.polynomial.legendre.leggauss(n)
-    return X, W
+        XG[n, :n], WG[n, :n] = np.polynomial.legendre.leggauss(n)
+    return XG, WG
 
 
 #: binomial bases with fewer errors (or successes) than this keep the Beta-shaped proposal
@@ -92,24 +112,32 @@ def norm_cdf(x) -> np.ndarray:
 
 
 def aux_params(fp, n_neg, fn, n_pos) -> np.ndarray:
-    """Per-base parameter matrix P (n, N_PARAMS) read by the kernels (see ``densities``)."""
+    """Per-base parameter matrix P (n, N_PARAMS) read by the kernels.
+
+    Its columns are named in :mod:`samplers.densities` (A0, ..., BSD1).
+    """
     fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.float64) for v in (fp, n_neg, fn, n_pos))
     P = np.empty((fp.size, N_PARAMS))
-    for col, (x, n) in enumerate(((fp, n_neg), (fn, n_pos))):
+    # the false positives of the negatives (alpha), then the false negatives of the positives
+    for x, n, cols in (
+        (fp, n_neg, (A0, B0, LB0, M0, SD0, LN0, X, N0, BSD0)),
+        (fn, n_pos, (A1, B1, LB1, M1, SD1, LN1, Y, N1, BSD1)),
+    ):
+        c_a, c_b, c_lb, c_m, c_sd, c_ln, c_x, c_n, c_bsd = cols
         a = x + 1.0
         b = n - x + 1.0
-        P[:, 2 * col] = a
-        P[:, 2 * col + 1] = b
-        P[:, 4 + col] = betaln(a, b)
+        P[:, c_a] = a
+        P[:, c_b] = b
+        P[:, c_lb] = betaln(a, b)
         m = a / (a + b)
         sd = NORMAL_SD_INFLATION * np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
         z = norm_cdf((1.0 - m) / sd) - norm_cdf(-m / sd)
-        P[:, 6 + 3 * col] = m
-        P[:, 7 + 3 * col] = sd
-        P[:, 8 + 3 * col] = np.log(sd * np.sqrt(2.0 * np.pi)) + np.log(z)
-        P[:, 12 + 2 * col] = x
-        P[:, 13 + 2 * col] = n
-        P[:, 16 + col] = sd / NORMAL_SD_INFLATION
+        P[:, c_m] = m
+        P[:, c_sd] = sd
+        P[:, c_ln] = np.log(sd * np.sqrt(2.0 * np.pi)) + np.log(z)
+        P[:, c_x] = x
+        P[:, c_n] = n
+        P[:, c_bsd] = sd / NORMAL_SD_INFLATION
     return P
 
 

@@ -17,7 +17,7 @@ from numba import njit
 
 from .band_geometry import log_area
 from .band_quadrature import log_band_integral
-from .densities import log_prior_eps, log_prior_s, rho_max
+from .densities import N0, N1, log_prior_eps, log_prior_s, rho_max
 from .mhaar_moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
@@ -39,7 +39,7 @@ def group_rho_max(tau, j, grp, P):
     out = np.inf
     for i in range(grp.shape[0]):
         if grp[i] == j:
-            r = rho_max(tau, P[i, 13], P[i, 15])
+            r = rho_max(tau, P[i, N0], P[i, N1])
             if r < out:
                 out = r
     return out

@@ -38,7 +38,7 @@ from .aux_proposals import (
 from .band_geometry import band_box, draw_band, draw_band_box, fold, in_box, in_rs, log_area
 from .band_quadrature import log_band_integral
 from .codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
-from .densities import log_g
+from .densities import M0, M1, log_g
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -150,10 +150,10 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
             # (the box depends on both states symmetrically)
             hw0 = PAIR_BOX_K * max(QP[0], QP[3])
             hw1 = PAIR_BOX_K * max(QP[1], QP[4])
-            BOX[0] = P[i, 6] - hw0
-            BOX[1] = P[i, 6] + hw0
-            BOX[2] = P[i, 9] - hw1
-            BOX[3] = P[i, 9] + hw1
+            BOX[0] = P[i, M0] - hw0
+            BOX[1] = P[i, M0] + hw0
+            BOX[2] = P[i, M1] - hw1
+            BOX[3] = P[i, M1] + hw1
             tbc = band_box(eps, s[g], delta, BOX, VC, NC, ARC, SW, SU)
             if same_band:
                 tbp = tbc

@@ -7,6 +7,7 @@ from scipy import stats
 
 import bayes_dp as bdp
 from samplers import aux_proposals, band_geometry, band_quadrature, codes, densities
+from samplers.densities import BSD0, BSD1, M0, M1, N0, N1, SD0, SD1, X, Y
 from samplers.mhaar import QUAD_NODES, aux_params, gauss_legendre_table
 
 
@@ -33,6 +34,20 @@ def test_in_rs_matches_region_module():
             lo, hi = band_geometry.fold(a[i], b[i])
             got[i] = band_geometry.in_rs(lo, hi, np.exp(eps), np.exp(s * eps), delta, s)
         np.testing.assert_array_equal(got, expect)
+
+
+def test_columns_of_P_are_named_once():
+    """The named columns of the per-base matrix cover 0..N_PARAMS-1 once each, as filled."""
+    names = "A0 B0 A1 B1 LB0 LB1 M0 SD0 LN0 M1 SD1 LN1 X N0 Y N1 BSD0 BSD1".split()
+    cols = [getattr(densities, name) for name in names]
+    assert sorted(cols) == list(range(densities.N_PARAMS))
+    P = aux_params([3, 40], [50, 1000], [7, 250], [60, 1000])
+    assert P.shape == (2, densities.N_PARAMS)
+    np.testing.assert_array_equal(P[:, [X, N0, Y, N1]], [[3, 50, 7, 60], [40, 1000, 250, 1000]])
+    np.testing.assert_array_equal(P[:, densities.A0], [4, 41])
+    np.testing.assert_array_equal(P[:, densities.B1], [54, 751])
+    np.testing.assert_allclose(P[:, M0], [4 / 52, 41 / 1002])
+    np.testing.assert_allclose(P[:, SD1], 1.5 * P[:, BSD1])
 
 
 def test_betaln_and_normal_cdf_of_aux_params_match_scipy_and_mpmath():
@@ -83,8 +98,8 @@ def test_log_weight_ratio_is_binomial_over_q(x, n0, y, n1):
     pa0, pb0, pa1, pb1 = x + 1.0, n0 - x + 1.0, y + 1.0, n1 - y + 1.0
     logg = stats.binom(n0, a).logpmf(x) + stats.binom(n1, b).logpmf(y)
     qb = stats.beta(pa0, pb0).pdf(a) * stats.beta(pa1, pb1).pdf(b)
-    ta = stats.truncnorm(-P[0, 6] / P[0, 7], (1 - P[0, 6]) / P[0, 7], P[0, 6], P[0, 7])
-    tb = stats.truncnorm(-P[0, 9] / P[0, 10], (1 - P[0, 9]) / P[0, 10], P[0, 9], P[0, 10])
+    ta = stats.truncnorm(-P[0, M0] / P[0, SD0], (1 - P[0, M0]) / P[0, SD0], P[0, M0], P[0, SD0])
+    tb = stats.truncnorm(-P[0, M1] / P[0, SD1], (1 - P[0, M1]) / P[0, SD1], P[0, M1], P[0, SD1])
     qn = ta.pdf(a) * tb.pdf(b)
     cases = [
         (codes.PROP_UNIFORM, 0.0, 1.0),
@@ -119,7 +134,7 @@ def test_draw_aux_distribution():
     u = _draw_many(rng, 20_000, P, codes.PROP_UNIFORM, 0.0)
     assert stats.kstest(u[:, 1], "uniform").pvalue > 1e-3
     n = _draw_many(rng, 40_000, P, codes.PROP_NORMAL_MIX, 0.0)
-    tb = stats.truncnorm(-P[0, 9] / P[0, 10], (1 - P[0, 9]) / P[0, 10], P[0, 9], P[0, 10])
+    tb = stats.truncnorm(-P[0, M1] / P[0, SD1], (1 - P[0, M1]) / P[0, SD1], P[0, M1], P[0, SD1])
     assert stats.kstest(n[:, 1], tb.cdf).pvalue > 1e-3
 
 
@@ -229,7 +244,7 @@ def _dense_band_integral(P, lik, tau, rho, eps, s, delta, m):
     e1 = np.exp(eps)
     e2 = np.exp(s * eps)
     shift = densities.log_g(
-        (P[0, 12] + 0.5) / (P[0, 13] + 1), (P[0, 14] + 0.5) / (P[0, 15] + 1), P, 0, lik, tau, rho
+        (P[0, X] + 0.5) / (P[0, N0] + 1), (P[0, Y] + 0.5) / (P[0, N1] + 1), P, 0, lik, tau, rho
     )
     tot = 0.0
     h = 1.0 / m
@@ -302,12 +317,12 @@ def test_pair_normal_proposal_density_and_draws(lik, tau, rho):
     aux_proposals.pair_shape(P, 0, lik, tau, rho, Q, 0)
     aux_proposals.pair_shape(P, 0, lik, 0.5 * tau, 0.3 * rho, Q, 3)
     f0, f1 = 1 + 99 * tau, 1 + 79 * tau
-    assert Q[0] == pytest.approx(1.5 * P[0, 16] * np.sqrt(f0))
-    assert Q[1] == pytest.approx(1.5 * P[0, 17] * np.sqrt(f1))
+    assert Q[0] == pytest.approx(1.5 * P[0, BSD0] * np.sqrt(f0))
+    assert Q[1] == pytest.approx(1.5 * P[0, BSD1] * np.sqrt(f1))
     rc = rho * np.sqrt(100 * 80 / (f0 * f1)) if lik == 1 else 0.0
     assert Q[2] == pytest.approx(rc)
     lam = 0.05
-    m = [P[0, 6], P[0, 9]]
+    m = [P[0, M0], P[0, M1]]
 
     def q(a, b):
         out = 0.0
