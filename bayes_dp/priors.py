@@ -18,7 +18,7 @@ from ._validation import as_generator, check_real
 
 __all__ = ["HalfNormal", "LogNormal", "Beta", "Prior"]
 
-# The codes the kernels read (samplers._kernels.log_prior_eps, the strength variables' kinds)
+# The codes the kernels read (samplers.densities.log_prior_eps, the strength variables' kinds)
 # are defined in samplers.codes; the names stay importable from here.
 _CODES = (EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED)
 

@@ -29,7 +29,7 @@ LIK_BIVARIATE_NORMAL = 1
 #: X, Y independent beta-binomials with intra-class correlation tau.
 LIK_BETA_BINOMIAL = 2
 
-# -- auxiliary proposal q(alpha, beta) of a base (MHAAR's ``qkind``; see ``_kernels``)
+# -- auxiliary proposal q(alpha, beta) of a base (MHAAR's ``qkind``; see ``aux_proposals``)
 PROP_UNIFORM = 0
 PROP_BETA_MIX = 1
 PROP_NORMAL_MIX = 2

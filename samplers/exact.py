@@ -2,7 +2,7 @@
 
 The latent (alpha_i, beta_i) are integrated out of the model exactly (binomial bases:
 :mod:`samplers.binomial`, or :mod:`samplers.binomial_block` for many bases of equal sizes, which
-share one quadrature; over-dispersed bases: the band quadrature of :mod:`samplers._kernels`),
+share one quadrature; over-dispersed bases: :mod:`samplers.band_quadrature`),
 so the chain runs on theta = (eps, the free strengths, the free tau and rho of each group) alone,
 in unconstrained coordinates
 
@@ -41,10 +41,12 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import _kernels, surrogate, table_proposal
+from . import surrogate, table_proposal
 from ._special import expit as _expit
 from ._special import log_expit as _log_expit
+from .band_quadrature import log_band_integral
 from .binomial_block import fill_log_lik
+from .densities import N0, N1, rho_max
 from .region import log_area
 
 __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
@@ -229,7 +231,7 @@ def group_rho_max(C, j, tau):
     out = math.inf
     for i in range(C.c_grp.shape[0]):
         if C.c_grp[i] == j:
-            r = _kernels.rho_max(tau, C.P[i, 13], C.P[i, 15])
+            r = rho_max(tau, C.P[i, N0], C.P[i, N1])
             out = min(out, r)
     return out
 
@@ -260,9 +262,7 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
     for i in range(C.c_grp.shape[0]):
         j = C.c_grp[i]
         sj = s[M.g_sidx[j]]
-        v = _kernels.log_band_integral(
-            i, C.c_lik[i], tau[j], rho[j], eps, sj, M.delta, C.P, C.XG, C.WG
-        )
+        v = log_band_integral(i, C.c_lik[i], tau[j], rho[j], eps, sj, M.delta, C.P, C.XG, C.WG)
         v = v - log_area(eps, sj, M.delta) + C.c_const[i]
         ll_c[i] = v
         if not v > -math.inf:

@@ -9,16 +9,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels
-from .codes import LIK_BINOMIAL, S_BETA
+from .codes import (
+    LIK_BINOMIAL,
+    PROP_BETA_MIX,
+    PROP_NORMAL_MIX,
+    PROP_PAIR_NORMAL,
+    PROP_UNIFORM,
+    S_BETA,
+)
+from .densities import (
+    A0,
+    A1,
+    B0,
+    B1,
+    BSD0,
+    BSD1,
+    LB0,
+    LB1,
+    LN0,
+    LN1,
+    M0,
+    M1,
+    N0,
+    N1,
+    N_PARAMS,
+    SD0,
+    SD1,
+    X,
+    Y,
+)
+from .mhaar_chain import Priors, Start, run_chain
+from .mhaar_moves import Data, Groups, Settings
 
 __all__ = ["SamplerConfig", "run_mhaar", "AUX_PROPOSALS"]
 
 #: Names of the auxiliary proposals q(alpha, beta) -> kernel codes.
 AUX_PROPOSALS = {
-    "uniform": _kernels.PROP_UNIFORM,
-    "likelihood": _kernels.PROP_BETA_MIX,
-    "normal": _kernels.PROP_NORMAL_MIX,
+    "uniform": PROP_UNIFORM,
+    "likelihood": PROP_BETA_MIX,
+    "normal": PROP_NORMAL_MIX,
 }
 
 #: sd inflation of the truncated-normal auxiliary proposal relative to the Beta it imitates.
@@ -29,11 +58,11 @@ QUAD_NODES = 24
 
 def gauss_legendre_table(n_max):
     """Rules on [-1, 1] for 1..n_max nodes: row n of (nodes, weights) holds the n-point rule."""
-    X = np.zeros((n_max + 1, n_max))
-    W = np.zeros((n_max + 1, n_max))
+    XG = np.zeros((n_max + 1, n_max))
+    WG = np.zeros((n_max + 1, n_max))
     for n in range(1, n_max + 1):
-        X[n, :n], W[n, :n] = np.polynomial.legendre.leggauss(n)
-    return X, W
+        XG[n, :n], WG[n, :n] = np.polynomial.legendre.leggauss(n)
+    return XG, WG
 
 
 #: binomial bases with fewer errors (or successes) than this keep the Beta-shaped proposal
@@ -83,24 +112,32 @@ def norm_cdf(x) -> np.ndarray:
 
 
 def aux_params(fp, n_neg, fn, n_pos) -> np.ndarray:
-    """Per-base parameter matrix P (n, N_PARAMS) read by the kernels (see ``_kernels``)."""
+    """Per-base parameter matrix P (n, N_PARAMS) read by the kernels.
+
+    Its columns are named in :mod:`samplers.densities` (A0, ..., BSD1).
+    """
     fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.float64) for v in (fp, n_neg, fn, n_pos))
-    P = np.empty((fp.size, _kernels.N_PARAMS))
-    for col, (x, n) in enumerate(((fp, n_neg), (fn, n_pos))):
+    P = np.empty((fp.size, N_PARAMS))
+    # the false positives of the negatives (alpha), then the false negatives of the positives
+    for x, n, cols in (
+        (fp, n_neg, (A0, B0, LB0, M0, SD0, LN0, X, N0, BSD0)),
+        (fn, n_pos, (A1, B1, LB1, M1, SD1, LN1, Y, N1, BSD1)),
+    ):
+        c_a, c_b, c_lb, c_m, c_sd, c_ln, c_x, c_n, c_bsd = cols
         a = x + 1.0
         b = n - x + 1.0
-        P[:, 2 * col] = a
-        P[:, 2 * col + 1] = b
-        P[:, 4 + col] = betaln(a, b)
+        P[:, c_a] = a
+        P[:, c_b] = b
+        P[:, c_lb] = betaln(a, b)
         m = a / (a + b)
         sd = NORMAL_SD_INFLATION * np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
         z = norm_cdf((1.0 - m) / sd) - norm_cdf(-m / sd)
-        P[:, 6 + 3 * col] = m
-        P[:, 7 + 3 * col] = sd
-        P[:, 8 + 3 * col] = np.log(sd * np.sqrt(2.0 * np.pi)) + np.log(z)
-        P[:, 12 + 2 * col] = x
-        P[:, 13 + 2 * col] = n
-        P[:, 16 + col] = sd / NORMAL_SD_INFLATION
+        P[:, c_m] = m
+        P[:, c_sd] = sd
+        P[:, c_ln] = np.log(sd * np.sqrt(2.0 * np.pi)) + np.log(z)
+        P[:, c_x] = x
+        P[:, c_n] = n
+        P[:, c_bsd] = sd / NORMAL_SD_INFLATION
     return P
 
 
@@ -122,7 +159,7 @@ class SamplerConfig:
         q for the auxiliary pairs of binomial groups: truncated normals shaped like the
         likelihood (default), the normalised binomial likelihood, each mixed with a uniform
         part of weight ``aux_uniform_weight``, or the paper's uniform proposal. Unless
-        "uniform", over-dispersed groups use ``_kernels.PROP_PAIR_NORMAL``.
+        "uniform", over-dispersed groups use ``codes.PROP_PAIR_NORMAL``.
     aux_uniform_weight : float
         Weight of the uniform component of q.
     aux_band_weight : float
@@ -130,7 +167,7 @@ class SamplerConfig:
         proposed state (binomial groups; over-dispersed groups have their own band part).
     integrate_latents : bool
         Integrate the latent pair of each base of an over-dispersed group out by quadrature
-        (``_kernels.log_band_integral``) instead of averaging over auxiliary pairs.
+        (``band_quadrature.log_band_integral``) instead of averaging over auxiliary pairs.
     nuisance_in_joint : bool
         Whether the joint random walk also proposes the free (tau, rho) of over-dispersed
         groups (default False: they move only in their own per-group move, which on the
@@ -204,58 +241,60 @@ def run_mhaar(
     kind = AUX_PROPOSALS[config.aux_proposal]
     qkind = np.full(grp.size, kind, dtype=np.int64)
     binomial = g_lik[grp] == LIK_BINOMIAL
-    if kind == _kernels.PROP_NORMAL_MIX:
+    if kind == PROP_NORMAL_MIX:
         # a normal imitates Beta(X+1, N-X+1) well only away from the edges: with few errors
         # (or few successes) the Beta is skewed with an exponential tail, so those binomial
         # bases keep the Beta shape
         x = np.minimum(
             np.minimum(fp, np.asarray(n_neg) - fp), np.minimum(fn, np.asarray(n_pos) - fn)
         )
-        qkind[binomial & (x < NORMAL_MIN_COUNT)] = _kernels.PROP_BETA_MIX
-    if kind != _kernels.PROP_UNIFORM:
+        qkind[binomial & (x < NORMAL_MIN_COUNT)] = PROP_BETA_MIX
+    if kind != PROP_UNIFORM:
         # the Beta shape is the binomial likelihood; over-dispersed groups get the bivariate
         # normal whose width and tilt follow their (tau, rho)
-        qkind[~binomial] = _kernels.PROP_PAIR_NORMAL
+        qkind[~binomial] = PROP_PAIR_NORMAL
     eps_kind, eps_p1, eps_p2 = eps_prior
     coll = (g_lik != LIK_BINOMIAL) & bool(config.integrate_latents)
     XG, WG = gauss_legendre_table(QUAD_NODES)
+    data = Data(P=P, qkind=qkind, delta=float(delta), XG=XG, WG=WG)
+    kgroups = Groups(
+        grp=grp,
+        g_sidx=g_sidx,
+        g_lik=g_lik,
+        g_tau_free=g_tau_free,
+        g_rho_free=g_rho_free,
+        g_coll=coll,
+    )
+    priors = Priors(
+        eps_kind=int(eps_kind),
+        eps_p1=float(eps_p1),
+        eps_p2=float(eps_p2),
+        s_free=s_free,
+        s_a=s_a,
+        s_b=s_b,
+        tau_a=tau_a,
+        tau_b=tau_b,
+    )
+    settings = Settings(
+        n_tune=int(config.tune),
+        n_draws=int(config.draws),
+        thin=int(config.thin),
+        K=int(config.n_aux),
+        lam=float(config.aux_uniform_weight),
+        mu=float(config.aux_band_weight),
+        target_accept=float(config.target_accept),
+        adapt=True,
+        nuis_joint=bool(config.nuisance_in_joint),
+    )
 
     def one(c):
-        return _kernels.run_chain(
-            rngs[c],
-            grp,
-            g_sidx,
-            g_lik,
-            g_tau_free,
-            g_rho_free,
-            tau_a,
-            tau_b,
-            P,
-            qkind,
-            float(delta),
-            int(eps_kind),
-            float(eps_p1),
-            float(eps_p2),
-            s_free,
-            s_a,
-            s_b,
-            float(eps0[c]),
-            np.ascontiguousarray(s0[c], dtype=np.float64),
-            np.ascontiguousarray(tau0[c], dtype=np.float64),
-            np.ascontiguousarray(rho0[c], dtype=np.float64),
-            int(config.tune),
-            int(config.draws),
-            int(config.thin),
-            int(config.n_aux),
-            float(config.aux_uniform_weight),
-            float(config.aux_band_weight),
-            float(config.target_accept),
-            True,
-            coll,
-            bool(config.nuisance_in_joint),
-            XG,
-            WG,
+        start = Start(
+            eps0=float(eps0[c]),
+            s0=np.ascontiguousarray(s0[c], dtype=np.float64),
+            tau0=np.ascontiguousarray(tau0[c], dtype=np.float64),
+            rho0=np.ascontiguousarray(rho0[c], dtype=np.float64),
         )
+        return run_chain(rngs[c], data, kgroups, priors, start, settings)
 
     workers = config.cores or os.cpu_count() or 1
     workers = max(1, min(workers, config.chains))

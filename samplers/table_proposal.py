@@ -28,8 +28,9 @@ import math
 
 from numba import njit
 
-from . import _kernels, surrogate
+from . import surrogate
 from ._special import log_expit as _log_expit
+from .densities import log_prior_eps
 
 __all__ = ["Z_CELLS", "U_CELLS", "log_prior_z0", "log_prior_zs", "build", "draw", "log_density"]
 
@@ -47,7 +48,7 @@ def log_prior_z0(z0, M):
     eps = math.exp(z0)
     if not (eps > 0.0 and eps < math.inf):
         return -math.inf
-    return _kernels.log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z0
+    return log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z0
 
 
 @njit(**_JIT)

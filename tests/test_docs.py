@@ -1,7 +1,7 @@
 """The documents name things that exist and numbers that the code uses.
 
 * every file path (``samplers/exact.py``, ``benchmarks/bench_sampler.py``, ...) and every
-  dotted name in backticks (``bayes_dp.Posterior.converged``, ``samplers._kernels.X``) in
+  dotted name in backticks (``bayes_dp.Posterior.converged``, ``samplers.exact.Model``) in
   README.md and docs/*.md exists;
 * docs/model.md's description of the default sampler states the constants of
   ``samplers/exact.py`` and ``bayes_dp/estimate.py`` (warm-up length, first step size, gain of
@@ -23,9 +23,9 @@ PATH_RE = re.compile(
     r"(?<![\w/.])((?:samplers|bayes_dp|mia|benchmarks|examples|tests|docs|\.ci)/"
     r"[\w/.-]*\w\.(?:py|sh|md|png))"
 )
-NAME_RE = re.compile(r"`((?:bayes_dp|samplers|mia|bdp|_kernels)\.[A-Za-z_][\w.]*)(?:\(\))?`")
+NAME_RE = re.compile(r"`((?:bayes_dp|samplers|mia|bdp)\.[A-Za-z_][\w.]*)(?:\(\))?`")
 #: short forms used in the text -> their module
-ALIASES = {"bdp": "bayes_dp", "_kernels": "samplers._kernels"}
+ALIASES = {"bdp": "bayes_dp"}
 
 
 def _refs(regex):

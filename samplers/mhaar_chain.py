@@ -1,0 +1,420 @@
+"""MHAAR's chain driver: warm-up with tuning, then stored draws (numpy and numba only).
+
+:func:`run_chain` runs one chain of the paper's Alg. 1 (moves: :mod:`samplers.mhaar_moves`);
+the public wrapper :mod:`samplers.mhaar` validates its arguments, packs them into the named
+tuples :data:`samplers.mhaar_moves.Data`, :data:`samplers.mhaar_moves.Groups`,
+:data:`samplers.mhaar_moves.Settings`, :data:`Priors` and :data:`Start`, and runs chains in
+threads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .band_geometry import log_area
+from .band_quadrature import log_band_integral
+from .densities import N0, N1, log_prior_eps, log_prior_s, rho_max
+from .mhaar_moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
+
+_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: The priors: eps (eps_kind ``codes.EPS_*`` with parameters eps_p1, eps_p2); per strength
+#: variable: s_free (whether sampled), s ~ Beta(s_a, s_b); per group: tau ~ Beta(tau_a, tau_b)
+#: (as in the move on logit tau: density tau^tau_a (1 - tau)^tau_b with its Jacobian).
+Priors = namedtuple(
+    "Priors", ["eps_kind", "eps_p1", "eps_p2", "s_free", "s_a", "s_b", "tau_a", "tau_b"]
+)
+
+#: The starting point: eps0, s0 (G,), tau0, rho0 (J,).
+Start = namedtuple("Start", ["eps0", "s0", "tau0", "rho0"])
+
+
+@njit(**_JIT)
+def group_rho_max(tau, j, grp, P):
+    """Largest admissible |rho| of group j at tau: the minimum over the group's rows."""
+    out = np.inf
+    for i in range(grp.shape[0]):
+        if grp[i] == j:
+            r = rho_max(tau, P[i, N0], P[i, N1])
+            if r < out:
+                out = r
+    return out
+
+
+@njit(**_JIT)
+def _logit(x):
+    return math.log(x) - math.log1p(-x)
+
+
+@njit(**_JIT)
+def _pack(z, cur, s_free, g_tau_free, g_rho_free, grp, P):
+    """Fill z with the coordinates of the joint move at ``cur`` (a Theta).
+
+    In this order: log eps, logit of each free s, logit of each free tau,
+    rho / rho_max(tau) of each free rho.
+    """
+    eps, s, tau, rho = cur.eps, cur.s, cur.tau, cur.rho
+    z[0] = math.log(eps)
+    k = 1
+    for g in range(s.shape[0]):
+        if s_free[g]:
+            z[k] = _logit(s[g])
+            k += 1
+    for j in range(tau.shape[0]):
+        if g_tau_free[j]:
+            z[k] = _logit(tau[j])
+            k += 1
+    for j in range(tau.shape[0]):
+        if g_rho_free[j]:
+            z[k] = rho[j] / group_rho_max(tau[j], j, grp, P)
+            k += 1
+
+
+@njit(**_JIT)
+def run_chain(rng, data, groups, priors, start, cfg):
+    """Run one MHAAR chain.
+
+    Warm-up with tuning (then frozen), then ``cfg.n_draws`` stored draws, one every
+    ``cfg.thin`` iterations. The joint move is a random walk on (log eps, logit s). The
+    arguments are the named tuples :data:`samplers.mhaar_moves.Data`,
+    :data:`samplers.mhaar_moves.Groups`, :data:`Priors`, :data:`Start` and
+    :data:`samplers.mhaar_moves.Settings`.
+
+    Each iteration makes up to three kinds of MHAAR move: the paper's joint random walk on
+    (log eps, s); a ridge move (eps, s) -> (eps c, s / c) that keeps s eps fixed, along which
+    the likelihood is nearly flat (when some s is free); and, for each group with free
+    over-dispersion parameters, a random walk on (logit tau, rho / rho_max(tau)) that touches
+    only that group's bases. With ``cfg.nuis_joint`` the joint move also proposes the free
+    (logit tau, rho / rho_max) of every group.
+
+    Returns
+    -------
+    eps_out (D,), s_out (D, G), tau_out (D, J), rho_out (D, J), acc_out (D, 3) (joint, ridge,
+    nuisance: fraction of groups accepted), scales (3 + G + J,) (joint factor, ridge factor,
+    shape of log eps, shape of each s, nuisance factor of each group).
+    """
+    P, delta = data.P, data.delta
+    grp, g_sidx, g_lik = groups.grp, groups.g_sidx, groups.g_lik
+    g_tau_free, g_rho_free, coll = groups.g_tau_free, groups.g_rho_free, groups.g_coll
+    eps_kind, eps_p1, eps_p2 = priors.eps_kind, priors.eps_p1, priors.eps_p2
+    s_free, s_a, s_b = priors.s_free, priors.s_a, priors.s_b
+    tau_a, tau_b = priors.tau_a, priors.tau_b
+    eps0, s0, tau0, rho0 = start.eps0, start.s0, start.tau0, start.rho0
+    n_tune, n_draws, thin, K = cfg.n_tune, cfg.n_draws, cfg.thin, cfg.K
+    target_accept, adapt, nuis_joint = cfg.target_accept, cfg.adapt, cfg.nuis_joint
+    n = P.shape[0]
+    G = s0.shape[0]
+    J = g_sidx.shape[0]
+    n_free = 0
+    for g in range(G):
+        if s_free[g]:
+            n_free += 1
+    n_nuis = 0
+    for j in range(J):
+        if g_tau_free[j] or g_rho_free[j]:
+            n_nuis += 1
+    eps = eps0
+    s = s0.copy()
+    s_p = s0.copy()
+    tau = tau0.copy()
+    rho = rho0.copy()
+    tau_p = tau0.copy()
+    rho_p = rho0.copy()
+    KM = K * K_MULT_MAX
+    lat = Latents(
+        lat_a=np.empty(n),
+        lat_b=np.empty(n),
+        AA=np.empty((n, KM)),
+        AB=np.empty((n, KM)),
+        WC=np.empty((n, KM)),
+        WP=np.empty((n, KM)),
+        CUR=np.zeros(n),
+        NEW=np.zeros(n),
+    )
+    init_latents(rng, Theta(eps, s, tau, rho), data, groups, cfg, lat)
+    for i in range(n):
+        j = grp[i]
+        if coll[j]:
+            g = g_sidx[j]
+            # log of the integrated likelihood (over R_s, per unit area) of a collapsed base
+            lat.CUR[i] = log_band_integral(
+                i, g_lik[j], tau[j], rho[j], eps, s[g], delta, P, data.XG, data.WG
+            ) - log_area(eps, s[g], delta)
+
+    eps_out = np.empty(n_draws)
+    s_out = np.empty((n_draws, G))
+    tau_out = np.empty((n_draws, J))
+    rho_out = np.empty((n_draws, J))
+    acc_out = np.zeros((n_draws, 3))
+
+    # the free nuisance parameters that the joint move also proposes (all, or none)
+    jt_free = g_tau_free & nuis_joint
+    jr_free = g_rho_free & nuis_joint
+    n_tfree = 0
+    n_rfree = 0
+    for j in range(J):
+        if jt_free[j]:
+            n_tfree += 1
+        if jr_free[j]:
+            n_rfree += 1
+    D = 1 + n_free + n_tfree + n_rfree
+    z = np.empty(D)
+    zp = np.empty(D)
+    xi = np.empty(D)
+    # Cholesky factor of the joint move's step shape: diagonal until the warm-up window ends
+    Lc = np.zeros((D, D))
+    for d in range(D):
+        if d == 0:
+            Lc[d, d] = 0.5
+        elif d <= n_free:
+            Lc[d, d] = 0.6
+        elif d <= n_free + n_tfree:
+            Lc[d, d] = 0.5
+        else:
+            Lc[d, d] = 0.3
+    m_z = np.zeros(D)
+    C_z = np.zeros((D, D))
+    log_fj = math.log(2.38 / math.sqrt(D))
+    log_fr = math.log(0.5)
+    log_fn = np.full(J, math.log(0.5))
+    shape_e = 0.5
+    shape_s = np.full(G, 0.6)  # sd of the logit(s) steps of the joint move
+    # Welford accumulators for the shape window
+    w_n = 0
+    win_lo = n_tune // 4
+    win_hi = n_tune // 2
+
+    total = n_tune + n_draws * thin
+    for it in range(total):
+        tuning = it < n_tune
+        # --- move 1: joint random walk on z = (log eps, logit s, logit tau, rho / rho_max)
+        # (Alg. 1, extended to the free nuisance parameters when nuis_joint), with the step
+        # covariance estimated in warm-up
+        _pack(z, Theta(eps, s, tau, rho), s_free, jt_free, jr_free, grp, P)
+        fj = math.exp(log_fj)
+        for d in range(D):
+            xi[d] = rng.standard_normal()
+        for d in range(D):
+            acc_z = 0.0
+            for e in range(d + 1):
+                acc_z += Lc[d, e] * xi[e]
+            zp[d] = z[d] + fj * acc_z
+        eps_p = math.exp(zp[0])
+        valid = eps_p > 0.0 and eps_p < 1e300
+        lpr = (
+            log_prior_eps(eps_p, eps_kind, eps_p1, eps_p2)
+            - log_prior_eps(eps, eps_kind, eps_p1, eps_p2)
+            + zp[0]
+            - z[0]
+        )
+        k = 1
+        for g in range(G):
+            if s_free[g]:
+                # logit(s): near s = 1 the band R_s is thin; Jacobian s (1 - s)
+                s_p[g] = 1.0 / (1.0 + math.exp(-zp[k]))
+                k += 1
+                if not (s_p[g] > 0.0 and s_p[g] < 1.0):
+                    valid = False
+                else:
+                    lpr += (
+                        log_prior_s(s_p[g], s_a[g], s_b[g])
+                        - log_prior_s(s[g], s_a[g], s_b[g])
+                        + math.log(s_p[g])
+                        + math.log1p(-s_p[g])
+                        - math.log(s[g])
+                        - math.log1p(-s[g])
+                    )
+            else:
+                s_p[g] = s[g]
+        for j in range(J):
+            tau_p[j] = tau[j]
+            if jt_free[j]:
+                tau_p[j] = 1.0 / (1.0 + math.exp(-zp[k]))
+                k += 1
+                if not (tau_p[j] > 0.0 and tau_p[j] < 1.0):
+                    valid = False
+                else:
+                    lpr += tau_a[j] * (math.log(tau_p[j]) - math.log(tau[j])) + tau_b[j] * (
+                        math.log1p(-tau_p[j]) - math.log1p(-tau[j])
+                    )
+        for j in range(J):
+            rho_p[j] = rho[j]
+            if not (jr_free[j] or jt_free[j]):
+                continue  # rho_max (a pass over the bases) only where it can change or bind
+            rmax_p = group_rho_max(tau_p[j], j, grp, P) if valid else 0.0
+            if jr_free[j]:
+                if not (zp[k] > -1.0 and zp[k] < 1.0):
+                    valid = False
+                rho_p[j] = zp[k] * rmax_p
+                k += 1
+            elif jt_free[j] and not abs(rho[j]) < rmax_p:
+                valid = False
+        a1 = False
+        if valid and lpr > -np.inf:
+            a1 = mhaar_update(
+                rng,
+                Theta(eps, s, tau, rho),
+                Theta(eps_p, s_p, tau_p, rho_p),
+                lpr,
+                -1,
+                k_eff(K, s, s_p, s_free),
+                data,
+                groups,
+                cfg,
+                lat,
+            )
+            if a1:
+                eps = eps_p
+                for g in range(G):
+                    s[g] = s_p[g]
+                for j in range(J):
+                    tau[j] = tau_p[j]
+                    rho[j] = rho_p[j]
+        # --- move 2: ridge move along s * eps = const
+        a2 = False
+        if n_free > 0:
+            c = math.exp(math.exp(log_fr) * rng.standard_normal())
+            eps_p = eps * c
+            valid = eps_p > 0.0 and eps_p < 1e300
+            lpr = log_prior_eps(eps_p, eps_kind, eps_p1, eps_p2) - log_prior_eps(
+                eps, eps_kind, eps_p1, eps_p2
+            )
+            for g in range(G):
+                if s_free[g]:
+                    s_p[g] = s[g] / c
+                    if not (s_p[g] > 0.0 and s_p[g] < 1.0):
+                        valid = False
+                    else:
+                        lpr += log_prior_s(s_p[g], s_a[g], s_b[g]) - log_prior_s(
+                            s[g], s_a[g], s_b[g]
+                        )
+                else:
+                    s_p[g] = s[g]
+            if valid and lpr > -np.inf:
+                # translation by (u, -u, ..., -u) in (log eps, log s_free): Jacobian c^(1 - m)
+                a2 = mhaar_update(
+                    rng,
+                    Theta(eps, s, tau, rho),
+                    Theta(eps_p, s_p, tau, rho),
+                    lpr + (1.0 - n_free) * math.log(c),
+                    -1,
+                    k_eff(K, s, s_p, s_free),
+                    data,
+                    groups,
+                    cfg,
+                    lat,
+                )
+                if a2:
+                    eps = eps_p
+                    for g in range(G):
+                        s[g] = s_p[g]
+        # --- move 3: over-dispersion parameters, one group at a time
+        n_acc3 = 0
+        for j in range(J):
+            if not (g_tau_free[j] or g_rho_free[j]):
+                continue
+            for jj in range(J):
+                tau_p[jj] = tau[jj]
+                rho_p[jj] = rho[jj]
+            fn = math.exp(log_fn[j])
+            rmax_c = group_rho_max(tau[j], j, grp, P)
+            lpr = 0.0
+            ok = True
+            if g_tau_free[j]:
+                # random walk on logit(tau); Jacobian tau (1 - tau); Beta prior
+                tau_p[j] = 1.0 / (1.0 + math.exp(-(_logit(tau[j]) + fn * rng.standard_normal())))
+                if not (tau_p[j] > 0.0 and tau_p[j] < 1.0):
+                    ok = False
+                else:
+                    lpr += tau_a[j] * (math.log(tau_p[j]) - math.log(tau[j])) + tau_b[j] * (
+                        math.log1p(-tau_p[j]) - math.log1p(-tau[j])
+                    )
+            rmax_p = group_rho_max(tau_p[j], j, grp, P)
+            if g_rho_free[j]:
+                # rho = r rho_max(tau), r ~ Uniform(-1, 1): random walk on r; in (logit tau, r)
+                # the prior of rho given tau (uniform) and the Jacobian rho_max cancel
+                r_c = rho[j] / rmax_c
+                r_p = r_c + fn * 0.6 * rng.standard_normal()
+                if not (r_p > -1.0 and r_p < 1.0):
+                    ok = False
+                rho_p[j] = r_p * rmax_p
+            elif not abs(rho[j]) < rmax_p:
+                ok = False  # fixed rho inadmissible at the proposed tau
+            if ok:
+                acc3 = mhaar_update(
+                    rng,
+                    Theta(eps, s, tau, rho),
+                    Theta(eps, s, tau_p, rho_p),
+                    lpr,
+                    j,
+                    k_eff(K, s, s, s_free),
+                    data,
+                    groups,
+                    cfg,
+                    lat,
+                )
+            else:
+                acc3 = False
+            if acc3:
+                tau[j] = tau_p[j]
+                rho[j] = rho_p[j]
+                n_acc3 += 1
+            if tuning and adapt:
+                gamma = 1.0 / (it + 1.0) ** 0.6
+                log_fn[j] += gamma * ((1.0 if acc3 else 0.0) - target_accept)
+        if tuning:
+            if adapt:
+                gamma = 1.0 / (it + 1.0) ** 0.6
+                log_fj += gamma * ((1.0 if a1 else 0.0) - target_accept)
+                if n_free > 0:
+                    log_fr += gamma * ((1.0 if a2 else 0.0) - target_accept)
+                if it >= win_lo and it < win_hi:
+                    w_n += 1
+                    _pack(z, Theta(eps, s, tau, rho), s_free, jt_free, jr_free, grp, P)
+                    for d in range(D):
+                        xi[d] = z[d] - m_z[d]
+                        m_z[d] += xi[d] / w_n
+                    for d in range(D):
+                        for e in range(D):
+                            C_z[d, e] += xi[d] * (z[e] - m_z[e])
+                if it == win_hi - 1 and w_n > 10 + 2 * D:
+                    cov = C_z / (w_n - 1)
+                    for d in range(D):
+                        # a coordinate that did not move keeps a usable step
+                        cov[d, d] = max(cov[d, d] * (1.0 + 1e-3), 1e-4)
+                    if np.all(np.isfinite(cov)):
+                        Lc = np.linalg.cholesky(cov)
+                    shape_e = math.sqrt(cov[0, 0])
+                    k = 1
+                    for g in range(G):
+                        if s_free[g]:
+                            shape_s[g] = math.sqrt(cov[k, k])
+                            k += 1
+                    log_fj = math.log(2.38 / math.sqrt(D))
+        else:
+            # acceptance is averaged over the `thin` iterations of each stored draw
+            d = (it - n_tune) // thin
+            acc_out[d, 0] += (1.0 if a1 else 0.0) / thin
+            acc_out[d, 1] += (1.0 if a2 else 0.0) / thin
+            if n_nuis > 0:
+                acc_out[d, 2] += n_acc3 / n_nuis / thin
+            if (it - n_tune) % thin == thin - 1:
+                eps_out[d] = eps
+                for g in range(G):
+                    s_out[d, g] = s[g]
+                for j in range(J):
+                    tau_out[d, j] = tau[j]
+                    rho_out[d, j] = rho[j]
+    scales = np.empty(3 + G + J)
+    scales[0] = math.exp(log_fj)
+    scales[1] = math.exp(log_fr)
+    scales[2] = shape_e
+    for g in range(G):
+        scales[3 + g] = shape_s[g]
+    for j in range(J):
+        scales[3 + G + j] = math.exp(log_fn[j])
+    return eps_out, s_out, tau_out, rho_out, acc_out, scales
