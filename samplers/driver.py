@@ -232,16 +232,21 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
     )
     s_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "s"]
     s_grid = [0.05, 0.3, 0.6, 0.85, 0.95, 0.99] if s_free else [0.5]
-    best, best_z = -np.inf, None
+    points = []
     for e in eps_grid:
         for sv in s_grid:
             zz = z.copy()
             zz[0] = np.log(e)
             for a in s_free:
                 zz[a] = np.log(sv / (1.0 - sv))
-            v = _log_post(grid_model, corr, zz)
-            if v > best:
-                best, best_z = v, zz
+            points.append(zz)
+    # the kernels release the GIL: the grid's points (far-out ones cost most) in parallel
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        values = list(pool.map(lambda zz: _log_post(grid_model, corr, zz), points))
+    best, best_z = -np.inf, None
+    for zz, v in zip(points, values, strict=True):
+        if v > best:
+            best, best_z = v, zz
     if best_z is None or not np.isfinite(best):
         raise ValueError(
             "the posterior is zero at every starting point tried (eps from 0.01 to 60): the "

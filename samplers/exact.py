@@ -176,7 +176,7 @@ SHRINK_FRAC = 0.2
 #: Default of Settings.exact_every (with the table walk) and Settings.exact_every_indep (with
 #: the independence move).
 EXACT_EVERY = 2
-EXACT_EVERY_INDEP = 4
+EXACT_EVERY_INDEP = 10
 #: Points drawn from the table's proposal to decide between the two moves, and the smallest
 #: effective sample size (fraction of PILOT) of their weights for the independence move.
 PILOT = 64

@@ -1,4 +1,4 @@
-"""The likelihood table of the surrogate-transition move (samplers/surrogate.py).
+"""The likelihood table of the exact sampler's table moves (samplers/surrogate.py).
 
 The move is exact whatever the table's error (checked against quadrature in
 test_sampler_exact.py and test_stress_grid.py); these tests check the table itself: the
@@ -70,33 +70,49 @@ def test_interpolation_is_exact_for_cubics_and_bilinear_at_cliffs():
     assert surrogate._interp_2d(T2, 10.5, 10.5, -1e300) == -np.inf
 
 
+def _logit(p):
+    return math.log(p / (1.0 - p))
+
+
+def _log_expit(v):
+    return -math.log1p(math.exp(-v))
+
+
 @pytest.mark.parametrize("s_fixed", [None, 0.95])
 def test_table_matches_the_exact_likelihood_in_its_box(s_fixed):
     model, names = _model(s_fixed)
-    d = len(names)
-    lo = np.array([math.log(1.5), math.log(0.4 / 0.6)][:d])
-    hi = np.array([math.log(6.0), math.log(0.95 / 0.05)][:d])
-    if s_fixed is not None:
+    # a free strength's table spans u = log(s eps) and v = logit s; a fixed one's log eps
+    if s_fixed is None:
+        lo, hi = np.array([0.0, _logit(0.4)]), np.array([0.0, _logit(0.95)])
+        ulo, uhi = np.array([math.log(1.8)]), np.array([math.log(3.2)])
+    else:
         lo, hi = np.array([math.log(2.0)]), np.array([math.log(3.2)])
+        ulo, uhi = np.zeros(1), np.zeros(1)
     G = surrogate.GRID
     V = np.zeros((1, G, G))
     vmax = np.zeros(1)
-    assert surrogate.build(model, lo, hi, V, vmax, np.zeros(1, dtype=np.int64))
+    stop = np.zeros(1, dtype=np.int64)
+    assert surrogate.build(model, lo, hi, ulo, uhi, V, vmax, stop) == surrogate.BUILT
     rng = np.random.default_rng(1)
     worst = 0.0
     for _ in range(40):
-        z = rng.uniform(lo, hi)
-        s = s_fixed if s_fixed is not None else 1.0 / (1.0 + math.exp(-z[1]))
+        if s_fixed is None:
+            u, v = rng.uniform(ulo[0], uhi[0]), rng.uniform(lo[1], hi[1])
+            z = np.array([u - _log_expit(v), v])
+            s = 1.0 / (1.0 + math.exp(-v))
+        else:
+            z = rng.uniform(lo, hi)
+            s = s_fixed
         ref = _exact(model, math.exp(z[0]), s)
-        got = surrogate.log_density(z, model, lo, hi, V, vmax)
+        got = surrogate.log_density(z, model, lo, hi, ulo, uhi, V, vmax)
         if ref > vmax[0] - 20.0:  # where the posterior lives
             worst = max(worst, abs(got - ref))
     # the move's acceptance rate is ~exp(-2 x error); 0.05 keeps it above ~90%
     print("worst table error", worst)
     assert worst < 0.05, worst
     # outside the box the table says nothing
-    out = hi + 0.1
-    assert surrogate.log_density(out, model, lo, hi, V, vmax) == -np.inf
+    out = np.array([math.log(40.0), hi[-1] + 0.1])[: len(names)]
+    assert surrogate.log_density(out, model, lo, hi, ulo, uhi, V, vmax) == -np.inf
 
 
 def test_empty_box_builds_nothing():
@@ -104,7 +120,10 @@ def test_empty_box_builds_nothing():
     G = surrogate.GRID
     V = np.zeros((1, G, G))
     lo = np.array([1.0, 0.0])
-    assert not surrogate.build(model, lo, lo.copy(), V, np.zeros(1), np.zeros(1, dtype=np.int64))
+    u = np.array([0.5])
+    stop = np.zeros(1, dtype=np.int64)
+    assert not surrogate.build(model, lo, lo.copy(), u, u + 1.0, V, np.zeros(1), stop)
+    assert not surrogate.build(model, lo, lo + 1.0, u, u.copy(), V, np.zeros(1), stop)
 
 
 def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
@@ -113,9 +132,11 @@ def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
     model, names = _model(None)
     G = surrogate.GRID
     lo, hi = np.array([0.8, -1.0]), np.array([1.6, 3.0])
+    ulo, uhi = np.array([0.5]), np.array([1.2])
     V = np.zeros((1, G, G))
     vmax = np.zeros(1)
-    assert surrogate.build(model, lo, hi, V, vmax, np.ones(1, dtype=np.int64)) == surrogate.STOPPED
+    stopped = surrogate.build(model, lo, hi, ulo, uhi, V, vmax, np.ones(1, dtype=np.int64))
+    assert stopped == surrogate.STOPPED
     # the chain-level build: stopped -> not built (sg_on 0), then built in full
     st = exact.new_state(model, None, np.array([1.0, 0.5]))
     rng = np.random.default_rng(0)
@@ -126,9 +147,15 @@ def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
         st.win_sq[:] += z * z
         st.win_min[:] = np.minimum(st.win_min, z)
         st.win_max[:] = np.maximum(st.win_max, z)
+        u = z[0] + _log_expit(z[1])
+        st.win_usum[:] += u
+        st.win_usq[:] += u * u
+        st.win_umin[:] = np.minimum(st.win_umin, u)
+        st.win_umax[:] = np.maximum(st.win_umax, u)
     assert not exact.build_table(st, model, np.ones(1, dtype=np.int64))
     assert st.sg_on[0] == 0
-    assert exact.build_table(st, model, np.zeros(1, dtype=np.int64)) and st.sg_on[0] == 1
+    assert exact.build_table(st, model, np.zeros(1, dtype=np.int64))
+    assert st.sg_on[0] == exact.TABLE_WALK
     first = st.sg_V.copy()
     assert exact.build_table(st, model, np.zeros(1, dtype=np.int64))
     np.testing.assert_array_equal(st.sg_V, first)
