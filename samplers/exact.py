@@ -801,8 +801,9 @@ def advance(
                 lqy = table_proposal.log_density(
                     zp, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_L0, state.iq_LS
                 )
-                lpp = log_posterior(zp, M, C, llb_p, llc_p)
-                la = (lpp - state.lp[0]) - (lqy - lqz)
+                if lqy > -math.inf:  # always, for a draw of q; a guard against rounding
+                    lpp = log_posterior(zp, M, C, llb_p, llc_p)
+                    la = (lpp - state.lp[0]) - (lqy - lqz)
             ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
             a_table = 1.0 if ok else 0.0
         if not warm and mode == TABLE_WALK:

@@ -13,9 +13,11 @@ strengths s_k are independent under the tabulated posterior, so q draws z0 = log
 ``U_CELLS`` cells of its conditional given that eps cell; v_k = logit s_k follows from u_k and
 z0. The data pin s eps down much more tightly than either factor (the likelihood is nearly flat
 along the ridge s eps = const), so u_k given eps is narrow where v_k given eps would be a thin
-curve across a wide box. The cells of u_k given eps cell i end at the cell's lower edge in z0
-(so that s_k < 1 for every point of the cell). The density in z (z0, v_k) carries the Jacobian
-|du_k / dv_k| = 1 - s_k.
+curve across a wide box. Given eps, u_k runs over [ulo_k, min(uhi_k, z0)] (s_k < 1), cut into
+``U_CELLS`` equal cells whose probabilities are those at the centre of z0's cell; the cells
+stretch with z0, so s_k reaches up to 1 at every eps. The density in z (z0, v_k) carries the
+Jacobian |du_k / dv_k| = 1 - s_k. Every z0 of the range lies above every ulo_k
+(:func:`z_range`), so each u range is non-empty.
 
 Cells where the table is -inf (outside its box, or a cliff) get probability zero: the move never
 proposes there and never leaves a point whose q is zero (the exact random walk of
@@ -104,10 +106,9 @@ def z_range(M, lo, hi, ulo, uhi):
 
 
 @njit(**_JIT)
-def _u_top(k, i, zr, ulo, uhi):
-    """Upper end of the u cells of strength k given eps cell i (its lower edge in z0)."""
-    e_i = zr[0] + i * (zr[1] - zr[0]) / Z_CELLS
-    return min(uhi[k], e_i)
+def _u_top(k, z0, uhi):
+    """Upper end of the u cells of strength k at log eps z0 (u < z0: s < 1)."""
+    return min(uhi[k], z0)
 
 
 @njit(**_JIT)
@@ -134,7 +135,7 @@ def build(M, lo, hi, ulo, uhi, V, vmax, zr, L0, C0, LS, CS):
                 if w > -math.inf:
                     w += surrogate.value_k(k, z0, 0.0, M, lo, hi, ulo, uhi, V, vmax)
                 continue
-            top = _u_top(k, i, zr, ulo, uhi)
+            top = _u_top(k, z0, uhi)
             if not (w > -math.inf and top > ulo[k]):
                 LS[k, i, :] = -math.inf
                 CS[k, i, :] = 0.0
@@ -180,7 +181,7 @@ def draw(rng, M, ulo, uhi, zr, C0, CS, out):
         a = M.s_z[k]
         if a >= 0:
             j = _pick(CS[k, i], rng.random() * CS[k, i, U_CELLS - 1])
-            top = _u_top(k, i, zr, ulo, uhi)
+            top = _u_top(k, z0, uhi)
             u = ulo[k] + (j + rng.random()) * (top - ulo[k]) / U_CELLS
             ls = min(u - z0, -1e-300)
             out[a] = ls - math.log1p(-math.exp(ls))
@@ -198,7 +199,7 @@ def log_density(z, M, ulo, uhi, zr, L0, LS):
     for k in range(M.s_z.shape[0]):
         a = M.s_z[k]
         if a >= 0:
-            top = _u_top(k, i, zr, ulo, uhi)
+            top = _u_top(k, z[0], uhi)
             lse = _log_expit(z[a])
             y = (z[0] + lse - ulo[k]) / (top - ulo[k]) * U_CELLS
             if not (y >= 0.0 and y < U_CELLS):

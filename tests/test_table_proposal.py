@@ -14,34 +14,14 @@ import math
 import numpy as np
 import pytest
 
-from samplers import exact, surrogate, table_proposal
-from samplers.driver import build_model
+# the strong-attack subset (5 bases) the table's own tests use
+from test_surrogate import _model as surrogate_model
 
-FP = [40, 50, 60, 100, 100]
-FN = [250, 200, 150, 100, 120]
+from samplers import exact, surrogate, table_proposal
 
 
 def _model(s_fixed):
-    n = len(FP)
-    model, corr, names, _ = build_model(
-        np.array(FP),
-        np.full(n, 1000),
-        np.array(FN),
-        np.full(n, 1000),
-        np.zeros(n, dtype=np.int64),
-        g_lik=np.zeros(1, dtype=np.int64),
-        g_sidx=np.zeros(1, dtype=np.int64),
-        g_tau=np.zeros(1),
-        g_rho=np.zeros(1),
-        g_tau_free=np.zeros(1, dtype=bool),
-        g_rho_free=np.zeros(1, dtype=bool),
-        s_fixed=np.array([np.nan if s_fixed is None else s_fixed]),
-        delta=1e-5,
-        eps_prior=(0, 10.0, 0.0),
-        s_prior=(1.0, 1.0),
-        tau_prior=(1.0, 1.0),
-    )
-    return model
+    return surrogate_model(s_fixed)[0]
 
 
 def _proposal(s_fixed):
