@@ -17,7 +17,7 @@ turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``
 ``--score-method``).
 
 By default ``estimate`` samples until every variable has r_hat <= 1.01 and bulk and tail
-ESS >= 2000, extending the run in rounds within a time budget (``--max-time``, default 600 s);
+ESS >= 4000, extending the run in rounds within a time budget (``--max-time``, default 600 s);
 a progress bar (tqdm) shows on stderr. Ctrl-C stops within about a second, with exit status
 130 and no files written; files are written under temporary names and renamed when complete.
 
@@ -65,7 +65,7 @@ EXIT_STATUSES = {
     "results were not written",
     2: "usage error: unknown, missing or malformed command-line options",
     3: "not converged: the time budget (--max-time) ran out before every variable reached "
-    "r_hat <= 1.01 and bulk and tail ESS >= 2000 (or before the --draws asked for); the "
+    "r_hat <= 1.01 and bulk and tail ESS >= 4000 (or before the --draws asked for); the "
     "results were written but are not reliable (nothing is written when not even the warm-up "
     "finished)",
     130: "interrupted (Ctrl-C); no result files were written",
@@ -408,7 +408,7 @@ def _parser() -> argparse.ArgumentParser:
         "--draws",
         type=int,
         default=None,
-        help="draws per chain (default: run until r_hat <= 1.01 and bulk and tail ESS >= 2000 "
+        help="draws per chain (default: run until r_hat <= 1.01 and bulk and tail ESS >= 4000 "
         "for every variable, extending the run in rounds)",
     )
     e.add_argument(
@@ -635,7 +635,7 @@ def _estimate(args, out, log) -> dict:
     tune = 1000 if args.tune is None else args.tune
     if args.draws is None:
         budget = 600.0 if args.max_time is None else args.max_time
-        length = f"until r_hat <= 1.01 and bulk and tail ESS >= 2000 (at most {budget:g} s)"
+        length = f"until r_hat <= 1.01 and bulk and tail ESS >= 4000 (at most {budget:g} s)"
     else:
         length = f"{args.draws} draws" + (
             f" (at most {args.max_time:g} s)" if args.max_time is not None else ""

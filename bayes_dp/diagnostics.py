@@ -86,7 +86,7 @@ def stopping_rule() -> str:
     Examples
     --------
     >>> stopping_rule()
-    'every variable reached r_hat <= 1.01 and bulk and tail ESS >= 2000'
+    'every variable reached r_hat <= 1.01 and bulk and tail ESS >= 4000'
     """
     from .estimate import AUTO_ESS_MIN, AUTO_RHAT_MAX
 

@@ -96,7 +96,7 @@ class Posterior:
         """Whether the run converged, as far as the sampler judged it.
 
         True: an automatic-length run (``draws=None``) met its criteria, r_hat <= 1.01 and
-        bulk and tail ESS >= 2000 for every variable. False: a run stopped by its time budget
+        bulk and tail ESS >= 4000 for every variable. False: a run stopped by its time budget
         (``max_time``) or size limit first; its result is not reliable. None: a run of fixed
         length that finished (see :meth:`check` and :meth:`diagnostics`), or a file from
         before this was recorded.

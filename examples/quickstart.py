@@ -28,7 +28,7 @@ def main() -> None:
     counts = bdp.AttackCounts(fp=STRONG_FP, n_neg=1000, fn=STRONG_FN, n_pos=1000)
     prior = bdp.Prior(eps=bdp.HalfNormal(scale=10.0), s=bdp.Beta(1.0, 1.0))
     t0 = time.perf_counter()
-    # draws=None (default): run until r_hat <= 1.01 and ESS >= 2,000 for eps and s. The rounds
+    # draws=None (default): run until r_hat <= 1.01 and ESS >= 4,000 for eps and s. The rounds
     # of the run end on those criteria alone; the time budget only matters if it runs out
     # (then the draws so far depend on the machine's speed), so it is generous here.
     post = bdp.estimate_epsilon(counts, delta=1e-5, prior=prior, chains=4, max_time=1800, seed=0)
