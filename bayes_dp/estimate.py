@@ -241,12 +241,11 @@ def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
 AUTO_FIRST_DRAWS = 1000
 AUTO_MAX_DRAWS = 200_000
 AUTO_RHAT_MAX = 1.01
-#: ESS target of the automatic run length, bulk and tail.  The issue's bar is ESS_bulk >= 400,
-#: but at 400 the 5% and 95% quantiles still move by ~1.1 probability points (sd) from run to
-#: run; 2,000 brings that to ~0.5 points, but over the 21 rows x 6 quantiles of the stress grid
-#: the worst error is then ~3 sd, and a row missed "within 1.5 points of the exact posterior" at
-#: seed 0 (1.61; 0.16 with 4 x 25,000 draws: noise, not bias); 4,000 brings it to ~0.35
-#: (docs/model.md, stress grid; at 1,000, one case in ten missed).
+#: ESS target of the automatic run length, bulk and tail.  The issue's bar is ESS_bulk >= 400
+#: and quantiles within 1.5 probability points of the exact posterior, but the Monte Carlo sd of
+#: F(estimated q-quantile) is sqrt(q (1 - q) / ESS): at 400, 1.1 points at 5%/95% and 2.5 at the
+#: median.  At 2,000 a stress row missed at seed 0 (1.61; 0.16 with 4 x 25,000 draws: noise, not
+#: bias); 4,000 gives 0.35 points at 5%/95% and 0.8 at the median (docs/model.md).
 AUTO_ESS_MIN = 4000
 AUTO_MAX_TIME = 600.0
 

@@ -392,7 +392,9 @@ class ExactRun:
         iterations the chains did since the last call (never from the workers: a progress bar
         whose lock a worker waits on while Ctrl-C interrupts the caller would deadlock).
         Ctrl-C (KeyboardInterrupt in the calling thread) stops the workers after their current
-        chunk and re-raises; the chains keep the draws completed so far.
+        chunk and re-raises; the chains keep the draws completed so far. Once ``deadline`` has
+        passed, a chain building its table stops within a row of nodes (the table is rebuilt,
+        identically, by a later call).
         """
         self._stop.clear()
         self._stop_flag[0] = 0
@@ -402,6 +404,10 @@ class ExactRun:
             try:
                 while True:
                     done, pending = wait(futs, timeout=0.1)
+                    if time.perf_counter() > deadline:
+                        # a table being built stops within a row of nodes (it is rebuilt
+                        # identically by a later round), so the deadline holds during it too
+                        self._stop_flag[0] = 1
                     now = sum(c.iters_done for c in self.chains)
                     if progress is not None and now > reported:
                         progress(now - reported)

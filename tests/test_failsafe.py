@@ -179,8 +179,9 @@ def test_not_converged_is_recorded_and_warned(monkeypatch):
 def test_time_budget_stops_a_long_run():
     import time
 
-    # the budget counts the set-up too (compilation, starting points): measure it first
-    first = bdp.estimate_epsilon(COUNTS, progress=False, **{**TINY, "draws": 10, "tune": 10})
+    # the budget counts the set-up too (compilation, starting points, the warm-up and the
+    # likelihood table built after it, which the deadline also interrupts): measure it first
+    first = bdp.estimate_epsilon(COUNTS, progress=False, **{**TINY, "draws": 10, "tune": 100})
     budget = round(first.settings["seconds"] + 3.0, 1)
     t0 = time.perf_counter()
     with pytest.warns(bdp.ConvergenceWarning) as rec:
