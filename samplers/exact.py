@@ -18,13 +18,16 @@ Each iteration makes up to three Metropolis moves:
    carries the Jacobian prod (1 - s_k) / (1 - s_k') of logit against log s), with its own tuned
    scale. With s free the likelihood is nearly flat along that ridge and the joint walk alone
    crawls along it;
-3. after the warm-up, with binomial bases only, a surrogate transition: ``n_inner`` walk steps
-   and ``n_inner - 1`` ridge steps on the likelihood table of :mod:`samplers.surrogate` (built
-   at the end of the warm-up), then one exact evaluation that corrects for the table's error.
-   Moves 1 and 2 then run every ``exact_every``-th iteration only (a fixed schedule).
+3. after the warm-up, with binomial bases only, a move on the likelihood table of
+   :mod:`samplers.surrogate` (built at the end of the warm-up): the independence move, which
+   draws from the tabulated posterior (:mod:`samplers.table_proposal`) when a pilot shows that
+   it fits, else the table walk (``n_inner`` walk steps and ``n_inner - 1`` ridge steps on the
+   table); either way one exact evaluation corrects for the table's error. Moves 1 and 2 then
+   run every ``exact_every_indep``-th or ``exact_every``-th iteration (a fixed schedule).
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
-whose transition repeats with period ``exact_every`` and whose target is the exact posterior.
+whose transition repeats with the period of its schedule and whose target is the exact
+posterior.
 The kernel advances a chain by a given number of iterations from a
 :class:`ChainState` (modified in place), so a driver can run in chunks; draws depend only on the
 seed and the number of iterations, not on how they are chunked.
@@ -720,11 +723,13 @@ def advance(
     row.
 
     After the warm-up, when the table of :mod:`samplers.surrogate` could be built (binomial
-    bases only, ``cfg.n_inner > 0``), the second move of each iteration is a surrogate
-    transition instead of the exact ridge move: ``n_inner`` walk and ridge steps on the table,
-    then one exact evaluation at their end point y, accepted with probability
-    min(1, pi(y) pi_table(z) / (pi(z) pi_table(y))). That move leaves the exact posterior
-    invariant (Liu 2001, Sec. 9.4.3); the table only decides how often it is accepted.
+    bases only, ``cfg.n_inner > 0``), each iteration makes a table move (the exact walk and
+    ridge only on their schedule): with ``cfg.indep`` and a proposal that passes the pilot of
+    :func:`_choose_proposal`, y ~ q accepted with probability min(1, pi(y) q(z) / (pi(z) q(y)));
+    else ``n_inner`` walk and ridge steps on the table, then one exact evaluation at their end
+    point y, accepted with probability min(1, pi(y) pi_table(z) / (pi(z) pi_table(y))) (Liu
+    2001, Sec. 9.4.3). Both leave the exact posterior invariant; the table only decides how
+    often they are accepted.
     """
     d = state.z.shape[0]
     zp = np.empty(d)
