@@ -51,6 +51,7 @@ from .band_quadrature import log_band_integral
 from .binomial_block import fill_log_lik
 from .densities import N0, N1, rho_max
 from .region import log_area
+from .walk import gaussian_step as _walk
 
 __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
 
@@ -346,19 +347,6 @@ def _metropolis(state, rng, la, zp, lpp, llb_p, llc_p):
         state.ll_b[:] = llb_p
         state.ll_c[:] = llc_p
     return ok
-
-
-@njit(**_JIT)
-def _walk(z, chol, sc, rng, xi, zp):
-    """Set zp = z + sc * chol @ xi, xi standard normal (the joint random walk's proposal)."""
-    d = z.shape[0]
-    for a in range(d):
-        xi[a] = rng.standard_normal()
-    for a in range(d):
-        acc = 0.0
-        for b in range(a + 1):
-            acc += chol[a, b] * xi[b]
-        zp[a] = z[a] + sc * acc
 
 
 @njit(**_JIT)

@@ -19,6 +19,7 @@ from .band_geometry import log_area
 from .band_quadrature import log_band_integral
 from .densities import N0, N1, log_prior_eps, log_prior_s, rho_max
 from .mhaar_moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
+from .walk import gaussian_step
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -196,13 +197,7 @@ def run_chain(rng, data, groups, priors, start, cfg):
         # covariance estimated in warm-up
         _pack(z, Theta(eps, s, tau, rho), s_free, jt_free, jr_free, grp, P)
         fj = math.exp(log_fj)
-        for d in range(D):
-            xi[d] = rng.standard_normal()
-        for d in range(D):
-            acc_z = 0.0
-            for e in range(d + 1):
-                acc_z += Lc[d, e] * xi[e]
-            zp[d] = z[d] + fj * acc_z
+        gaussian_step(z, Lc, fj, rng, xi, zp)
         eps_p = math.exp(zp[0])
         valid = eps_p > 0.0 and eps_p < 1e300
         lpr = (
