@@ -21,8 +21,9 @@ Because psi has slope 1 or e^-t <= 1, the inner factor never varies faster in u 
 density does in its own variable, so a composite Gauss-Legendre rule in u converges fast once
 the u-axis is cut at
 
-- the window of p_X (its 10^-20 and 1 - 10^-20 quantiles; mass outside is dropped: the error is
-  at most 2e-20 in M, i.e. negligible in log M wherever M is not itself astronomically small),
+- the window of p_X (its 10^-20 and 1 - 10^-20 quantiles; mass outside is dropped: with the
+  inner density's window below, the error is at most TAIL_DROPPED = 4e-20 in M, i.e.
+  negligible in log M wherever M is not itself astronomically small),
 - the kinks of psi_1 and psi_2, and the abscissae where each psi enters and leaves the window
   of the inner density (outside it F_Y is 0 or 1 to 1e-20 and pieces where both edges are below
   or both above are skipped),
@@ -59,6 +60,7 @@ __all__ = [
     "binomial_bases",
     "log_lik",
     "log_band_mass",
+    "log_tail_bound",
     "WINDOW_TAIL",
     "NODE_DENSITY",
 ]
@@ -71,6 +73,10 @@ WINDOW_TAIL = 1e-20
 #: the band then lies in the densities' tails, where the fast window would cut off the mass.
 WINDOW_TAIL_WIDE = 1e-300
 TAIL_PASS_BELOW = 1e-12
+#: The most the fast windows leave out of a band mass: WINDOW_TAIL in each tail of each of the
+#: two densities (a product density's mass outside window0 x window1 is at most the sum of the
+#: two densities' mass outside their windows).
+TAIL_DROPPED = 4.0 * WINDOW_TAIL
 #: Gauss-Legendre nodes per local scale of the integrand (plus NODES_MIN per piece).
 NODE_DENSITY = 1.6
 NODES_MIN = 4
@@ -522,12 +528,25 @@ def _log_band_mass_window(T, i, wide, bd, rate):
 
 
 @njit(**_JIT)
-def log_band_mass(T, i, eps, s, delta):
-    """Return log of the band mass M (or of dM / d(1 - s) at s = 1) of base i of T.
+def log_tail_bound(lm_fast):
+    """Return an upper bound on log M given the fast pass's log mass ``lm_fast``.
 
+    The fast windows miss at most TAIL_DROPPED. Tables of the likelihood use it where the fast
+    mass is below TAIL_PASS_BELOW, instead of the wide pass, for points far below the mode.
+    """
+    return math.log(math.exp(lm_fast) + TAIL_DROPPED)
+
+
+@njit(**_JIT)
+def log_band_mass(T, i, eps, s, delta, bound_tails):
+    """Return log of the band mass M (or of dM / d(1 - s) at s = 1) of base i of T, and a flag.
+
+    The flag says that the value is only the upper bound :func:`log_tail_bound`.
     The fast pass integrates over the fast windows; when the band is so far from the data that
-    the mass found there is below TAIL_PASS_BELOW (the dropped 2e-20 would matter), the wide
-    pass integrates again over windows that drop only 1e-300 of each density.
+    the mass found there is below TAIL_PASS_BELOW (the dropped 4e-20 would matter), the wide
+    pass integrates again over windows that drop only 1e-300 of each density -- or, with
+    ``bound_tails`` (for tables, never for the posterior) and s < 1, the upper bound is
+    returned instead (flagged True).
     """
     bd = make_band(eps, s, delta)
     rate = not bd.r > 0.0
@@ -535,18 +554,19 @@ def log_band_mass(T, i, eps, s, delta):
     thr = math.log(TAIL_PASS_BELOW)
     if rate:
         thr -= math.log(max(bd.eps, 1e-300))
-    lm = -math.inf
-    for wide in range(2):
-        lm = _log_band_mass_window(T, i, wide == 1, bd, rate)
-        if lm >= thr:
-            break
-    return lm
+    lm = _log_band_mass_window(T, i, False, bd, rate)
+    if lm >= thr:
+        return lm, False
+    if bound_tails and not rate:
+        return log_tail_bound(lm), True
+    return _log_band_mass_window(T, i, True, bd, rate), False
 
 
 @njit(**_JIT)
 def log_lik(B, i, eps, s, delta):
     """Return log P(X_i, Y_i | eps, s) of base i of ``B`` (a :class:`BinomialBases`)."""
-    lm = log_band_mass(B, i, eps, s, delta)
+    # bound_tails False as a run-time value (a literal would compile log_band_mass again)
+    lm, _ = log_band_mass(B, i, eps, s, delta, i < 0)
     if lm == -math.inf:
         return -math.inf
     r = 1.0 - s

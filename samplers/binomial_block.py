@@ -44,7 +44,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .binomial import TAIL_PASS_BELOW, gauss_legendre_table, log_band_mass
+from .binomial import TAIL_PASS_BELOW, gauss_legendre_table, log_band_mass, log_tail_bound
 from .region import log_area_rate, make_band, psi
 
 __all__ = ["Blocks", "make_blocks", "fill_log_lik", "block_cost", "BLOCK_N_MAX"]
@@ -303,10 +303,9 @@ def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
 
 @njit(**_JIT)
 def _block_log_mass(Q, b, bd, out):
-    """Set out[j] = log band mass of base idx[start[b] + j] of block b.
+    """Set out[j] = log band mass of base idx[start[b] + j] of block b, over the fast windows.
 
-    A mass below TAIL_PASS_BELOW is set to nan: the per-base routine redoes it with its wider
-    windows.
+    Below log TAIL_PASS_BELOW the caller redoes it, or bounds it (see :func:`fill_log_lik`).
     """
     n0 = Q.n0[b]
     n1 = Q.n1[b]
@@ -327,19 +326,22 @@ def _block_log_mass(Q, b, bd, out):
     _half(bd, n0, n1, c[2], c[3], W[2], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
     _half(bd, n1, n0, c[3], c[2], W[3], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
     for jj in range(size):
-        if acc[jj] >= TAIL_PASS_BELOW:
-            out[jj] = math.log(acc[jj])
-        else:
-            out[jj] = math.nan
+        out[jj] = math.log(acc[jj]) if acc[jj] > 0.0 else -math.inf
 
 
 @njit(**_JIT)
-def fill_log_lik(B, Q, eps, s, delta, k_only, ll):
+def fill_log_lik(B, Q, eps, s, delta, k_only, ll, bound_tails):
     """Set ll[i] = log P(x_i, y_i | eps, s[base_k[i]]) for every distinct base i of B.
 
     Only the bases of strength variable ``k_only`` when it is >= 0 (the others are left
-    alone). Returns False as soon as some base has likelihood zero (its ll is -inf).
+    alone). Returns 0 as soon as some base has likelihood zero (its ll is -inf), else 1, or 2
+    when some ll is only an upper bound: with ``bound_tails`` (likelihood tables, see
+    :func:`samplers.surrogate.build`), a base whose band lies in its tails (fast-window mass
+    below TAIL_PASS_BELOW, s < 1) gets :func:`samplers.binomial.log_tail_bound` instead of the
+    wide pass, which costs ~3 ms a base there.
     """
+    thr = math.log(TAIL_PASS_BELOW)
+    status = 1
     r_s = np.empty(s.shape[0])
     for k in range(s.shape[0]):
         r = 1.0 - s[k]
@@ -357,18 +359,25 @@ def fill_log_lik(B, Q, eps, s, delta, k_only, ll):
         for jj in range(Q.size[b]):
             i = Q.idx[Q.start[b] + jj]
             lm = out[jj]
-            if not lm == lm:
-                lm = log_band_mass(B, i, eps, s[k], delta)
+            if lm < thr and bound_tails:
+                lm = log_tail_bound(lm)
+                status = 2
+            elif not lm >= thr:  # in the tails (or s = 1): the per-base routine
+                lm, bounded = log_band_mass(B, i, eps, s[k], delta, bound_tails)
+                if bounded:
+                    status = 2
             ll[i] = lm - r_s[k] + B.lconst[i]
             if lm == -math.inf:
-                return False
+                return 0
     for jj in range(Q.rest.shape[0]):
         i = Q.rest[jj]
         k = Q.base_k[i]
         if k_only >= 0 and k != k_only:
             continue
-        lm = log_band_mass(B, i, eps, s[k], delta)
+        lm, bounded = log_band_mass(B, i, eps, s[k], delta, bound_tails)
+        if bounded:
+            status = 2
         ll[i] = lm - r_s[k] + B.lconst[i]
         if lm == -math.inf:
-            return False
-    return True
+            return 0
+    return status

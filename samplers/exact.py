@@ -307,9 +307,10 @@ def log_posterior(z, M, C, ll_b, ll_c):
     if lp == -math.inf:
         return -math.inf
     eps = math.exp(z[0])
-    # k_only = -1 (every base) as a run-time integer: a literal -1 would compile the
-    # likelihood a second time next to the table's call with a variable k
-    if not fill_log_lik(M.B, M.Q, eps, s, M.delta, M.s_z.shape[0] * 0 - 1, ll_b):
+    # k_only = -1 (every base) and bound_tails = False as run-time values: literals would
+    # compile the likelihood a second time next to the table's call
+    nk = M.s_z.shape[0]
+    if not fill_log_lik(M.B, M.Q, eps, s, M.delta, nk * 0 - 1, ll_b, nk < 0):
         return -math.inf
     total = 0.0
     for i in range(M.b_grp.shape[0]):

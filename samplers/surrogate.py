@@ -15,6 +15,14 @@ exact evaluation and an acceptance ratio that corrects for the table's error. Th
 therefore targets the exact posterior whatever the table's error; the error only lowers the
 acceptance rate, which the sampler reports.
 
+Far below the mode the table holds upper bounds, not values: a base whose band lies in its tails
+(mass over the fast windows below ``TAIL_PASS_BELOW``) would need the likelihood's wide pass,
+~3 ms a base, and such nodes were most of a table's cost. :func:`build` first stores the bound
+:func:`samplers.binomial.log_tail_bound` there, then recomputes exactly every node whose bound is
+within ``REFINE_GAP`` of the table's largest exact value (repeating while that value rises). A
+node left with a bound is certainly more than ``REFINE_GAP`` below the maximum, and the bound
+only makes the table's far tails heavier, which a proposal may be.
+
 Where the table is not trustworthy it says so: outside the box it gives -inf (the move then
 never leaves the box, and the exact joint random walk of every iteration covers the rest), and
 a cell whose 4 x 4 stencil touches a node that is -inf or more than ``DROP`` below the table's
@@ -32,7 +40,7 @@ from ._special import expit as _expit
 from ._special import log_expit as _log_expit
 from .binomial_block import fill_log_lik
 
-__all__ = ["GRID", "BOX_SD", "DROP", "build", "log_density", "value_k"]
+__all__ = ["GRID", "BOX_SD", "DROP", "REFINE_GAP", "build", "log_density", "value_k"]
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -44,6 +52,10 @@ BOX_SD = 6.0
 DROP = 700.0
 #: Table nodes with log eps outside [Z0_MIN, Z0_MAX] get -inf (eps from 2e-9 to 8,100).
 Z0_MIN, Z0_MAX = -20.0, 9.0
+#: Nodes whose upper bound is within this of the table's largest exact value are recomputed
+#: exactly (more than the box rules of :mod:`samplers.exact` look at: EDGE_GAP and SHRINK_GAP
+#: see exact values or nodes certainly below them).
+REFINE_GAP = 40.0
 #: Results of :func:`build`.
 BUILT, FAILED, STOPPED = 1, 0, -1
 
@@ -70,39 +82,63 @@ def build(M, lo, hi, ulo, uhi, V, vmax, stop):
         elif not (hi[0] > lo[0]):
             return FAILED
     V[:, :, :] = -math.inf
+    bounded = np.zeros(V.shape, dtype=np.bool_)
     ll = np.empty(M.b_grp.shape[0])
     s_all = M.s_fixed.copy()
+    # bound_tails as a run-time value (a literal would compile fill_log_lik again)
+    yes = stop.shape[0] > 0
     for k in range(M.s_z.shape[0]):
-        a = M.s_z[k]
-        n_j = G if a >= 0 else 1
+        n_j = G if M.s_z[k] >= 0 else 1
         for i in range(G):
             if stop[0] != 0:
                 return STOPPED
             for j in range(n_j):
-                if a >= 0:
-                    v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
-                    s_all[k] = _expit(v)
-                    z0 = ulo[k] + i * (uhi[k] - ulo[k]) / (G - 1) - _log_expit(v)
-                else:
-                    z0 = lo[0] + i * (hi[0] - lo[0]) / (G - 1)
-                if not (z0 >= Z0_MIN and z0 <= Z0_MAX):
-                    continue
-                if fill_log_lik(M.B, M.Q, math.exp(z0), s_all, M.delta, k, ll):
-                    tot = 0.0
-                    for b in range(M.b_grp.shape[0]):
-                        if M.g_sidx[M.b_grp[b]] == k:
-                            tot += M.b_mult[b] * ll[b]
-                    V[k, i, j] = tot
-    for k in range(M.s_z.shape[0]):
-        n_j = G if M.s_z[k] >= 0 else 1
-        vmax[k] = -math.inf
-        for i in range(G):
-            for j in range(n_j):
-                if V[k, i, j] > vmax[k]:
-                    vmax[k] = V[k, i, j]
+                _node(M, lo, hi, ulo, uhi, V, bounded, k, i, j, s_all, ll, yes)
+        # recompute exactly the bounds that might be within REFINE_GAP of the largest value
+        while True:
+            vmax[k] = -math.inf
+            for i in range(G):
+                for j in range(n_j):
+                    if not bounded[k, i, j] and V[k, i, j] > vmax[k]:
+                        vmax[k] = V[k, i, j]
+            n_refined = 0
+            for i in range(G):
+                if stop[0] != 0:
+                    return STOPPED
+                for j in range(n_j):
+                    if bounded[k, i, j] and V[k, i, j] >= vmax[k] - REFINE_GAP:
+                        _node(M, lo, hi, ulo, uhi, V, bounded, k, i, j, s_all, ll, not yes)
+                        n_refined += 1
+            if n_refined == 0:
+                break
         if vmax[k] == -math.inf:
             return FAILED
     return BUILT
+
+
+@njit(**_JIT)
+def _node(M, lo, hi, ulo, uhi, V, bounded, k, i, j, s_all, ll, bound_tails):
+    """Set V[k, i, j] (see :func:`build`) and whether it is only an upper bound."""
+    G = V.shape[1]
+    a = M.s_z[k]
+    if a >= 0:
+        v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
+        s_all[k] = _expit(v)
+        z0 = ulo[k] + i * (uhi[k] - ulo[k]) / (G - 1) - _log_expit(v)
+    else:
+        z0 = lo[0] + i * (hi[0] - lo[0]) / (G - 1)
+    V[k, i, j] = -math.inf
+    bounded[k, i, j] = False
+    if not (z0 >= Z0_MIN and z0 <= Z0_MAX):
+        return
+    status = fill_log_lik(M.B, M.Q, math.exp(z0), s_all, M.delta, k, ll, bound_tails)
+    if status != 0:
+        tot = 0.0
+        for b in range(M.b_grp.shape[0]):
+            if M.g_sidx[M.b_grp[b]] == k:
+                tot += M.b_mult[b] * ll[b]
+        V[k, i, j] = tot
+        bounded[k, i, j] = status == 2
 
 
 @njit(**_JIT)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from samplers import binomial_block as bb
-from samplers.binomial import binomial_bases, log_lik
+from samplers.binomial import TAIL_PASS_BELOW, binomial_bases, log_lik
+from samplers.region import log_area_rate
 
 from exact_posterior import log_marginal_likelihood
 
@@ -47,7 +48,7 @@ def test_block_matches_per_base_routine(n0, n1):
         for s in (0.1, 0.5, 0.9, 0.99, 0.9999, 1.0):
             for delta in (0.0, 1e-5, 0.1):
                 got = np.full(x.size, np.nan)
-                ok = bb.fill_log_lik(B, Q, eps, np.array([s]), delta, -1, got)
+                ok = bb.fill_log_lik(B, Q, eps, np.array([s]), delta, -1, got, False)
                 ref = np.array([log_lik(B, i, eps, s, delta) for i in range(x.size)])
                 if not ok:
                     assert not np.isfinite(ref).all()
@@ -75,7 +76,7 @@ def test_block_matches_independent_quadrature(x, y, n, eps, s, delta):
     ys = np.r_[y, np.arange(0, n + 1, max(1, n // 30))[::-1]]
     B, Q = _forced_block(xs, n, ys, n)
     got = np.full(xs.size, np.nan)
-    assert bb.fill_log_lik(B, Q, eps, np.array([s]), delta, -1, got)
+    assert bb.fill_log_lik(B, Q, eps, np.array([s]), delta, -1, got, False)
     ref = log_marginal_likelihood(x, n, y, n, eps, s, delta)
     assert got[0] == pytest.approx(ref, abs=REF_TOL)
 
@@ -95,10 +96,56 @@ def test_blocks_only_where_they_pay_and_k_only():
     assert bb.make_blocks(B3, np.zeros(3, dtype=np.int64)).k.size == 0
     s = np.array([0.5, 0.9])
     ll = np.full(n, 123.0)
-    assert bb.fill_log_lik(B, Q, 2.0, s, 1e-5, 1, ll)
+    assert bb.fill_log_lik(B, Q, 2.0, s, 1e-5, 1, ll, False)
     assert np.all(ll[: n - 3] == 123.0)  # only variable 1 was filled
     ref = [log_lik(B, i, 2.0, 0.9, 1e-5) for i in range(n - 3, n)]
     np.testing.assert_allclose(ll[n - 3 :], ref, rtol=0, atol=1e-12)
-    assert bb.fill_log_lik(B, Q, 2.0, s, 1e-5, -1, ll)
+    assert bb.fill_log_lik(B, Q, 2.0, s, 1e-5, -1, ll, False)
     ref0 = [log_lik(B, i, 2.0, 0.5, 1e-5) for i in range(n - 3)]
     np.testing.assert_allclose(ll[: n - 3], ref0, rtol=0, atol=PER_BASE_TOL)
+
+
+@pytest.mark.parametrize("blocked", [True, False])
+def test_tail_bounds_bracket_the_likelihood_and_only_in_the_tails(blocked):
+    # bound_tails (likelihood tables): where a base's band lies in its tails the value is an
+    # upper bound no more than TAIL_DROPPED above the fast windows' mass; elsewhere exact
+    from samplers.binomial import TAIL_DROPPED
+
+    if blocked:
+        x, y = _counts(100, 100, 40, seed=7)
+        B, Q = _forced_block(x, 100, y, 100)
+    else:
+        x, y = _counts(1000, 1000, 6, seed=7)
+        B = binomial_bases(x, np.full(x.size, 1000), y, np.full(x.size, 1000))
+        Q = bb.make_blocks(B, np.zeros(x.size, dtype=np.int64))
+        assert Q.k.size == 0  # every base on its own
+    n_bounded = 0
+    for eps in (0.01, 0.3, 2.0, 8.0):
+        for s in (0.1, 0.5, 0.99, 0.999999, 1.0):
+            for delta in (0.0, 1e-5):
+                exact = np.full(x.size, np.nan)
+                got = np.full(x.size, np.nan)
+                st_e = bb.fill_log_lik(B, Q, eps, np.array([s]), delta, -1, exact, False)
+                st_b = bb.fill_log_lik(B, Q, eps, np.array([s]), delta, -1, got, True)
+                assert st_e in (0, 1) and st_b in (0, 1, 2)
+                if st_b == 0:  # a likelihood zero is exact (s = 1 is never bounded)
+                    assert st_e == 0 and s == 1.0
+                    continue
+                ref = np.array([log_lik(B, i, eps, s, delta) for i in range(x.size)])
+                if st_e:
+                    np.testing.assert_allclose(exact, ref, rtol=0, atol=PER_BASE_TOL)
+                same = np.abs(got - ref) < PER_BASE_TOL
+                if st_b == 1:
+                    assert same.all()
+                    continue
+                assert s < 1.0
+                # a bounded value: above the exact one, and the mass it bounds is below
+                # TAIL_PASS_BELOW + TAIL_DROPPED
+                la = np.log(1.0 - s) + log_area_rate(eps, s, delta)
+                lm_bound = got - B.lconst + la
+                diff = ~same
+                assert diff.any()
+                n_bounded += int(diff.sum())
+                assert np.all(got[diff] >= ref[diff] - PER_BASE_TOL)
+                assert np.all(lm_bound[diff] <= np.log(TAIL_PASS_BELOW + TAIL_DROPPED) + 1e-9)
+    assert n_bounded > 0

@@ -159,3 +159,30 @@ def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
     first = st.sg_V.copy()
     assert exact.build_table(st, model, np.zeros(1, dtype=np.int64))
     np.testing.assert_array_equal(st.sg_V, first)
+
+
+def test_far_tail_nodes_hold_upper_bounds_and_the_rest_is_exact():
+    # a box reaching far into the tails (eps from 0.02 to 400, s from 0.01 to 0.9999): the
+    # nodes whose bases lie in their tails keep the cheap upper bound only when it is more
+    # than REFINE_GAP below the table's largest value; every other node is the exact value
+    model, names = _model(None)
+    G = 8  # build() takes the grid size from V
+    lo, hi = np.array([0.0, _logit(0.01)]), np.array([0.0, _logit(0.9999)])
+    ulo, uhi = np.array([math.log(0.02)]), np.array([math.log(6.0)])
+    V = np.zeros((1, G, G))
+    vmax = np.zeros(1)
+    assert surrogate.build(model, lo, hi, ulo, uhi, V, vmax, np.zeros(1, dtype=np.int64)) == 1
+    n_bound = 0
+    for i in range(G):
+        for j in range(G):
+            v = lo[1] + j * (hi[1] - lo[1]) / (G - 1)
+            u = ulo[0] + i * (uhi[0] - ulo[0]) / (G - 1)
+            s = 1.0 / (1.0 + math.exp(-v))
+            ref = _exact(model, math.exp(u - _log_expit(v)), s)
+            if abs(V[0, i, j] - ref) <= 1e-4:
+                continue
+            n_bound += 1
+            assert V[0, i, j] > ref  # an upper bound ...
+            assert V[0, i, j] < vmax[0] - surrogate.REFINE_GAP  # ... far below the maximum
+    assert vmax[0] == pytest.approx(V.max())
+    assert n_bound > 0  # the box does reach the tails
