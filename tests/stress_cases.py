@@ -257,6 +257,18 @@ def _cases():
             1e-5,
             BETA11,
         ),
+        # -- three groups with their own strengths, sizes from 100 to 1,000 (took 403 s,
+        #    loaded, before the tables bounded their far tails)
+        Case(
+            "three-groups-own-s",
+            (
+                Group(_c(STRONG_FP[:3], 1000, STRONG_FN[:3], 1000), name="canary", own=True),
+                Group(simulate(2.0, 0.2, 1e-5, [100] * 4, 100, seed=13), name="lira", own=True),
+                Group(simulate(1.0, 0.6, 1e-5, [300] * 2, 300, seed=14), name="user", own=True),
+            ),
+            1e-5,
+            BETA11,
+        ),
         # -- eq. 7 at fixed (tau, rho)
         Case(
             "bvn-3x100-tau0.03",
