@@ -1,7 +1,7 @@
 """Likelihood of many binomial bases of the same sizes on one shared quadrature (numpy, numba).
 
 :func:`samplers.binomial.log_lik` integrates each base on its own adaptive pieces: about
-50-150 microseconds a base, so a model with 1,000 bases costs ~0.1 s per evaluation. Bases that
+20-50 microseconds a base, so a model with 1,000 bases costs ~35 ms per evaluation. Bases that
 share their sizes (N0 negatives, N1 positives) and their strength can share the work instead.
 In each of the four halves of the band (see :mod:`samplers.binomial`), with u the outer rate
 (density of base i: ``(N_o + 1) Binom(x_i | N_o, u)``) and v the inner one,
@@ -12,7 +12,7 @@ where ``F_y(v) = P(Binom(N_i + 1, v) >= y + 1)`` is the Beta(y + 1, N_i - y + 1)
 function. At one node u the binomial probabilities of *every* count k = 0..N_o (and, at
 psi_1(u) and psi_2(u), of every k = 0..N_i + 1) follow from one logarithm and a recurrence,
 so a node costs O(N_o + N_i) for the whole block, and each base adds one multiply-add per
-node. For 1,000 bases with N = 100 that is ~1-3 ms instead of ~120 ms.
+node. For 1,000 bases with N = 100 that is ~1-3 ms instead of ~35 ms.
 
 The quadrature: the u-axis of a half is cut at the kinks of the band's edges (``xs`` and ``c``
 of both boundaries) and restricted to the union of the bases' integration windows (the
@@ -57,6 +57,8 @@ PANEL_SD = 2.5
 #: Below this fraction of the inner spread the band counts as thin at a node.
 THIN = 0.05
 THIN_NODES = 6
+#: Cost of one base on its own (microseconds), for :func:`block_cost`.
+SINGLE_US = 35.0
 #: Largest N0 or N1 a block may have (a node costs O(N)).
 BLOCK_N_MAX = 20000
 
@@ -79,12 +81,13 @@ def block_cost(n_bases: int, n0: float, n1: float) -> tuple[float, float]:
 
     Nodes: about ``NODES / PANEL_SD * pi * sqrt(N)`` per half over the whole unit interval (an
     upper bound: windows cut it); a node costs ~7 ns per count and ~1.5 ns per base; a base on its
-    own ~100 microseconds (measured, N = 100).
+    own ~35 microseconds (measured near the posterior of counts drawn at eps = 2, s = 0.5: 33-47
+    at N = 30-100, 21-26 at N = 300-1,000; ``python benchmarks/bench_sampler.py --blocks``).
     """
     n = max(n0, n1)
     nodes = 4 * NODES / PANEL_SD * math.pi * math.sqrt(n + 2.0)
     block = nodes * (0.007 * (n0 + 2.0 * n1 + 6.0) + 0.0015 * n_bases) + 20.0
-    return block, 100.0 * n_bases
+    return block, SINGLE_US * n_bases
 
 
 def make_blocks(B, base_k: np.ndarray, always: bool = False) -> Blocks:
