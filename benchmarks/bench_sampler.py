@@ -10,9 +10,11 @@
    ``docs/figures/scale_curve.png``.
 3. Start-up: the first posterior in a fresh interpreter with an empty numba cache, import
    included, in a subprocess (``NUMBA_CACHE_DIR`` set to an empty folder).
+4. With ``--blocks`` (only): microseconds per likelihood evaluation, bases one by one vs one
+   shared block, beside the cost rule that chooses between them.
 
-Run: ``python benchmarks/bench_sampler.py [--quick] [--no-scale] [--max-time S]``.  Timings
-depend on the machine and on what else it runs; compare ratios taken in one run.
+Run: ``python benchmarks/bench_sampler.py [--quick] [--no-scale] [--max-time S] [--blocks]``.
+Timings depend on the machine and on what else it runs; compare ratios taken in one run.
 """
 
 from __future__ import annotations
@@ -121,6 +123,50 @@ def scale_curve(sizes, max_time):
         pass
 
 
+def block_costs():
+    """Microseconds per likelihood evaluation: every base on its own vs one shared block.
+
+    Counts drawn at eps = 2, s = 0.5 (N0 = N1 = N); nine points around them (eps x 0.8-1.25,
+    s x 0.8-1.2). Prints the cost rule's estimates (samplers.binomial_block.block_cost) beside
+    the measured times, so the rule's constants can be checked on the machine at hand.
+    """
+    import numpy as np
+
+    from samplers import binomial, binomial_block
+
+    print("\n== likelihood evaluation: bases one by one vs one block (us per evaluation)")
+    print(
+        f"{'N':>5} {'bases':>6} {'per base':>9} {'us/base':>8} {'block':>8}  rule: single / block"
+    )
+    for n in (30, 100, 300, 1000):
+        for nb in (3, 10, 30, 100, 300):
+            c = model_counts(nb, n=n, seed=9)
+            B = binomial.binomial_bases(c.fp, c.n_neg, c.fn, c.n_pos)
+            k = np.zeros(nb, dtype=np.int64)
+            forced = binomial_block.make_blocks(B, k, always=True)
+            alone = forced._replace(
+                k=forced.k[:0], n0=forced.n0[:0], n1=forced.n1[:0], start=forced.start[:0],
+                size=forced.size[:0], idx=forced.idx[:0], cnt=forced.cnt[:, :0],
+                win=forced.win[:0], rest=np.arange(nb, dtype=np.int64),
+            )  # fmt: skip
+            pts = [(2.0 * f, 0.5 * g) for f in (0.8, 1.0, 1.25) for g in (0.8, 1.0, 1.2)]
+            ll = np.empty(nb)
+            us = []
+            for Q in (alone, forced):
+                binomial_block.fill_log_lik(B, Q, 2.0, np.array([0.5]), 1e-5, -1, ll, False)
+                t0 = time.perf_counter()
+                for _ in range(3):
+                    for e, sv in pts:
+                        binomial_block.fill_log_lik(B, Q, e, np.array([sv]), 1e-5, -1, ll, False)
+                us.append((time.perf_counter() - t0) / (3 * len(pts)) * 1e6)
+            rule_block, rule_single = binomial_block.block_cost(nb, n, n)
+            print(
+                f"{n:5d} {nb:6d} {us[0]:9.0f} {us[0] / nb:8.1f} {us[1]:8.0f}  "
+                f"{rule_single:.0f} / {rule_block:.0f}",
+                flush=True,
+            )
+
+
 def first_run():
     code = textwrap.dedent(
         """
@@ -151,7 +197,13 @@ def main():
     ap.add_argument("--quick", action="store_true", help="shorter runs, scale up to 100 bases")
     ap.add_argument("--no-scale", action="store_true", help="skip the scale curve")
     ap.add_argument("--max-time", type=float, default=300.0, help="per run of the scale curve")
+    ap.add_argument(
+        "--blocks", action="store_true", help="only the per-base vs block likelihood costs"
+    )
     args = ap.parse_args()
+    if args.blocks:
+        block_costs()
+        return
     first_run()
     ess_table(2000 if args.quick else 10000)
     if not args.no_scale:
