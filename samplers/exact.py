@@ -230,6 +230,26 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
 
 
 @njit(**_JIT)
+def _table(M, state):
+    """Return the chain's tables as their readers take them (the arrays, not copies)."""
+    return surrogate.Table(
+        M.s_z, state.sg_lo, state.sg_hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
+    )
+
+
+@njit(**_JIT)
+def _proposal(state):
+    """Return the chain's tabulated proposal (:class:`samplers.table_proposal.Proposal`)."""
+    return table_proposal.Proposal(state.iq_zr, state.iq_L0, state.iq_C0, state.iq_LS, state.iq_CS)
+
+
+@njit(**_JIT)
+def _prior_z(M):
+    """Return the eps and strength priors as scalars (:class:`table_proposal.PriorZ`)."""
+    return table_proposal.PriorZ(M.eps_kind, M.eps_p1, M.eps_p2, M.s_a, M.s_b)
+
+
+@njit(**_JIT)
 def group_rho_max(C, j, tau):
     """Largest admissible |rho| of group j at tau (minimum over its rows, as eq. 7 needs)."""
     out = math.inf
@@ -281,7 +301,8 @@ def _log_prior(z, M, s):
 
     Fills the strength of every strength variable into ``s``. -inf outside the support.
     """
-    lp = table_proposal.log_prior_z0(z[0], M)
+    pz = _prior_z(M)
+    lp = table_proposal.log_prior_z0(z[0], pz)
     if lp == -math.inf:
         return -math.inf
     for k in range(M.s_z.shape[0]):
@@ -290,7 +311,7 @@ def _log_prior(z, M, s):
             s[k] = _expit(zk)
             if not (s[k] > 0.0 and s[k] < 1.0):
                 return -math.inf
-            lp += table_proposal.log_prior_zs(zk, M)
+            lp += table_proposal.log_prior_zs(zk, pz)
         else:
             s[k] = M.s_fixed[k]
     return lp
@@ -321,15 +342,23 @@ def log_posterior(z, M, C, ll_b, ll_c):
 
 
 @njit(**_JIT)
-def _log_surrogate(z, M, state):
-    """Return the log posterior with the tabulated likelihood of :mod:`samplers.surrogate`."""
-    s = np.empty(M.s_z.shape[0])
-    lp = _log_prior(z, M, s)
+def _log_surrogate(z, tb, pz):
+    """Return the log posterior with the tabulated likelihood of :mod:`samplers.surrogate`.
+
+    The prior as :func:`_log_prior` computes it, from the table's ``s_z`` and the scalars ``pz``
+    (the table walk calls this ~80 times an iteration: it takes no model or chain state).
+    """
+    lp = table_proposal.log_prior_z0(z[0], pz)
     if lp == -math.inf:
         return -math.inf
-    return lp + surrogate.log_density(
-        z, M, state.sg_lo, state.sg_hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
-    )
+    for k in range(tb.s_z.shape[0]):
+        if tb.s_z[k] >= 0:
+            zk = z[tb.s_z[k]]
+            sk = _expit(zk)
+            if not (sk > 0.0 and sk < 1.0):
+                return -math.inf
+            lp += table_proposal.log_prior_zs(zk, pz)
+    return lp + surrogate.log_density(z, tb)
 
 
 @njit(**_JIT)
@@ -351,7 +380,7 @@ def _metropolis(state, rng, la, zp, lpp, llb_p, llc_p):
 
 
 @njit(**_JIT)
-def _ridge(z, M, uu, zp):
+def _ridge(z, s_z, uu, zp):
     """Set zp = z moved by uu along the ridge s * eps = const: (log eps + uu, log s_k - uu).
 
     Returns (valid, log Jacobian of the move in z); invalid when some s_k would leave (0, 1).
@@ -359,8 +388,8 @@ def _ridge(z, M, uu, zp):
     zp[:] = z
     zp[0] = z[0] + uu
     ljac = 0.0
-    for k in range(M.s_z.shape[0]):
-        ik = M.s_z[k]
+    for k in range(s_z.shape[0]):
+        ik = s_z[k]
         if ik >= 0:
             s_old = _expit(z[ik])
             ls_new = _log_expit(z[ik]) - uu
@@ -375,7 +404,7 @@ def _ridge(z, M, uu, zp):
 
 
 @njit(**_JIT)
-def _table_walk(y, ly, M, state, cfg, rng, xi, yp):
+def _table_walk(y, ly, tb, pz, state, cfg, rng, xi, yp):
     """n_inner Metropolis steps on the tabulated posterior from (y, ly), in place.
 
     The steps run in the palindromic order walk, ridge, walk, ..., ridge, walk, so that the
@@ -384,17 +413,18 @@ def _table_walk(y, ly, M, state, cfg, rng, xi, yp):
     """
     sc = math.exp(state.log_scale[0])
     sr = math.exp(state.log_scale[1])
+    chol = state.chol
     n = cfg.n_inner
     for step in range(2 * n - 1):
         if step % 2 == 0:
-            _walk(y, state.chol, sc, rng, xi, yp)
+            _walk(y, chol, sc, rng, xi, yp)
             lj = 0.0
             valid = True
         else:
-            valid, lj = _ridge(y, M, sr * rng.standard_normal(), yp)
+            valid, lj = _ridge(y, tb.s_z, sr * rng.standard_normal(), yp)
         u = rng.random()
         if valid:
-            lyp = _log_surrogate(yp, M, state)
+            lyp = _log_surrogate(yp, tb, pz)
             la = lyp - ly + lj
             if la >= 0.0 or (u > 0.0 and math.log(u) < la):
                 y[:] = yp
@@ -407,36 +437,32 @@ PROFILE_CELLS = 512
 
 
 @njit(**_JIT)
-def _profiles(state, M, zr, prof):
+def _profiles(tb, pz, zr, prof):
     """Fill ``prof[k, c]`` with table k's profile over log eps.
 
     Table k's posterior terms (its ``f_k`` and s_k's prior), maximised over v = logit s_k, at
     the centre of cell c of log eps across ``zr`` (a fixed strength: f_k).
     """
-    G = state.sg_V.shape[1]
-    lo, hi = state.sg_lo, state.sg_hi
+    G = tb.V.shape[1]
+    lo, hi = tb.lo, tb.hi
     nc = prof.shape[1]
-    for k in range(M.s_z.shape[0]):
-        a = M.s_z[k]
+    for k in range(tb.s_z.shape[0]):
+        a = tb.s_z[k]
         for c in range(nc):
             z0 = zr[0] + (c + 0.5) * (zr[1] - zr[0]) / nc
             if a < 0:
-                prof[k, c] = surrogate.value_k(
-                    k, z0, 0.0, M, lo, hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
-                )
+                prof[k, c] = surrogate.value_k(k, z0, 0.0, tb)
                 continue
             best = -math.inf
             for j in range(G):
                 v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
-                val = table_proposal.log_prior_zs(v, M) + surrogate.value_k(
-                    k, z0, v, M, lo, hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
-                )
+                val = table_proposal.log_prior_zs(v, pz) + surrogate.value_k(k, z0, v, tb)
                 best = max(best, val)
             prof[k, c] = best
 
 
 @njit(**_JIT)
-def _edge_gaps(state, M, k, zr, prof, gaps, span):
+def _edge_gaps(tb, pz, k, zr, prof, gaps, span):
     """Measure how far table k's posterior at each edge of its box lies below its maximum.
 
     At a node of table k: its ``f_k``, the priors of eps and s_k, and the other tables' profiles
@@ -447,9 +473,9 @@ def _edge_gaps(state, M, k, zr, prof, gaps, span):
     along each of the two coordinates where the posterior is within SHRINK_GAP of the largest
     value.
     """
-    G = state.sg_V.shape[1]
-    a = M.s_z[k]
-    lo, hi = state.sg_lo, state.sg_hi
+    G = tb.V.shape[1]
+    a = tb.s_z[k]
+    lo, hi = tb.lo, tb.hi
     nc = prof.shape[1]
     top = -math.inf
     for q in range(4):
@@ -460,16 +486,16 @@ def _edge_gaps(state, M, k, zr, prof, gaps, span):
         for j in range(n_j):
             if a >= 0:
                 v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
-                z0 = state.sg_ulo[k] + i * (state.sg_uhi[k] - state.sg_ulo[k]) / (G - 1)
+                z0 = tb.ulo[k] + i * (tb.uhi[k] - tb.ulo[k]) / (G - 1)
                 z0 -= _log_expit(v)
-                g = table_proposal.log_prior_zs(v, M) + state.sg_V[k, i, j]
+                g = table_proposal.log_prior_zs(v, pz) + tb.V[k, i, j]
             else:
                 z0 = lo[0] + i * (hi[0] - lo[0]) / (G - 1)
-                g = state.sg_V[k, i, 0]
-            g += table_proposal.log_prior_z0(z0, M)
+                g = tb.V[k, i, 0]
+            g += table_proposal.log_prior_z0(z0, pz)
             x = (z0 - zr[0]) / (zr[1] - zr[0]) * nc
             c = min(max(int(x), 0), nc - 1)
-            for k2 in range(M.s_z.shape[0]):
+            for k2 in range(tb.s_z.shape[0]):
                 if k2 != k:
                     g += prof[k2, c] if (x >= 0.0 and x <= nc) else -math.inf
             if not g > -math.inf:
@@ -523,18 +549,18 @@ def _resize(lo, hi, gap_lo, gap_hi, first, last, G, lo_min, hi_max):
 
 
 @njit(**_JIT)
-def _z_union(state, M, zr):
+def _z_union(tb, zr):
     """``zr``: the range of log eps that some table's box reaches."""
     zr[0] = math.inf
     zr[1] = -math.inf
-    for k in range(M.s_z.shape[0]):
-        a = M.s_z[k]
+    for k in range(tb.s_z.shape[0]):
+        a = tb.s_z[k]
         if a >= 0:
-            zr[0] = min(zr[0], state.sg_ulo[k] - _log_expit(state.sg_hi[a]))
-            zr[1] = max(zr[1], state.sg_uhi[k] - _log_expit(state.sg_lo[a]))
+            zr[0] = min(zr[0], tb.ulo[k] - _log_expit(tb.hi[a]))
+            zr[1] = max(zr[1], tb.uhi[k] - _log_expit(tb.lo[a]))
         else:
-            zr[0] = min(zr[0], state.sg_lo[0])
-            zr[1] = max(zr[1], state.sg_hi[0])
+            zr[0] = min(zr[0], tb.lo[0])
+            zr[1] = max(zr[1], tb.hi[0])
     zr[0] = max(zr[0], surrogate.Z0_MIN)
     zr[1] = min(zr[1], surrogate.Z0_MAX)
 
@@ -582,20 +608,13 @@ def build_table(state, M, stop):
     span = np.empty(4, dtype=np.int64)
     zr = np.empty(2)
     prof = np.empty((K, PROFILE_CELLS))
+    tb = _table(M, state)
+    pz = _prior_z(M)
     for r in range(BOX_ROUNDS + 1):
         # keep eps within what exp() and the likelihood handle
         state.sg_lo[0] = max(state.sg_lo[0], surrogate.Z0_MIN)
         state.sg_hi[0] = min(state.sg_hi[0], surrogate.Z0_MAX - 2.0)
-        res = surrogate.build(
-            M,
-            state.sg_lo,
-            state.sg_hi,
-            state.sg_ulo,
-            state.sg_uhi,
-            state.sg_V,
-            state.sg_vmax,
-            stop,
-        )
+        res = surrogate.build(M, tb, stop)
         if res == surrogate.STOPPED:
             state.sg_on[0] = 0  # not built: the next call starts again from the window
             return False
@@ -606,11 +625,11 @@ def build_table(state, M, stop):
         if r == BOX_ROUNDS:
             break
         changed = False
-        _z_union(state, M, zr)
-        _profiles(state, M, zr, prof)
+        _z_union(tb, zr)
+        _profiles(tb, pz, zr, prof)
         for k in range(K):
             a = M.s_z[k]
-            _edge_gaps(state, M, k, zr, prof, gaps, span)
+            _edge_gaps(tb, pz, k, zr, prof, gaps, span)
             if a >= 0:
                 state.sg_ulo[k], state.sg_uhi[k], c1 = _resize(
                     state.sg_ulo[k],
@@ -662,29 +681,14 @@ def _choose_proposal(state, M, C, rng, zp, llb_p, llc_p):
     at least INDEP_MIN_ESS of the draws, ``state.sg_on[0]`` becomes TABLE_INDEP, else it stays
     TABLE_WALK. Decided once, before the first draw, so the stored chain is time-homogeneous.
     """
-    if not table_proposal.build(
-        M,
-        state.sg_lo,
-        state.sg_hi,
-        state.sg_ulo,
-        state.sg_uhi,
-        state.sg_V,
-        state.sg_vmax,
-        state.iq_zr,
-        state.iq_L0,
-        state.iq_C0,
-        state.iq_LS,
-        state.iq_CS,
-    ):
+    tb = _table(M, state)
+    q = _proposal(state)
+    if not table_proposal.build(tb, _prior_z(M), q):
         return
     lw = np.empty(PILOT)
     for i in range(PILOT):
-        table_proposal.draw(
-            rng, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_C0, state.iq_CS, zp
-        )
-        lq = table_proposal.log_density(
-            zp, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_L0, state.iq_LS
-        )
+        table_proposal.draw(rng, tb, q, zp)
+        lq = table_proposal.log_density(zp, tb, q)
         lw[i] = log_posterior(zp, M, C, llb_p, llc_p) - lq
     m = -math.inf
     for i in range(PILOT):
@@ -726,6 +730,11 @@ def advance(
     llc_p = np.empty(state.ll_c.shape[0])
     xi = np.empty(d)
     yp = np.empty(d)
+    # the table, its proposal and the priors as the moves take them (views of the state's
+    # arrays, filled in place when the table is built)
+    tb = _table(M, state)
+    q = _proposal(state)
+    pz = _prior_z(M)
     if not state.lp[0] == state.lp[0]:  # nan: first call
         state.lp[0] = log_posterior(state.z, M, C, state.ll_b, state.ll_c)
     n_free = 0
@@ -764,7 +773,7 @@ def advance(
         # 2. ridge move
         if do_exact and cfg.ridge and n_free > 0:
             uu = math.exp(state.log_scale[1]) * rng.standard_normal()
-            valid, ljac = _ridge(state.z, M, uu, zp)
+            valid, ljac = _ridge(state.z, M.s_z, uu, zp)
             la = -math.inf
             if valid:
                 lpp = log_posterior(zp, M, C, llb_p, llc_p)
@@ -782,29 +791,23 @@ def advance(
         if not warm and mode == TABLE_INDEP:
             # independence Metropolis-Hastings with the table's proposal q: accepted with
             # probability min(1, pi(y) q(z) / (pi(z) q(y))); never leaves a z where q(z) = 0
-            table_proposal.draw(
-                rng, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_C0, state.iq_CS, zp
-            )
-            lqz = table_proposal.log_density(
-                state.z, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_L0, state.iq_LS
-            )
+            table_proposal.draw(rng, tb, q, zp)
+            lqz = table_proposal.log_density(state.z, tb, q)
             valid = lqz > -math.inf
             la = -math.inf
             lpp = state.lp[0]
             if valid:
-                lqy = table_proposal.log_density(
-                    zp, M, state.sg_ulo, state.sg_uhi, state.iq_zr, state.iq_L0, state.iq_LS
-                )
+                lqy = table_proposal.log_density(zp, tb, q)
                 if lqy > -math.inf:  # always, for a draw of q; a guard against rounding
                     lpp = log_posterior(zp, M, C, llb_p, llc_p)
                     la = (lpp - state.lp[0]) - (lqy - lqz)
             ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
             a_table = 1.0 if ok else 0.0
         if not warm and mode == TABLE_WALK:
-            lz = _log_surrogate(state.z, M, state)
+            lz = _log_surrogate(state.z, tb, pz)
             if lz > -math.inf:
                 zp[:] = state.z
-                ly = _table_walk(zp, lz, M, state, cfg, rng, xi, yp)
+                ly = _table_walk(zp, lz, tb, pz, state, cfg, rng, xi, yp)
                 moved = False
                 for a in range(d):
                     if zp[a] != state.z[a]:

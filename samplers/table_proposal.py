@@ -27,6 +27,7 @@ proposes there and never leaves a point whose q is zero (the exact random walk o
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 from numba import njit
 
@@ -34,9 +35,28 @@ from . import surrogate
 from ._special import log_expit as _log_expit
 from .densities import log_prior_eps
 
-__all__ = ["Z_CELLS", "U_CELLS", "log_prior_z0", "log_prior_zs", "build", "draw", "log_density"]
+__all__ = [
+    "Z_CELLS",
+    "U_CELLS",
+    "PriorZ",
+    "Proposal",
+    "log_prior_z0",
+    "log_prior_zs",
+    "build",
+    "draw",
+    "log_density",
+]
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: The priors of eps and of a free strength as scalars (the model's ``eps_kind``, ``eps_p1``,
+#: ``eps_p2``, ``s_a``, ``s_b``): the hot loops take these, not the model (see
+#: :class:`samplers.surrogate.Table`).
+PriorZ = namedtuple("PriorZ", ["eps_kind", "eps_p1", "eps_p2", "s_a", "s_b"])
+#: The tabulated proposal of one chain (its ``iq_*`` arrays): ``zr`` the range of z0, ``L0`` /
+#: ``C0`` the log probabilities and cumulative sums of the eps cells, ``LS[k, i]`` / ``CS[k, i]``
+#: those of the u cells of free strength k given eps cell i.
+Proposal = namedtuple("Proposal", ["zr", "L0", "C0", "LS", "CS"])
 
 #: Cells of z0 = log eps across the box.
 Z_CELLS = 1024
@@ -45,21 +65,21 @@ U_CELLS = 128
 
 
 @njit(**_JIT)
-def log_prior_z0(z0, M):
-    """Log prior of the eps coordinate z0 = log eps (Jacobian eps included)."""
+def log_prior_z0(z0, pz):
+    """Log prior of the eps coordinate z0 = log eps (Jacobian eps included; pz: PriorZ)."""
     eps = math.exp(z0)
     if not (eps > 0.0 and eps < math.inf):
         return -math.inf
-    return log_prior_eps(eps, M.eps_kind, M.eps_p1, M.eps_p2) + z0
+    return log_prior_eps(eps, pz.eps_kind, pz.eps_p1, pz.eps_p2) + z0
 
 
 @njit(**_JIT)
-def log_prior_zs(v, M):
-    """Log prior of a free strength's coordinate v = logit s.
+def log_prior_zs(v, pz):
+    """Log prior of a free strength's coordinate v = logit s (pz: PriorZ).
 
     The Beta(a, b) density times the Jacobian s (1 - s) of logit s.
     """
-    return M.s_a * _log_expit(v) + M.s_b * _log_expit(-v)
+    return pz.s_a * _log_expit(v) + pz.s_b * _log_expit(-v)
 
 
 @njit(**_JIT)
@@ -87,15 +107,16 @@ def _normalise(lw, cum):
 
 
 @njit(**_JIT)
-def z_range(M, lo, hi, ulo, uhi):
+def z_range(tb):
     """Return the range of z0 the proposal covers: where every table's box has points.
 
     A fixed strength's table spans [lo[0], hi[0]] in z0; a free strength's box (u, v) spans
     z0 = u - log expit(v) from ulo - log expit(hi_v) to uhi - log expit(lo_v).
     """
+    lo, hi, ulo, uhi = tb.lo, tb.hi, tb.ulo, tb.uhi
     z_lo, z_hi = -math.inf, math.inf
-    for k in range(M.s_z.shape[0]):
-        a = M.s_z[k]
+    for k in range(tb.s_z.shape[0]):
+        a = tb.s_z[k]
         if a >= 0:
             z_lo = max(z_lo, ulo[k] - _log_expit(hi[a]))
             z_hi = min(z_hi, uhi[k] - _log_expit(lo[a]))
@@ -112,14 +133,16 @@ def _u_top(k, z0, uhi):
 
 
 @njit(**_JIT)
-def build(M, lo, hi, ulo, uhi, V, vmax, zr, L0, C0, LS, CS):
-    """Tabulate q.
+def build(tb, pz, q):
+    """Tabulate q into the :class:`Proposal` ``q`` from the tables ``tb`` and the priors ``pz``.
 
     ``zr`` gets the range of z0, ``L0``/``C0`` the log probabilities and cumulative sums of the
     eps cells, ``LS[k, i]``/``CS[k, i]`` those of the u cells of free strength k given eps cell
     i. Returns False when the tabulated posterior is zero on the whole box.
     """
-    z_lo, z_hi = z_range(M, lo, hi, ulo, uhi)
+    ulo, uhi = tb.ulo, tb.uhi
+    zr, L0, C0, LS, CS = q.zr, q.L0, q.C0, q.LS, q.CS
+    z_lo, z_hi = z_range(tb)
     zr[0] = z_lo
     zr[1] = z_hi
     if not (z_hi > z_lo):
@@ -128,12 +151,12 @@ def build(M, lo, hi, ulo, uhi, V, vmax, zr, L0, C0, LS, CS):
     d0 = (z_hi - z_lo) / F
     for i in range(F):
         z0 = z_lo + (i + 0.5) * d0
-        w = log_prior_z0(z0, M)
-        for k in range(M.s_z.shape[0]):
-            a = M.s_z[k]
+        w = log_prior_z0(z0, pz)
+        for k in range(tb.s_z.shape[0]):
+            a = tb.s_z[k]
             if a < 0:
                 if w > -math.inf:
-                    w += surrogate.value_k(k, z0, 0.0, M, lo, hi, ulo, uhi, V, vmax)
+                    w += surrogate.value_k(k, z0, 0.0, tb)
                 continue
             top = _u_top(k, z0, uhi)
             if not (w > -math.inf and top > ulo[k]):
@@ -148,8 +171,8 @@ def build(M, lo, hi, ulo, uhi, V, vmax, zr, L0, C0, LS, CS):
                 v = ls - math.log1p(-math.exp(ls))
                 # target in (z0, u): pi(z0, v) |dv/du| = pi(z0, v) / (1 - s)
                 LS[k, i, j] = (
-                    log_prior_zs(v, M)
-                    + surrogate.value_k(k, z0, v, M, lo, hi, ulo, uhi, V, vmax)
+                    log_prior_zs(v, pz)
+                    + surrogate.value_k(k, z0, v, tb)
                     - math.log1p(-math.exp(ls))
                 )
             w += _normalise(LS[k, i], CS[k, i]) + math.log(du)
@@ -171,14 +194,15 @@ def _pick(cum, u):
 
 
 @njit(**_JIT)
-def draw(rng, M, ulo, uhi, zr, C0, CS, out):
+def draw(rng, tb, q, out):
     """Draw z from q into ``out`` (z0 and the free strengths' coordinates)."""
+    ulo, uhi, zr, C0, CS = tb.ulo, tb.uhi, q.zr, q.C0, q.CS
     F = Z_CELLS
     i = _pick(C0, rng.random() * C0[F - 1])
     z0 = zr[0] + (i + rng.random()) * (zr[1] - zr[0]) / F
     out[0] = z0
-    for k in range(M.s_z.shape[0]):
-        a = M.s_z[k]
+    for k in range(tb.s_z.shape[0]):
+        a = tb.s_z[k]
         if a >= 0:
             j = _pick(CS[k, i], rng.random() * CS[k, i, U_CELLS - 1])
             top = _u_top(k, z0, uhi)
@@ -188,16 +212,17 @@ def draw(rng, M, ulo, uhi, zr, C0, CS, out):
 
 
 @njit(**_JIT)
-def log_density(z, M, ulo, uhi, zr, L0, LS):
+def log_density(z, tb, q):
     """Return log q(z) in the coordinates of z (-inf where q is zero)."""
+    ulo, uhi, zr, L0, LS = tb.ulo, tb.uhi, q.zr, q.L0, q.LS
     F = Z_CELLS
     x = (z[0] - zr[0]) / (zr[1] - zr[0]) * F
     if not (x >= 0.0 and x < F):
         return -math.inf
     i = int(x)
     out = L0[i] - math.log((zr[1] - zr[0]) / F)
-    for k in range(M.s_z.shape[0]):
-        a = M.s_z[k]
+    for k in range(tb.s_z.shape[0]):
+        a = tb.s_z[k]
         if a >= 0:
             top = _u_top(k, z[0], uhi)
             lse = _log_expit(z[a])

@@ -70,6 +70,10 @@ def test_interpolation_is_exact_for_cubics_and_bilinear_at_cliffs():
     assert surrogate._interp_2d(T2, 10.5, 10.5, -1e300) == -np.inf
 
 
+def _table(model, lo, hi, ulo, uhi, V, vmax):
+    return surrogate.Table(model.s_z, lo, hi, ulo, uhi, V, vmax)
+
+
 def _logit(p):
     return math.log(p / (1.0 - p))
 
@@ -92,7 +96,7 @@ def test_table_matches_the_exact_likelihood_in_its_box(s_fixed):
     V = np.zeros((1, G, G))
     vmax = np.zeros(1)
     stop = np.zeros(1, dtype=np.int64)
-    assert surrogate.build(model, lo, hi, ulo, uhi, V, vmax, stop) == surrogate.BUILT
+    assert surrogate.build(model, _table(model, lo, hi, ulo, uhi, V, vmax), stop) == surrogate.BUILT
     rng = np.random.default_rng(1)
     worst = 0.0
     for _ in range(40):
@@ -104,7 +108,7 @@ def test_table_matches_the_exact_likelihood_in_its_box(s_fixed):
             z = rng.uniform(lo, hi)
             s = s_fixed
         ref = _exact(model, math.exp(z[0]), s)
-        got = surrogate.log_density(z, model, lo, hi, ulo, uhi, V, vmax)
+        got = surrogate.log_density(z, _table(model, lo, hi, ulo, uhi, V, vmax))
         if ref > vmax[0] - 20.0:  # where the posterior lives
             worst = max(worst, abs(got - ref))
     # the move's acceptance rate is ~exp(-2 x error); 0.05 keeps it above ~90%
@@ -112,7 +116,7 @@ def test_table_matches_the_exact_likelihood_in_its_box(s_fixed):
     assert worst < 0.05, worst
     # outside the box the table says nothing
     out = np.array([math.log(40.0), hi[-1] + 0.1])[: len(names)]
-    assert surrogate.log_density(out, model, lo, hi, ulo, uhi, V, vmax) == -np.inf
+    assert surrogate.log_density(out, _table(model, lo, hi, ulo, uhi, V, vmax)) == -np.inf
 
 
 def test_empty_box_builds_nothing():
@@ -122,8 +126,12 @@ def test_empty_box_builds_nothing():
     lo = np.array([1.0, 0.0])
     u = np.array([0.5])
     stop = np.zeros(1, dtype=np.int64)
-    assert not surrogate.build(model, lo, lo.copy(), u, u + 1.0, V, np.zeros(1), stop)
-    assert not surrogate.build(model, lo, lo + 1.0, u, u.copy(), V, np.zeros(1), stop)
+    assert not surrogate.build(
+        model, _table(model, lo, lo.copy(), u, u + 1.0, V, np.zeros(1)), stop
+    )
+    assert not surrogate.build(
+        model, _table(model, lo, lo + 1.0, u, u.copy(), V, np.zeros(1)), stop
+    )
 
 
 def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
@@ -135,7 +143,9 @@ def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
     ulo, uhi = np.array([0.5]), np.array([1.2])
     V = np.zeros((1, G, G))
     vmax = np.zeros(1)
-    stopped = surrogate.build(model, lo, hi, ulo, uhi, V, vmax, np.ones(1, dtype=np.int64))
+    stopped = surrogate.build(
+        model, _table(model, lo, hi, ulo, uhi, V, vmax), np.ones(1, dtype=np.int64)
+    )
     assert stopped == surrogate.STOPPED
     # the chain-level build: stopped -> not built (sg_on 0), then built in full
     st = exact.new_state(model, None, np.array([1.0, 0.5]))
@@ -171,7 +181,12 @@ def test_far_tail_nodes_hold_upper_bounds_and_the_rest_is_exact():
     ulo, uhi = np.array([math.log(0.02)]), np.array([math.log(6.0)])
     V = np.zeros((1, G, G))
     vmax = np.zeros(1)
-    assert surrogate.build(model, lo, hi, ulo, uhi, V, vmax, np.zeros(1, dtype=np.int64)) == 1
+    assert (
+        surrogate.build(
+            model, _table(model, lo, hi, ulo, uhi, V, vmax), np.zeros(1, dtype=np.int64)
+        )
+        == 1
+    )
     n_bound = 0
     for i in range(G):
         for j in range(G):

@@ -34,38 +34,36 @@ def _proposal(s_fixed):
         ulo, uhi = np.zeros(1), np.zeros(1)
     G = surrogate.GRID
     V, vmax = np.zeros((1, G, G)), np.zeros(1)
-    assert surrogate.build(model, lo, hi, ulo, uhi, V, vmax, np.zeros(1, dtype=np.int64)) == 1
+    tb = surrogate.Table(model.s_z, lo, hi, ulo, uhi, V, vmax)
+    assert surrogate.build(model, tb, np.zeros(1, dtype=np.int64)) == 1
     F, U = table_proposal.Z_CELLS, table_proposal.U_CELLS
-    zr, L0, C0 = np.zeros(2), np.zeros(F), np.zeros(F)
-    LS, CS = np.zeros((1, F, U)), np.zeros((1, F, U))
-    assert table_proposal.build(model, lo, hi, ulo, uhi, V, vmax, zr, L0, C0, LS, CS)
-    return model, (lo, hi, ulo, uhi, V, vmax), (zr, L0, C0, LS, CS)
+    q = table_proposal.Proposal(
+        np.zeros(2), np.zeros(F), np.zeros(F), np.zeros((1, F, U)), np.zeros((1, F, U))
+    )
+    assert table_proposal.build(tb, exact._prior_z(model), q)
+    return model, tb, q
 
 
-def _draws(model, tab, q, n, seed):
-    lo, hi, ulo, uhi, V, vmax = tab
-    zr, L0, C0, LS, CS = q
+def _draws(model, tb, q, n, seed):
     d = 1 + (model.s_z[0] >= 0)
     rng = np.random.default_rng(seed)
     out = np.empty((n, d))
     z = np.empty(d)
     for i in range(n):
-        table_proposal.draw(rng, model, ulo, uhi, zr, C0, CS, z)
+        table_proposal.draw(rng, tb, q, z)
         out[i] = z
     return out
 
 
-def _mass(model, tab, q, box, m):
+def _mass(model, tb, q, box, m):
     """Midpoint rule of exp(log q) over box = (lo, hi) in z, m points per coordinate."""
-    lo, hi, ulo, uhi, V, vmax = tab
-    zr, L0, C0, LS, CS = q
     b_lo, b_hi = np.asarray(box[0]), np.asarray(box[1])
     d = b_lo.size
     axes = [b_lo[a] + (np.arange(m) + 0.5) * (b_hi[a] - b_lo[a]) / m for a in range(d)]
     cell = np.prod((b_hi - b_lo) / m)
     tot = 0.0
     for point in np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, d):
-        lq = table_proposal.log_density(point, model, ulo, uhi, zr, L0, LS)
+        lq = table_proposal.log_density(point, tb, q)
         if lq > -np.inf:
             tot += math.exp(lq)
     return tot * cell
@@ -98,20 +96,15 @@ def test_log_density_is_the_density_of_the_draws(s_fixed):
 
 
 def test_the_proposal_follows_the_tabulated_posterior():
-    model, tab, q = _proposal(None)
-    lo, hi, ulo, uhi, V, vmax = tab
-    zr, L0, C0, LS, CS = q
-    Z = _draws(model, tab, q, 4000, seed=4)
-    st = exact.new_state(model, None, Z[0])
-    for a, val in enumerate((lo, hi, ulo, uhi, V, vmax)):
-        getattr(st, ("sg_lo", "sg_hi", "sg_ulo", "sg_uhi", "sg_V", "sg_vmax")[a])[...] = val
+    model, tb, q = _proposal(None)
+    Z = _draws(model, tb, q, 4000, seed=4)
     s = np.empty(1)
     lw = []
     for z in Z:
-        lt = exact._log_prior(z, model, s) + surrogate.log_density(
-            z, model, lo, hi, ulo, uhi, V, vmax
-        )
-        lw.append(lt - table_proposal.log_density(z, model, ulo, uhi, zr, L0, LS))
+        lt = exact._log_prior(z, model, s) + surrogate.log_density(z, tb)
+        # the table walk's own log posterior is the same sum
+        assert exact._log_surrogate(z, tb, exact._prior_z(model)) == pytest.approx(lt, abs=1e-12)
+        lw.append(lt - table_proposal.log_density(z, tb, q))
     lw = np.asarray(lw)
     # q is the tabulated posterior up to its cells: the log ratio is nearly constant
     print("sd of log(table / q)", lw.std())
