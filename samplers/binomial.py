@@ -337,7 +337,7 @@ def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
     bp[4] = bd.c1
     bp[5] = inner.lo
     bp[6] = inner.hi
-    nb = 7
+    nb = npc - npc + 7  # run-time: a literal 7 reaching _sort_small would compile it twice
     for k in range(2):
         c = bd.c1 if k == 0 else bd.c2
         E = bd.E1 if k == 0 else bd.E2
@@ -485,7 +485,7 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     # the four halves: lower-left corner (inside x + y <= 1), then the reflected base for the
     # upper-right one; in each, the FPR outer (y <= x) or the FNR outer (y > x)
     P = np.empty((4 * _MAX_PIECES, 5))
-    npc = 0
+    npc = i - i  # a run-time 0: the literal 0 would compile _pieces a second time
     # the callees get the arrays they read, not the table tuple: passing a tuple of a dozen
     # arrays costs ~200 ns a call (measured), more than an evaluation of the integrand
     tab, tok, GX, GW = T.tab, T.tok, T.GX, T.GW
@@ -561,12 +561,14 @@ def log_band_mass(T, i, eps, s, delta, bound_tails):
     thr = math.log(TAIL_PASS_BELOW)
     if rate:
         thr -= math.log(max(bd.eps, 1e-300))
-    lm = _log_band_mass_window(T, i, False, bd, rate)
+    # the pass as a run-time bool: literal False / True would compile the pass twice
+    fast = rate or not rate
+    lm = _log_band_mass_window(T, i, not fast, bd, rate)
     if lm >= thr:
         return lm, False
     if bound_tails and not rate:
         return log_tail_bound(lm), True
-    return _log_band_mass_window(T, i, True, bd, rate), False
+    return _log_band_mass_window(T, i, fast, bd, rate), False
 
 
 @njit(**_JIT)
