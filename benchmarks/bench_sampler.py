@@ -5,9 +5,11 @@
    (Alg. 1 with its default auxiliary proposals), 4 chains at fixed lengths.  ESS/s is the
    smallest ESS_bulk over the variables divided by the wall time (compilation excluded).
 2. Scale: 10 to 1,000 bases at N = 100 (counts drawn from the model, s free), each method at
-   its automatic run length (``draws=None``: until r_hat <= 1.01 and ESS_bulk >= 400, within
-   ``--max-time`` seconds); prints seconds, r_hat and ESS and plots the curve to
-   ``docs/figures/scale_curve.png``.
+   its default run length (``draws=None``; exact: until r_hat <= 1.01 and bulk and tail ESS >=
+   4,000, within ``--max-time`` seconds; MHAAR: a fixed 5,000 draws per chain); prints
+   seconds, r_hat and ESS and whether the run meets the issue's bar (r_hat <= 1.01 and
+   ESS_bulk >= 400 for every variable), and plots the curve to ``docs/figures/scale_curve.png``
+   (runs that miss the bar are marked).
 3. Start-up: the first posterior in a fresh interpreter with an empty numba cache, import
    included, in a subprocess (``NUMBA_CACHE_DIR`` set to an empty folder).
 4. With ``--blocks`` (only): microseconds per likelihood evaluation, bases one by one vs one
@@ -39,6 +41,8 @@ STRONG = bdp.AttackCounts(
     n_pos=1000,
 )
 FIG = Path(__file__).resolve().parents[1] / "docs" / "figures" / "scale_curve.png"
+#: The issue's bar for a run: every variable's r_hat at most this and ESS_bulk at least that.
+BAR_RHAT, BAR_ESS = 1.01, 400
 
 
 def _diag(post):
@@ -92,10 +96,14 @@ def scale_curve(sizes, max_time):
         for method in ("exact", "mhaar"):
             wall, post = _run(counts, None, method, None, None, max_time=max_time)
             rh, ess = _diag(post)
-            rows.append((k, method, wall, rh, ess, post.settings.get("converged")))
+            # the same bar for both methods (MHAAR's post.converged is None: it has no target)
+            ok = bool(rh <= BAR_RHAT and ess >= BAR_ESS)
+            if method == "exact" and not post.settings.get("converged"):
+                ok = False  # stopped by the time budget
+            rows.append((k, method, wall, rh, ess, ok))
             print(
                 f"{k:6d} {method:<7} {wall:8.1f} {post.n_draws:7d} {rh:9.3f} {ess:8.0f}"
-                + ("" if post.settings.get("converged") else "  (not converged)"),
+                + ("" if ok else "  (bar not met)"),
                 flush=True,
             )
     try:
@@ -110,11 +118,11 @@ def scale_curve(sizes, max_time):
             ax.plot([row[0] for row in r], [row[2] for row in r], mk, label=method)
             for row in r:
                 if not row[5]:
-                    ax.annotate("not converged", (row[0], row[2]), fontsize=7)
+                    ax.annotate("bar not met", (row[0], row[2]), fontsize=7)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("challenge bases (N = 100 each)")
-        ax.set_ylabel("seconds to r_hat <= 1.01, ESS >= 400")
+        ax.set_ylabel("seconds at the default run length")
         ax.legend()
         FIG.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(FIG, dpi=120)

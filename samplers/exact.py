@@ -296,24 +296,37 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
 
 
 @njit(**_JIT)
+def _log_prior_z(z, s_z, pz):
+    """Return the log prior density of z's eps and strength coordinates (Jacobians included).
+
+    ``s_z``: coordinate of each strength variable (-1 when fixed); ``pz``: the priors as
+    scalars. -inf outside the support. The one place that knows the prior of z: the posterior
+    (:func:`_log_prior`) and the table walk (:func:`_log_surrogate`) both call it.
+    """
+    lp = table_proposal.log_prior_z0(z[0], pz)
+    if lp == -math.inf:
+        return -math.inf
+    for k in range(s_z.shape[0]):
+        if s_z[k] >= 0:
+            zk = z[s_z[k]]
+            sk = _expit(zk)
+            if not (sk > 0.0 and sk < 1.0):
+                return -math.inf
+            lp += table_proposal.log_prior_zs(zk, pz)
+    return lp
+
+
+@njit(**_JIT)
 def _log_prior(z, M, s):
     """Return the log prior density of z in its own coordinates (Jacobians included).
 
     Fills the strength of every strength variable into ``s``. -inf outside the support.
     """
-    pz = _prior_z(M)
-    lp = table_proposal.log_prior_z0(z[0], pz)
+    lp = _log_prior_z(z, M.s_z, _prior_z(M))
     if lp == -math.inf:
         return -math.inf
     for k in range(M.s_z.shape[0]):
-        if M.s_z[k] >= 0:
-            zk = z[M.s_z[k]]
-            s[k] = _expit(zk)
-            if not (s[k] > 0.0 and s[k] < 1.0):
-                return -math.inf
-            lp += table_proposal.log_prior_zs(zk, pz)
-        else:
-            s[k] = M.s_fixed[k]
+        s[k] = _expit(z[M.s_z[k]]) if M.s_z[k] >= 0 else M.s_fixed[k]
     return lp
 
 
@@ -345,19 +358,12 @@ def log_posterior(z, M, C, ll_b, ll_c):
 def _log_surrogate(z, tb, pz):
     """Return the log posterior with the tabulated likelihood of :mod:`samplers.surrogate`.
 
-    The prior as :func:`_log_prior` computes it, from the table's ``s_z`` and the scalars ``pz``
-    (the table walk calls this ~80 times an iteration: it takes no model or chain state).
+    Takes the table and the priors' scalars, not the model or the chain state: the table walk
+    calls it ~80 times an iteration.
     """
-    lp = table_proposal.log_prior_z0(z[0], pz)
+    lp = _log_prior_z(z, tb.s_z, pz)
     if lp == -math.inf:
         return -math.inf
-    for k in range(tb.s_z.shape[0]):
-        if tb.s_z[k] >= 0:
-            zk = z[tb.s_z[k]]
-            sk = _expit(zk)
-            if not (sk > 0.0 and sk < 1.0):
-                return -math.inf
-            lp += table_proposal.log_prior_zs(zk, pz)
     return lp + surrogate.log_density(z, tb)
 
 
