@@ -612,6 +612,35 @@ def _cumtrapz(x, y):
     return np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))])
 
 
+def _cdf_at(x, grid, cdf, pdf):
+    """The CDF at x from its values and its density on the grid (0 left of it, 1 right of it).
+
+    Between two nodes: the cubic Hermite interpolant with the density as slope (fourth order
+    where the density is smooth; linear interpolation's error, h^2 f' / 8, was ~1e-3 in the CDF
+    for a posterior ~10 nodes wide), clipped to the two node values (a CDF is monotone, so that
+    never moves it away from the truth).
+    """
+    xa = np.asarray(x, dtype=float)
+    flat = np.atleast_1d(xa).ravel()
+    out = np.interp(flat, grid, cdf, left=0.0, right=1.0)
+    inside = (flat > grid[0]) & (flat < grid[-1])
+    if np.any(inside):
+        xi = flat[inside]
+        i = np.clip(np.searchsorted(grid, xi, side="right") - 1, 0, grid.size - 2)
+        h = grid[i + 1] - grid[i]
+        t = (xi - grid[i]) / h
+        c0, c1, f0, f1 = cdf[i], cdf[i + 1], pdf[i], pdf[i + 1]
+        t2, t3 = t * t, t * t * t
+        val = (
+            (2 * t3 - 3 * t2 + 1) * c0
+            + (t3 - 2 * t2 + t) * h * f0
+            + (-2 * t3 + 3 * t2) * c1
+            + (t3 - t2) * h * f1
+        )
+        out[inside] = np.clip(val, np.minimum(c0, c1), np.maximum(c0, c1))
+    return out.reshape(xa.shape) if xa.ndim else float(out[0])
+
+
 @dataclass
 class PosteriorGrid:
     """Marginal posteriors of eps (and s) on grids, with CDF/quantile helpers."""
@@ -626,7 +655,7 @@ class PosteriorGrid:
     info: dict = field(default_factory=dict)
 
     def eps_cdf(self, x):
-        return np.interp(x, self.eps_grid, self.eps_cdf_values, left=0.0, right=1.0)
+        return _cdf_at(x, self.eps_grid, self.eps_cdf_values, self.eps_pdf)
 
     def eps_quantile(self, q):
         return _inv_cdf(self.eps_grid, self.eps_cdf_values, q)
@@ -856,7 +885,7 @@ class GroupsPosterior:
         return PosteriorGrid(self.eps_grid, self.eps_pdf, self.eps_cdf_values, info=self.info, **sg)
 
     def eps_cdf(self, x):
-        return np.interp(x, self.eps_grid, self.eps_cdf_values, left=0.0, right=1.0)
+        return _cdf_at(x, self.eps_grid, self.eps_cdf_values, self.eps_pdf)
 
     def eps_quantile(self, q):
         return _inv_cdf(self.eps_grid, self.eps_cdf_values, q)
