@@ -152,20 +152,16 @@ def block_costs():
             B = binomial.binomial_bases(c.fp, c.n_neg, c.fn, c.n_pos)
             k = np.zeros(nb, dtype=np.int64)
             forced = binomial_block.make_blocks(B, k, always=True)
-            alone = forced._replace(
-                k=forced.k[:0], n0=forced.n0[:0], n1=forced.n1[:0], start=forced.start[:0],
-                size=forced.size[:0], idx=forced.idx[:0], cnt=forced.cnt[:, :0],
-                win=forced.win[:0], rest=np.arange(nb, dtype=np.int64),
-            )  # fmt: skip
+            alone = None  # every base on its own
             pts = [(2.0 * f, 0.5 * g) for f in (0.8, 1.0, 1.25) for g in (0.8, 1.0, 1.2)]
             ll = np.empty(nb)
             us = []
             for Q in (alone, forced):
-                binomial_block.fill_log_lik(B, Q, 2.0, np.array([0.5]), 1e-5, -1, ll, False)
+                binomial_block.fill_log_lik(B, Q, k, 2.0, np.array([0.5]), 1e-5, -1, ll, False)
                 t0 = time.perf_counter()
                 for _ in range(3):
                     for e, sv in pts:
-                        binomial_block.fill_log_lik(B, Q, e, np.array([sv]), 1e-5, -1, ll, False)
+                        binomial_block.fill_log_lik(B, Q, k, e, np.array([sv]), 1e-5, -1, ll, False)
                 us.append((time.perf_counter() - t0) / (3 * len(pts)) * 1e6)
             rule_block, rule_single = binomial_block.block_cost(nb, n, n)
             print(
@@ -175,7 +171,12 @@ def block_costs():
             )
 
 
-def first_run():
+def first_run(repeats: int = 1):
+    """Time the first posterior in a fresh interpreter, empty numba cache then filled.
+
+    ``repeats`` cold runs (each with a new empty cache; the machine is shared and one run can
+    be off by 10-20 %), then one with the cache the last left.
+    """
     code = textwrap.dedent(
         """
         import time
@@ -186,18 +187,24 @@ def first_run():
         print(f"{time.perf_counter() - t0:.1f}")
         """
     )
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+
+    def run(env):
         out = subprocess.run(
             [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
         )
-        cold = float(out.stdout.strip().splitlines()[-1])
-        out = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-        )
-        warm = float(out.stdout.strip().splitlines()[-1])
+        return float(out.stdout.strip().splitlines()[-1])
+
     print("\n== first posterior in a fresh interpreter (import included, 3 bases, 4 x 1000)")
-    print(f"empty numba cache: {cold:.1f} s; cache filled: {warm:.1f} s")
+    cold = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            cold.append(run(env))
+            print(f"empty numba cache: {cold[-1]:.1f} s", flush=True)
+            if len(cold) == repeats:
+                print(f"cache filled: {run(env):.1f} s")
+    if repeats > 1:
+        print(f"empty numba cache, best of {repeats}: {min(cold):.1f} s")
 
 
 def main():
@@ -208,9 +215,15 @@ def main():
     ap.add_argument(
         "--blocks", action="store_true", help="only the per-base vs block likelihood costs"
     )
+    ap.add_argument(
+        "--first-run", type=int, metavar="K", help="only the first-run timing, K cold runs"
+    )
     args = ap.parse_args()
     if args.blocks:
         block_costs()
+        return
+    if args.first_run:
+        first_run(args.first_run)
         return
     first_run()
     ess_table(2000 if args.quick else 10000)

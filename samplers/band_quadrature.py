@@ -15,6 +15,7 @@ from numba import njit
 
 from .codes import LIK_BIVARIATE_NORMAL
 from .densities import N0, N1, X, Y, log_g
+from .smallsort import sort_small
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -345,7 +346,7 @@ def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
             bp[5] = p_hi
             for k in range(1, 5):
                 bp[k] = min(max(bp[k], p_lo), p_hi)
-            bp.sort()
+            sort_small(bp, bp.shape[0])
             for seg in range(5):
                 if bp[seg + 1] <= bp[seg]:
                     continue

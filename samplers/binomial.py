@@ -54,6 +54,7 @@ from numba import njit
 from ._special import betainc, betaincc, lbeta, xlogy
 from .cdf_table import build_tables, log_tail_scipy, log_tail_table
 from .region import log_area_rate, make_band, psi
+from .smallsort import argsort_desc_small, sort_small
 
 __all__ = [
     "BinomialBases",
@@ -271,17 +272,6 @@ def _z_gap(d, v0, v1):
 
 
 @njit(**_JIT)
-def _sort_small(v, n):
-    for i in range(1, n):
-        key = v[i]
-        j = i - 1
-        while j >= 0 and v[j] > key:
-            v[j + 1] = v[j]
-            j -= 1
-        v[j + 1] = key
-
-
-@njit(**_JIT)
 def _edge_scale(inner, v0, v1, slope):
     """Scale in u of F_inner(psi(u)) on a piece where psi runs from v0 to v1 with this slope."""
     if slope <= 0.0:
@@ -337,7 +327,7 @@ def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
     bp[4] = bd.c1
     bp[5] = inner.lo
     bp[6] = inner.hi
-    nb = npc - npc + 7  # run-time: a literal 7 reaching _sort_small would compile it twice
+    nb = npc - npc + 7  # run-time: a literal 7 reaching sort_small would compile it twice
     for k in range(2):
         c = bd.c1 if k == 0 else bd.c2
         E = bd.E1 if k == 0 else bd.E2
@@ -346,7 +336,7 @@ def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
             nb += 1
     for k in range(nb):
         bp[k] = min(max(bp[k], u_lo), u_hi)
-    _sort_small(bp, nb)
+    sort_small(bp, nb)
     for p in range(nb - 1):
         ua = bp[p]
         ub = bp[p + 1]
@@ -508,7 +498,8 @@ def _log_band_mass_window(T, i, wide, bd, rate):
         npc = _pieces(tab, tok, dx1, dy1, bd, rate, h + 2, P, npc)
         npc = _pieces(tab, tok, dy1, dx1, bd, rate, h + 3, P, npc)
     # largest bound first; stop where the bounds can no longer change the sum
-    order = np.argsort(-P[:npc, _PBOUND])
+    order = np.empty(npc, dtype=np.int64)
+    argsort_desc_small(P[:, _PBOUND], npc, order)
     m = -math.inf
     tot = 0.0
     skip = math.log(SKIP_BELOW)

@@ -46,6 +46,7 @@ from numba import njit
 
 from .binomial import TAIL_PASS_BELOW, gauss_legendre_table, log_band_mass, log_tail_bound
 from .region import log_area_rate, make_band, psi
+from .smallsort import sort_small
 
 __all__ = ["Blocks", "make_blocks", "fill_log_lik", "block_cost", "BLOCK_N_MAX"]
 
@@ -69,10 +70,11 @@ _GX, _GW = gauss_legendre_table(max(NODES, THIN_NODES))
 #: window (lo, hi) and the inner window (lo, hi) of half h (0: FPR outer, 1: FNR outer, 2 and 3
 #: the same for the reflected counts); ``cnt[:, m]`` holds the counts of member m of
 #: ``idx`` (rows: x, y, n0 - x, n1 - y, as integers); ``rest`` lists the bases left to
-#: :func:`samplers.binomial.log_lik`; ``base_k`` is the strength variable of every base.
+#: :func:`samplers.binomial.log_band_mass`. Models without blocks have None instead (see
+#: :func:`make_blocks`).
 Blocks = namedtuple(
     "Blocks",
-    ["k", "n0", "n1", "start", "size", "idx", "cnt", "win", "rest", "base_k", "GX", "GW"],
+    ["k", "n0", "n1", "start", "size", "idx", "cnt", "win", "rest", "GX", "GW"],
 )
 
 
@@ -90,13 +92,18 @@ def block_cost(n_bases: int, n0: float, n1: float) -> tuple[float, float]:
     return block, SINGLE_US * n_bases
 
 
-def make_blocks(B, base_k: np.ndarray, always: bool = False) -> Blocks:
+def make_blocks(
+    B, base_k: np.ndarray, always: bool = False, none_if_empty: bool = True
+) -> Blocks | None:
     """Group the distinct binomial bases of ``B`` into blocks where sharing pays.
 
     ``base_k``: strength variable of every base. A block is made of all bases with the same
     (strength variable, N0, N1) when both sizes are at most BLOCK_N_MAX and
     :func:`block_cost` says the shared quadrature is cheaper (``always``: whatever the cost,
-    for tests).
+    for tests). Returns None when no block pays: :func:`fill_log_lik` then takes every base on
+    its own and a run does not compile the block quadrature at all (~4 s of first-run compile
+    time); with ``none_if_empty=False`` a :class:`Blocks` without blocks instead (a model whose
+    numba type must match another's, see :func:`samplers.driver.start_model`).
     """
     base_k = np.asarray(base_k, dtype=np.int64)
     n = B.x.size
@@ -133,6 +140,8 @@ def make_blocks(B, base_k: np.ndarray, always: bool = False) -> Blocks:
             sizes.append(members.size)
             idx.extend(members.tolist())
             in_block[members] = True
+    if not ks and none_if_empty:
+        return None
     idx = np.array(idx, dtype=np.int64)
     x, y = B.x[idx].astype(np.int64), B.y[idx].astype(np.int64)
     n0, n1 = B.n0[idx].astype(np.int64), B.n1[idx].astype(np.int64)
@@ -146,7 +155,6 @@ def make_blocks(B, base_k: np.ndarray, always: bool = False) -> Blocks:
         cnt=np.stack([x, y, n0 - x, n1 - y]).reshape(4, idx.size),
         win=np.array(wins, dtype=np.float64).reshape(len(ks), 4, 4),
         rest=np.flatnonzero(~in_block).astype(np.int64),
-        base_k=base_k,
         GX=_GX,
         GW=_GW,
     )
@@ -275,7 +283,7 @@ def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
     bp[3] = min(max(bd.xs2, u_lo), u_hi)
     bp[4] = min(max(bd.c1, u_lo), u_hi)
     bp[5] = min(max(bd.c2, u_lo), u_hi)
-    bp.sort()
+    sort_small(bp, bp.shape[0])
     for p in range(5):
         a = bp[p]
         b = bp[p + 1]
@@ -333,17 +341,18 @@ def _block_log_mass(Q, b, bd, out):
 
 
 @njit(**_JIT)
-def fill_log_lik(B, Q, eps, s, delta, k_only, ll, bound_tails):
+def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
     """Set ll[i] = log P(x_i, y_i | eps, s[base_k[i]]) for every distinct base i of B.
 
-    Only the bases of strength variable ``k_only`` when it is >= 0 (the others are left
-    alone). Returns 0 as soon as some base has likelihood zero (its ll is -inf), else 1, or 2
-    when some ll is only an upper bound: with ``bound_tails`` (likelihood tables, see
-    :func:`samplers.surrogate.build`), a base whose band lies in its tails (fast-window mass
-    below TAIL_PASS_BELOW, s < 1) gets :func:`samplers.binomial.log_tail_bound` instead of the
-    wide pass, which costs ~3 ms a base there.
+    ``Q``: the :class:`Blocks` of B, or None (every base on its own; the block quadrature is
+    then pruned at compile time). Only the bases of strength variable ``k_only`` when it is
+    >= 0 (the others are left alone). Returns 0 as soon as some base has likelihood zero (its
+    ll is -inf), else 1, or 2 when some ll is only an upper bound: with ``bound_tails``
+    (likelihood tables, see :func:`samplers.surrogate.build`), a base whose band lies in its
+    tails (fast-window mass below TAIL_PASS_BELOW, s < 1) gets
+    :func:`samplers.binomial.log_tail_bound` instead of the wide pass, which costs ~3 ms a base
+    there.
     """
-    thr = math.log(TAIL_PASS_BELOW)
     status = 1
     r_s = np.empty(s.shape[0])
     for k in range(s.shape[0]):
@@ -352,29 +361,33 @@ def fill_log_lik(B, Q, eps, s, delta, k_only, ll, bound_tails):
         if r > 0.0:
             la += math.log(r)
         r_s[k] = la
-    for b in range(Q.k.shape[0]):
-        k = Q.k[b]
-        if k_only >= 0 and k != k_only:
-            continue
-        out = np.full(Q.size[b], math.nan)  # nan: left to the per-base routine
-        if 1.0 - s[k] > 0.0:  # s = 1 is a line integral: per base
-            _block_log_mass(Q, b, make_band(eps, s[k], delta), out)
-        for jj in range(Q.size[b]):
-            i = Q.idx[Q.start[b] + jj]
-            lm = out[jj]
-            if lm < thr and bound_tails:
-                lm = log_tail_bound(lm)
-                status = 2
-            elif not lm >= thr:  # in the tails (or s = 1): the per-base routine
-                lm, bounded = log_band_mass(B, i, eps, s[k], delta, bound_tails)
-                if bounded:
+    if Q is not None:
+        thr = math.log(TAIL_PASS_BELOW)
+        for b in range(Q.k.shape[0]):
+            k = Q.k[b]
+            if k_only >= 0 and k != k_only:
+                continue
+            out = np.full(Q.size[b], math.nan)  # nan: left to the per-base routine
+            if 1.0 - s[k] > 0.0:  # s = 1 is a line integral: per base
+                _block_log_mass(Q, b, make_band(eps, s[k], delta), out)
+            for jj in range(Q.size[b]):
+                i = Q.idx[Q.start[b] + jj]
+                lm = out[jj]
+                if lm < thr and bound_tails:
+                    lm = log_tail_bound(lm)
                     status = 2
-            ll[i] = lm - r_s[k] + B.lconst[i]
-            if lm == -math.inf:
-                return 0
-    for jj in range(Q.rest.shape[0]):
-        i = Q.rest[jj]
-        k = Q.base_k[i]
+                elif not lm >= thr:  # in the tails (or s = 1): the per-base routine
+                    lm, bounded = log_band_mass(B, i, eps, s[k], delta, bound_tails)
+                    if bounded:
+                        status = 2
+                ll[i] = lm - r_s[k] + B.lconst[i]
+                if lm == -math.inf:
+                    return 0
+    # the bases on their own: those outside blocks, or all of them (no blocks)
+    n_rest = base_k.shape[0] if Q is None else Q.rest.shape[0]
+    for jj in range(n_rest):
+        i = jj if Q is None else Q.rest[jj]
+        k = base_k[i]
         if k_only >= 0 and k != k_only:
             continue
         lm, bounded = log_band_mass(B, i, eps, s[k], delta, bound_tails)

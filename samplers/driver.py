@@ -21,6 +21,7 @@ from .binomial import binomial_bases
 from .binomial_block import make_blocks
 from .codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL
 from .mhaar import QUAD_NODES, aux_params, gauss_legendre_table
+from .table_proposal import PriorZ
 
 __all__ = ["ExactRun", "build_model", "LIK_BINOMIAL"]
 
@@ -136,11 +137,13 @@ def build_model(
             XG=XG,
             WG=WG,
         )
+    b_k = np.asarray(g_sidx, dtype=np.int64)[uniq[:, 0]]
     model = exact.Model(
         B=B,
-        Q=make_blocks(B, np.asarray(g_sidx, dtype=np.int64)[uniq[:, 0]]),
+        Q=make_blocks(B, b_k),
         b_grp=uniq[:, 0].astype(np.int64).copy(),
         b_mult=mult.astype(np.float64),
+        b_k=b_k,
         g_sidx=np.asarray(g_sidx, dtype=np.int64),
         g_tau_z=g_tau_z,
         g_rho_z=g_rho_z,
@@ -149,11 +152,13 @@ def build_model(
         s_z=s_z,
         s_fixed=np.where(np.isnan(s_fixed), 0.5, s_fixed),
         delta=float(delta),
-        eps_kind=int(eps_prior[0]),
-        eps_p1=float(eps_prior[1]),
-        eps_p2=float(eps_prior[2]),
-        s_a=float(s_prior[0]),
-        s_b=float(s_prior[1]),
+        pz=PriorZ(
+            eps_kind=int(eps_prior[0]),
+            eps_p1=float(eps_prior[1]),
+            eps_p2=float(eps_prior[2]),
+            s_a=float(s_prior[0]),
+            s_b=float(s_prior[1]),
+        ),
         tau_a=float(tau_prior[0]),
         tau_b=float(tau_prior[1]),
     )
@@ -202,9 +207,11 @@ def start_model(model):
     base_k = model.g_sidx[model.b_grp[keep]]
     return model._replace(
         B=Bs,
-        Q=make_blocks(Bs, base_k),
+        # the same numba type as the model's (None or Blocks), or every kernel compiles twice
+        Q=None if model.Q is None else make_blocks(Bs, base_k, none_if_empty=False),
         b_grp=model.b_grp[keep].copy(),
         b_mult=np.asarray(mult, dtype=np.float64),
+        b_k=base_k,
     )
 
 

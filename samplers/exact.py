@@ -59,13 +59,15 @@ _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Everything the log posterior needs but the over-dispersed bases.
 #: B: :class:`samplers.binomial.BinomialBases` of the distinct binomial bases;
-#: Q: their :class:`samplers.binomial_block.Blocks` (which share one quadrature);
-#: b_grp, b_mult: their group and multiplicity.
+#: Q: their :class:`samplers.binomial_block.Blocks` (which share one quadrature), or None when
+#: no block pays (then the block quadrature is not compiled); b_grp, b_mult, b_k: their group,
+#: multiplicity and strength variable.
 #: Per group j: g_sidx (strength variable); g_tau_z, g_rho_z (index in z, -1 when fixed or
 #: absent); g_tau, g_rho (the fixed values).
 #: Per strength variable k: s_z (index in z or -1), s_fixed (its value when fixed).
-#: Priors: eps (kind 0 half-normal(p1), 1 lognormal(p1, p2)), s ~ Beta(s_a, s_b),
-#: tau ~ Beta(tau_a, tau_b), rho uniform on (-rho_max, rho_max).
+#: Priors: pz (:class:`samplers.table_proposal.PriorZ`: eps of kind 0 half-normal(p1) or
+#: 1 lognormal(p1, p2), s ~ Beta(s_a, s_b)), tau ~ Beta(tau_a, tau_b), rho uniform on
+#: (-rho_max, rho_max).
 Model = namedtuple(
     "Model",
     [
@@ -73,6 +75,7 @@ Model = namedtuple(
         "Q",
         "b_grp",
         "b_mult",
+        "b_k",
         "g_sidx",
         "g_tau_z",
         "g_rho_z",
@@ -81,11 +84,7 @@ Model = namedtuple(
         "s_z",
         "s_fixed",
         "delta",
-        "eps_kind",
-        "eps_p1",
-        "eps_p2",
-        "s_a",
-        "s_b",
+        "pz",
         "tau_a",
         "tau_b",
     ],
@@ -95,9 +94,10 @@ Model = namedtuple(
 #: likelihoods; log_scale: (joint, ridge) log step factors; chol: shape of the joint walk;
 #: cov_n, cov_sum, cov_sq: running sums for the covariance; n_acc: accepted moves (joint, ridge)
 #: since the last reset; win_*: count, sums and range of z over the second half of the warm-up
-#: (they set the box of the table); sg_*: the table of :mod:`samplers.surrogate` (sg_on[0]: 0
-#: not yet built, 1 built, -1 none), its box and the largest value of each table. All arrays,
-#: so the kernel updates them in place.
+#: (they set the box of the table); sg_on[0]: the table's state (TABLE_* below; 0 not yet
+#: built); tb: the table (:class:`samplers.surrogate.Table`: its box, values and largest value
+#: of each table); q: the proposal tabulated from it (:class:`samplers.table_proposal.Proposal`).
+#: All arrays, so the kernel updates them in place.
 #: The over-dispersed bases (None when there are none, so that their quadrature is not even
 #: compiled): P, c_grp, c_lik, c_const: rows (:func:`samplers.mhaar.aux_params`), group,
 #: likelihood code and additive constant; XG, WG: Gauss-Legendre table of their quadrature.
@@ -123,21 +123,12 @@ ChainState = namedtuple(
         "win_min",
         "win_max",
         "sg_on",
-        "sg_lo",
-        "sg_hi",
-        "sg_V",
-        "sg_vmax",
-        "sg_ulo",
-        "sg_uhi",
+        "tb",
         "win_usum",
         "win_usq",
         "win_umin",
         "win_umax",
-        "iq_zr",
-        "iq_L0",
-        "iq_C0",
-        "iq_LS",
-        "iq_CS",
+        "q",
     ],
 )
 
@@ -211,42 +202,38 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
         win_min=np.full(d, np.inf),
         win_max=np.full(d, -np.inf),
         sg_on=np.zeros(1, dtype=np.int64),
-        sg_lo=np.zeros(d),
-        sg_hi=np.zeros(d),
-        sg_V=np.zeros((model.s_z.size, surrogate.GRID, surrogate.GRID)),
-        sg_vmax=np.zeros(model.s_z.size),
-        sg_ulo=np.zeros(K),
-        sg_uhi=np.zeros(K),
+        tb=surrogate.Table(
+            s_z=model.s_z,
+            lo=np.zeros(d),
+            hi=np.zeros(d),
+            ulo=np.zeros(K),
+            uhi=np.zeros(K),
+            V=np.zeros((K, surrogate.GRID, surrogate.GRID)),
+            vmax=np.zeros(K),
+        ),
         win_usum=np.zeros(K),
         win_usq=np.zeros(K),
         win_umin=np.full(K, np.inf),
         win_umax=np.full(K, -np.inf),
-        iq_zr=np.zeros(2),
-        iq_L0=np.zeros(table_proposal.Z_CELLS),
-        iq_C0=np.zeros(table_proposal.Z_CELLS),
-        iq_LS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
-        iq_CS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
+        q=table_proposal.Proposal(
+            zr=np.zeros(2),
+            L0=np.zeros(table_proposal.Z_CELLS),
+            C0=np.zeros(table_proposal.Z_CELLS),
+            LS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
+            CS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
+        ),
     )
 
 
 @njit(**_JIT)
-def _table(M, state):
-    """Return the chain's tables as their readers take them (the arrays, not copies)."""
-    return surrogate.Table(
-        M.s_z, state.sg_lo, state.sg_hi, state.sg_ulo, state.sg_uhi, state.sg_V, state.sg_vmax
-    )
+def _copy(dst, src):
+    """Set dst[:] = src for 1-d arrays.
 
-
-@njit(**_JIT)
-def _proposal(state):
-    """Return the chain's tabulated proposal (:class:`samplers.table_proposal.Proposal`)."""
-    return table_proposal.Proposal(state.iq_zr, state.iq_L0, state.iq_C0, state.iq_LS, state.iq_CS)
-
-
-@njit(**_JIT)
-def _prior_z(M):
-    """Return the eps and strength priors as scalars (:class:`table_proposal.PriorZ`)."""
-    return table_proposal.PriorZ(M.eps_kind, M.eps_p1, M.eps_p2, M.s_a, M.s_b)
+    A slice assignment from an array would do, but numba compiles its shape-mismatch error
+    message with it (~1 s of a first run's compile time for each array rank).
+    """
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
 
 
 @njit(**_JIT)
@@ -322,7 +309,7 @@ def _log_prior(z, M, s):
 
     Fills the strength of every strength variable into ``s``. -inf outside the support.
     """
-    lp = _log_prior_z(z, M.s_z, _prior_z(M))
+    lp = _log_prior_z(z, M.s_z, M.pz)
     if lp == -math.inf:
         return -math.inf
     for k in range(M.s_z.shape[0]):
@@ -344,7 +331,7 @@ def log_posterior(z, M, C, ll_b, ll_c):
     # k_only = -1 (every base) and bound_tails = False as run-time values: literals would
     # compile the likelihood a second time next to the table's call
     nk = M.s_z.shape[0]
-    if not fill_log_lik(M.B, M.Q, eps, s, M.delta, nk * 0 - 1, ll_b, nk < 0):
+    if not fill_log_lik(M.B, M.Q, M.b_k, eps, s, M.delta, nk * 0 - 1, ll_b, nk < 0):
         return -math.inf
     total = 0.0
     for i in range(M.b_grp.shape[0]):
@@ -368,20 +355,21 @@ def _log_surrogate(z, tb, pz):
 
 
 @njit(**_JIT)
-def _metropolis(state, rng, la, zp, lpp, llb_p, llc_p):
+def _metropolis(z, lp, ll_b, ll_c, rng, la, zp, lpp, llb_p, llc_p):
     """Accept the proposal zp with probability min(1, e^la) (never when la is -inf or nan).
 
     One uniform is drawn either way, so the random stream does not depend on whether the
-    proposal was valid (callers pass la = -inf for an invalid one); on acceptance zp becomes
-    the state.
+    proposal was valid (callers pass la = -inf for an invalid one); on acceptance zp, lpp and
+    its per-base log likelihoods replace the chain's z, lp, ll_b and ll_c (the state's arrays,
+    passed one by one: numba passes every array of a tuple argument).
     """
     u = rng.random()
     ok = la >= 0.0 or (u > 0.0 and math.log(u) < la)
     if ok:
-        state.z[:] = zp
-        state.lp[0] = lpp
-        state.ll_b[:] = llb_p
-        state.ll_c[:] = llc_p
+        _copy(z, zp)
+        lp[0] = lpp
+        _copy(ll_b, llb_p)
+        _copy(ll_c, llc_p)
     return ok
 
 
@@ -391,7 +379,7 @@ def _ridge(z, s_z, uu, zp):
 
     Returns (valid, log Jacobian of the move in z); invalid when some s_k would leave (0, 1).
     """
-    zp[:] = z
+    _copy(zp, z)
     zp[0] = z[0] + uu
     ljac = 0.0
     for k in range(s_z.shape[0]):
@@ -410,17 +398,16 @@ def _ridge(z, s_z, uu, zp):
 
 
 @njit(**_JIT)
-def _table_walk(y, ly, tb, pz, state, cfg, rng, xi, yp):
+def _table_walk(y, ly, tb, pz, log_scale, chol, n_inner, rng, xi, yp):
     """n_inner Metropolis steps on the tabulated posterior from (y, ly), in place.
 
     The steps run in the palindromic order walk, ridge, walk, ..., ridge, walk, so that the
     whole sequence is reversible with respect to the tabulated posterior (each step is); that is
     what the correction of the surrogate-transition move needs. Returns the final log density.
     """
-    sc = math.exp(state.log_scale[0])
-    sr = math.exp(state.log_scale[1])
-    chol = state.chol
-    n = cfg.n_inner
+    sc = math.exp(log_scale[0])
+    sr = math.exp(log_scale[1])
+    n = n_inner
     for step in range(2 * n - 1):
         if step % 2 == 0:
             _walk(y, chol, sc, rng, xi, yp)
@@ -433,7 +420,7 @@ def _table_walk(y, ly, tb, pz, state, cfg, rng, xi, yp):
             lyp = _log_surrogate(yp, tb, pz)
             la = lyp - ly + lj
             if la >= 0.0 or (u > 0.0 and math.log(u) < la):
-                y[:] = yp
+                _copy(y, yp)
                 ly = lyp
     return ly
 
@@ -601,25 +588,25 @@ def build_table(state, M, stop):
         return True
     d = state.z.shape[0]
     for a in range(d):
-        state.sg_lo[a], state.sg_hi[a] = _box_from_window(
+        state.tb.lo[a], state.tb.hi[a] = _box_from_window(
             n, state.win_sum[a], state.win_sq[a], state.win_min[a], state.win_max[a]
         )
     K = M.s_z.shape[0]
     for k in range(K):
-        state.sg_ulo[k], state.sg_uhi[k] = _box_from_window(
+        state.tb.ulo[k], state.tb.uhi[k] = _box_from_window(
             n, state.win_usum[k], state.win_usq[k], state.win_umin[k], state.win_umax[k]
         )
-    G = state.sg_V.shape[1]
+    G = state.tb.V.shape[1]
     gaps = np.empty(4)
     span = np.empty(4, dtype=np.int64)
     zr = np.empty(2)
     prof = np.empty((K, PROFILE_CELLS))
-    tb = _table(M, state)
-    pz = _prior_z(M)
+    tb = state.tb
+    pz = M.pz
     for r in range(BOX_ROUNDS + 1):
         # keep eps within what exp() and the likelihood handle
-        state.sg_lo[0] = max(state.sg_lo[0], surrogate.Z0_MIN)
-        state.sg_hi[0] = min(state.sg_hi[0], surrogate.Z0_MAX - 2.0)
+        state.tb.lo[0] = max(state.tb.lo[0], surrogate.Z0_MIN)
+        state.tb.hi[0] = min(state.tb.hi[0], surrogate.Z0_MAX - 2.0)
         res = surrogate.build(M, tb, stop)
         if res == surrogate.STOPPED:
             state.sg_on[0] = 0  # not built: the next call starts again from the window
@@ -637,9 +624,9 @@ def build_table(state, M, stop):
             a = M.s_z[k]
             _edge_gaps(tb, pz, k, zr, prof, gaps, span)
             if a >= 0:
-                state.sg_ulo[k], state.sg_uhi[k], c1 = _resize(
-                    state.sg_ulo[k],
-                    state.sg_uhi[k],
+                state.tb.ulo[k], state.tb.uhi[k], c1 = _resize(
+                    state.tb.ulo[k],
+                    state.tb.uhi[k],
                     gaps[0],
                     gaps[1],
                     span[0],
@@ -648,9 +635,9 @@ def build_table(state, M, stop):
                     -math.inf,
                     math.inf,
                 )
-                state.sg_lo[a], state.sg_hi[a], c2 = _resize(
-                    state.sg_lo[a],
-                    state.sg_hi[a],
+                state.tb.lo[a], state.tb.hi[a], c2 = _resize(
+                    state.tb.lo[a],
+                    state.tb.hi[a],
                     gaps[2],
                     gaps[3],
                     span[2],
@@ -661,9 +648,9 @@ def build_table(state, M, stop):
                 )
                 changed = changed or c1 or c2
             else:
-                state.sg_lo[0], state.sg_hi[0], c1 = _resize(
-                    state.sg_lo[0],
-                    state.sg_hi[0],
+                state.tb.lo[0], state.tb.hi[0], c1 = _resize(
+                    state.tb.lo[0],
+                    state.tb.hi[0],
                     gaps[0],
                     gaps[1],
                     span[0],
@@ -679,17 +666,15 @@ def build_table(state, M, stop):
 
 
 @njit(**_JIT)
-def _choose_proposal(state, M, C, rng, zp, llb_p, llc_p):
+def _choose_proposal(tb, q, sg_on, M, C, rng, zp, llb_p, llc_p):
     """Switch the chain to the independence move when the table's proposal q fits.
 
     Tabulates q (:mod:`samplers.table_proposal`), draws PILOT points from it and evaluates the
     exact posterior there; when the importance weights pi / q have an effective sample size of
-    at least INDEP_MIN_ESS of the draws, ``state.sg_on[0]`` becomes TABLE_INDEP, else it stays
+    at least INDEP_MIN_ESS of the draws, ``sg_on[0]`` becomes TABLE_INDEP, else it stays
     TABLE_WALK. Decided once, before the first draw, so the stored chain is time-homogeneous.
     """
-    tb = _table(M, state)
-    q = _proposal(state)
-    if not table_proposal.build(tb, _prior_z(M), q):
+    if not table_proposal.build(tb, M.pz, q):
         return
     lw = np.empty(PILOT)
     for i in range(PILOT):
@@ -708,7 +693,7 @@ def _choose_proposal(state, M, C, rng, zp, llb_p, llc_p):
         s1 += w
         s2 += w * w
     if s1 * s1 / (PILOT * s2) >= INDEP_MIN_ESS:
-        state.sg_on[0] = TABLE_INDEP
+        sg_on[0] = TABLE_INDEP
 
 
 @njit(**_JIT)
@@ -738,9 +723,9 @@ def advance(
     yp = np.empty(d)
     # the table, its proposal and the priors as the moves take them (views of the state's
     # arrays, filled in place when the table is built)
-    tb = _table(M, state)
-    q = _proposal(state)
-    pz = _prior_z(M)
+    tb = state.tb
+    q = state.q
+    pz = M.pz
     if not state.lp[0] == state.lp[0]:  # nan: first call
         state.lp[0] = log_posterior(state.z, M, C, state.ll_b, state.ll_c)
     n_free = 0
@@ -758,7 +743,7 @@ def advance(
             if not build_table(state, M, stop):
                 return row
             if cfg.indep and state.sg_on[0] == TABLE_WALK:
-                _choose_proposal(state, M, C, rng, zp, llb_p, llc_p)
+                _choose_proposal(tb, q, state.sg_on, M, C, rng, zp, llb_p, llc_p)
         # the exact walk and ridge moves: every iteration without a table, else every
         # exact_every-th (a fixed schedule, so the chain stays time-homogeneous per cycle)
         mode = state.sg_on[0]
@@ -771,7 +756,9 @@ def advance(
             _walk(state.z, state.chol, math.exp(state.log_scale[0]), rng, xi, zp)
             lpp = log_posterior(zp, M, C, llb_p, llc_p)
             la = lpp - state.lp[0]
-            ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
+            ok = _metropolis(
+                state.z, state.lp, state.ll_b, state.ll_c, rng, la, zp, lpp, llb_p, llc_p
+            )
             a_joint = 1.0 if ok else 0.0
             if warm:
                 gain = (t + 1.0) ** -RM_POWER
@@ -784,7 +771,9 @@ def advance(
             if valid:
                 lpp = log_posterior(zp, M, C, llb_p, llc_p)
                 la = lpp - state.lp[0] + ljac
-            ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
+            ok = _metropolis(
+                state.z, state.lp, state.ll_b, state.ll_c, rng, la, zp, lpp, llb_p, llc_p
+            )
             a_ridge = 1.0 if ok else 0.0
             if warm:
                 gain = (t + 1.0) ** -RM_POWER
@@ -807,13 +796,17 @@ def advance(
                 if lqy > -math.inf:  # always, for a draw of q; a guard against rounding
                     lpp = log_posterior(zp, M, C, llb_p, llc_p)
                     la = (lpp - state.lp[0]) - (lqy - lqz)
-            ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
+            ok = _metropolis(
+                state.z, state.lp, state.ll_b, state.ll_c, rng, la, zp, lpp, llb_p, llc_p
+            )
             a_table = 1.0 if ok else 0.0
         if not warm and mode == TABLE_WALK:
             lz = _log_surrogate(state.z, tb, pz)
             if lz > -math.inf:
-                zp[:] = state.z
-                ly = _table_walk(zp, lz, tb, pz, state, cfg, rng, xi, yp)
+                _copy(zp, state.z)
+                ly = _table_walk(
+                    zp, lz, tb, pz, state.log_scale, state.chol, cfg.n_inner, rng, xi, yp
+                )
                 moved = False
                 for a in range(d):
                     if zp[a] != state.z[a]:
@@ -823,7 +816,9 @@ def advance(
                 if moved:
                     lpp = log_posterior(zp, M, C, llb_p, llc_p)
                     la = (lpp - state.lp[0]) - (ly - lz)
-                ok = _metropolis(state, rng, la, zp, lpp, llb_p, llc_p)
+                ok = _metropolis(
+                    state.z, state.lp, state.ll_b, state.ll_c, rng, la, zp, lpp, llb_p, llc_p
+                )
                 a_table = 1.0 if ok else 0.0
         # covariance of the joint walk, measured in a window of the warm-up
         if warm and t >= cfg.cov_start and t < cfg.cov_end:
@@ -846,7 +841,9 @@ def advance(
                     if not cov[a, a] > 0.0:
                         ok_c = False
                 if ok_c:
-                    state.chol[:, :] = np.linalg.cholesky(cov)
+                    L = np.linalg.cholesky(cov)
+                    for a in range(d):
+                        _copy(state.chol[a], L[a])
                     state.log_scale[0] = math.log(2.38 / math.sqrt(d))
         # range of the second half of the warm-up (the table is built from it at t = tune)
         if warm and cfg.n_inner > 0 and C is None and 2 * t >= cfg.tune:
@@ -864,13 +861,13 @@ def advance(
                     state.win_umin[k] = min(state.win_umin[k], u)
                     state.win_umax[k] = max(state.win_umax[k], u)
         if not warm:
-            out_z[row, :] = state.z
+            _copy(out_z[row], state.z)
             out_acc[row, 0] = a_joint
             out_acc[row, 1] = a_ridge
             out_acc[row, 2] = a_table
             if store_ll:
-                out_ll_b[row, :] = state.ll_b
-                out_ll_c[row, :] = state.ll_c
+                _copy(out_ll_b[row], state.ll_b)
+                _copy(out_ll_c[row], state.ll_c)
             row += 1
         state.it[0] = t + 1
     return row

@@ -142,7 +142,7 @@ def _node(M, tb, bounded, k, i, j, s_all, ll, bound_tails):
     bounded[k, i, j] = False
     if not (z0 >= Z0_MIN and z0 <= Z0_MAX):
         return
-    status = fill_log_lik(M.B, M.Q, math.exp(z0), s_all, M.delta, k, ll, bound_tails)
+    status = fill_log_lik(M.B, M.Q, M.b_k, math.exp(z0), s_all, M.delta, k, ll, bound_tails)
     if status != 0:
         tot = 0.0
         for b in range(M.b_grp.shape[0]):

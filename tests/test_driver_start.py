@@ -52,3 +52,29 @@ def test_many_bases_keep_each_groups_weight_and_its_extremes():
     z = np.array([np.log(2.0), 0.0, 0.0])
     assert np.isfinite(driver._log_post(sub, corr, z))
     assert names == ["eps", ("s", 0), ("s", 1)]
+
+
+def test_reduced_model_has_the_numba_type_of_the_full_one():
+    # a model with blocks keeps a Blocks (possibly without blocks) in its reduced model, one
+    # without keeps None: a different type would compile every kernel a second time
+    from numba import typeof
+
+    model, _, _ = _model(600, 2)  # 300 bases of N = 100 per strength: the blocks pay
+    assert model.Q is not None and model.Q.k.size == 2
+    sub = driver.start_model(model)
+    assert sub.Q is not None
+    assert typeof(sub) == typeof(model)
+    # 600 bases of distinct sizes: no two share (strength, N0, N1), so no block and None
+    rng = np.random.default_rng(1)
+    n = rng.permutation(np.arange(100, 1300))[:600]
+    fp, fn = (rng.integers(0, 50, 600) for _ in range(2))
+    m2, *_ = driver.build_model(
+        fp, n, fn, n, np.zeros(600, dtype=np.int64),
+        g_lik=np.zeros(1, dtype=np.int64), g_sidx=np.zeros(1, dtype=np.int64),
+        g_tau=np.zeros(1), g_rho=np.zeros(1), g_tau_free=np.zeros(1, dtype=bool),
+        g_rho_free=np.zeros(1, dtype=bool), s_fixed=np.full(1, np.nan), delta=1e-5,
+        eps_prior=(0, 10.0, 0.0), s_prior=(1.0, 1.0), tau_prior=(1.0, 1.0),
+    )  # fmt: skip
+    assert m2.Q is None
+    sub2 = driver.start_model(m2)
+    assert sub2.Q is None and typeof(sub2) == typeof(m2)

@@ -166,9 +166,9 @@ def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
     assert st.sg_on[0] == 0
     assert exact.build_table(st, model, np.zeros(1, dtype=np.int64))
     assert st.sg_on[0] == exact.TABLE_WALK
-    first = st.sg_V.copy()
+    first = st.tb.V.copy()
     assert exact.build_table(st, model, np.zeros(1, dtype=np.int64))
-    np.testing.assert_array_equal(st.sg_V, first)
+    np.testing.assert_array_equal(st.tb.V, first)
 
 
 def test_far_tail_nodes_hold_upper_bounds_and_the_rest_is_exact():

@@ -40,7 +40,7 @@ def _proposal(s_fixed):
     q = table_proposal.Proposal(
         np.zeros(2), np.zeros(F), np.zeros(F), np.zeros((1, F, U)), np.zeros((1, F, U))
     )
-    assert table_proposal.build(tb, exact._prior_z(model), q)
+    assert table_proposal.build(tb, model.pz, q)
     return model, tb, q
 
 
@@ -103,7 +103,7 @@ def test_the_proposal_follows_the_tabulated_posterior():
     for z in Z:
         lt = exact._log_prior(z, model, s) + surrogate.log_density(z, tb)
         # the table walk's own log posterior is the same sum
-        assert exact._log_surrogate(z, tb, exact._prior_z(model)) == pytest.approx(lt, abs=1e-12)
+        assert exact._log_surrogate(z, tb, model.pz) == pytest.approx(lt, abs=1e-12)
         lw.append(lt - table_proposal.log_density(z, tb, q))
     lw = np.asarray(lw)
     # q is the tabulated posterior up to its cells: the log ratio is nearly constant
