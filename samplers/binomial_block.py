@@ -361,6 +361,10 @@ def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
         if r > 0.0:
             la += math.log(r)
         r_s[k] = la
+    # the bases left to the per-base routine: those outside blocks (all of them without
+    # blocks) and the block members whose band lies in their tails (or s = 1)
+    todo = np.empty(base_k.shape[0], dtype=np.int64)
+    n_todo = 0
     if Q is not None:
         thr = math.log(TAIL_PASS_BELOW)
         for b in range(Q.k.shape[0]):
@@ -376,17 +380,22 @@ def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
                 if lm < thr and bound_tails:
                     lm = log_tail_bound(lm)
                     status = 2
-                elif not lm >= thr:  # in the tails (or s = 1): the per-base routine
-                    lm, bounded = log_band_mass(B, i, eps, s[k], delta, bound_tails)
-                    if bounded:
-                        status = 2
+                elif not lm >= thr:
+                    todo[n_todo] = i
+                    n_todo += 1
+                    continue
                 ll[i] = lm - r_s[k] + B.lconst[i]
                 if lm == -math.inf:
                     return 0
-    # the bases on their own: those outside blocks, or all of them (no blocks)
-    n_rest = base_k.shape[0] if Q is None else Q.rest.shape[0]
-    for jj in range(n_rest):
-        i = jj if Q is None else Q.rest[jj]
+        for jj in range(Q.rest.shape[0]):
+            todo[n_todo] = Q.rest[jj]
+            n_todo += 1
+    else:
+        for i in range(base_k.shape[0]):
+            todo[n_todo] = i
+            n_todo += 1
+    for jj in range(n_todo):
+        i = todo[jj]
         k = base_k[i]
         if k_only >= 0 and k != k_only:
             continue
