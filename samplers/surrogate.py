@@ -63,7 +63,7 @@ BUILT, FAILED, STOPPED = 1, 0, -1
 #: The tables of one chain as their readers take them: ``s_z`` (the model's: coordinate of z of
 #: each strength variable, -1 when fixed), the box (``lo``, ``hi`` per coordinate of z; ``ulo``,
 #: ``uhi`` of u per strength variable), the values ``V`` and their maxima ``vmax`` (the chain
-#: state's ``sg_*`` arrays, filled in place by :func:`build`). Not the whole model or chain
+#: state's ``tb``, filled in place by :func:`build`). Not the whole model or chain
 #: state: numba passes every array of a tuple argument on each call (~15 ns an array,
 #: measured), and the table walk reads the table ~80 times an iteration.
 Table = namedtuple("Table", ["s_z", "lo", "hi", "ulo", "uhi", "V", "vmax"])

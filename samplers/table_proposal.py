@@ -49,11 +49,11 @@ __all__ = [
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-#: The priors of eps and of a free strength as scalars (the model's ``eps_kind``, ``eps_p1``,
-#: ``eps_p2``, ``s_a``, ``s_b``): the hot loops take these, not the model (see
+#: The priors of eps and of a free strength as scalars (the model's ``pz``, see
+#: :class:`samplers.exact.Model`): the hot loops take these, not the model (see
 #: :class:`samplers.surrogate.Table`).
 PriorZ = namedtuple("PriorZ", ["eps_kind", "eps_p1", "eps_p2", "s_a", "s_b"])
-#: The tabulated proposal of one chain (its ``iq_*`` arrays): ``zr`` the range of z0, ``L0`` /
+#: The tabulated proposal of one chain (its state's ``q``): ``zr`` the range of z0, ``L0`` /
 #: ``C0`` the log probabilities and cumulative sums of the eps cells, ``LS[k, i]`` / ``CS[k, i]``
 #: those of the u cells of free strength k given eps cell i.
 Proposal = namedtuple("Proposal", ["zr", "L0", "C0", "LS", "CS"])
