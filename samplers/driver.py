@@ -204,7 +204,7 @@ def start_model(model):
         mult.extend((model.b_mult[pick] * w).tolist())
     keep = np.asarray(keep, dtype=np.int64)
     Bs = B._replace(**{f: getattr(B, f)[keep] for f in _PER_BASE})
-    base_k = model.g_sidx[model.b_grp[keep]]
+    base_k = model.b_k[keep]
     return model._replace(
         B=Bs,
         # the same numba type as the model's (None or Blocks), or every kernel compiles twice

@@ -146,7 +146,7 @@ def _node(M, tb, bounded, k, i, j, s_all, ll, bound_tails):
     if status != 0:
         tot = 0.0
         for b in range(M.b_grp.shape[0]):
-            if M.g_sidx[M.b_grp[b]] == k:
+            if M.b_k[b] == k:
                 tot += M.b_mult[b] * ll[b]
         V[k, i, j] = tot
         bounded[k, i, j] = status == 2
