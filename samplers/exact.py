@@ -582,31 +582,31 @@ def build_table(state, M, stop):
     can be built) and returns True; returns False, leaving sg_on 0, when ``stop[0]`` was set
     during the build (it is deterministic, so building again later gives the same table).
     """
+    tb = state.tb
     n = state.win_n[0]
     if n < 10.0:
         state.sg_on[0] = TABLE_NONE
         return True
     d = state.z.shape[0]
     for a in range(d):
-        state.tb.lo[a], state.tb.hi[a] = _box_from_window(
+        tb.lo[a], tb.hi[a] = _box_from_window(
             n, state.win_sum[a], state.win_sq[a], state.win_min[a], state.win_max[a]
         )
     K = M.s_z.shape[0]
     for k in range(K):
-        state.tb.ulo[k], state.tb.uhi[k] = _box_from_window(
+        tb.ulo[k], tb.uhi[k] = _box_from_window(
             n, state.win_usum[k], state.win_usq[k], state.win_umin[k], state.win_umax[k]
         )
-    G = state.tb.V.shape[1]
+    G = tb.V.shape[1]
     gaps = np.empty(4)
     span = np.empty(4, dtype=np.int64)
     zr = np.empty(2)
     prof = np.empty((K, PROFILE_CELLS))
-    tb = state.tb
     pz = M.pz
     for r in range(BOX_ROUNDS + 1):
         # keep eps within what exp() and the likelihood handle
-        state.tb.lo[0] = max(state.tb.lo[0], surrogate.Z0_MIN)
-        state.tb.hi[0] = min(state.tb.hi[0], surrogate.Z0_MAX - 2.0)
+        tb.lo[0] = max(tb.lo[0], surrogate.Z0_MIN)
+        tb.hi[0] = min(tb.hi[0], surrogate.Z0_MAX - 2.0)
         res = surrogate.build(M, tb, stop)
         if res == surrogate.STOPPED:
             state.sg_on[0] = 0  # not built: the next call starts again from the window
@@ -624,9 +624,9 @@ def build_table(state, M, stop):
             a = M.s_z[k]
             _edge_gaps(tb, pz, k, zr, prof, gaps, span)
             if a >= 0:
-                state.tb.ulo[k], state.tb.uhi[k], c1 = _resize(
-                    state.tb.ulo[k],
-                    state.tb.uhi[k],
+                tb.ulo[k], tb.uhi[k], c1 = _resize(
+                    tb.ulo[k],
+                    tb.uhi[k],
                     gaps[0],
                     gaps[1],
                     span[0],
@@ -635,9 +635,9 @@ def build_table(state, M, stop):
                     -math.inf,
                     math.inf,
                 )
-                state.tb.lo[a], state.tb.hi[a], c2 = _resize(
-                    state.tb.lo[a],
-                    state.tb.hi[a],
+                tb.lo[a], tb.hi[a], c2 = _resize(
+                    tb.lo[a],
+                    tb.hi[a],
                     gaps[2],
                     gaps[3],
                     span[2],
@@ -648,9 +648,9 @@ def build_table(state, M, stop):
                 )
                 changed = changed or c1 or c2
             else:
-                state.tb.lo[0], state.tb.hi[0], c1 = _resize(
-                    state.tb.lo[0],
-                    state.tb.hi[0],
+                tb.lo[0], tb.hi[0], c1 = _resize(
+                    tb.lo[0],
+                    tb.hi[0],
                     gaps[0],
                     gaps[1],
                     span[0],
