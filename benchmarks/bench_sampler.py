@@ -219,6 +219,8 @@ def main():
         "--first-run", type=int, metavar="K", help="only the first-run timing, K cold runs"
     )
     args = ap.parse_args()
+    if args.first_run is not None and args.first_run < 1:
+        ap.error(f"--first-run K needs K >= 1 cold runs; found {args.first_run}")
     if args.blocks:
         block_costs()
         return
