@@ -280,7 +280,7 @@ def run_exact(
         starts,
         tune=cfg.tune,
         target_accept=cfg.target_accept,
-        store_ll=cfg.log_likelihood,
+        store_ll=False,  # computed afterwards, thinned and per distinct base (_pointwise)
         cores=cfg.cores,
     )
     draws = cfg.draws
@@ -366,11 +366,9 @@ def run_exact(
     out["scales"] = np.exp(res["log_scale"])
     out["log_lik"] = None
     if cfg.log_likelihood:
-        ll = np.empty(z.shape[:2] + (base_map.shape[0],))
-        is_b = base_map[:, 0] == 0
-        ll[:, :, is_b] = res["ll_b"][:, :, base_map[is_b, 1]]
-        ll[:, :, ~is_b] = res["ll_c"][:, :, base_map[~is_b, 1]]
-        out["log_lik"] = ll
+        from . import _pointwise
+
+        out.update(_pointwise.compute(kmodel, corr, base_map, z, cores=run.cores))
     out.update(
         converged=converged,
         stop_reason=stop_reason,

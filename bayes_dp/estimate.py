@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import warnings
 
 import numpy as np
 
@@ -80,8 +81,12 @@ def estimate_epsilon(
         ``post.converged`` is False and (with ``check``) a
         :class:`~bayes_dp.exceptions.ConvergenceWarning` says so.
     log_likelihood : bool
-        Store each base's log-likelihood per draw (ArviZ's ``log_likelihood`` group, for
-        ``az.loo``); exact method only.
+        Keep each base's log-likelihood (ArviZ's ``log_likelihood`` group, for ``az.loo``);
+        exact method only. It is computed after the sampling at evenly thinned draws (at most
+        1,000 per chain, fewer for many bases: ``post.settings["log_likelihood_thin"]`` is the
+        stride) and stored per distinct base, so its memory does not grow with the run's
+        length (``docs/lira.md``). If it cannot be built, the posterior comes without it and
+        an :class:`~bayes_dp.exceptions.OutputSkippedWarning` says why.
     progress : None, bool or callable
         Progress of the sampling (method "exact"). None (default): a ``tqdm.auto`` bar (a
         widget in Jupyter) when stderr is a terminal or a notebook kernel runs, shown once the
@@ -176,9 +181,18 @@ def estimate_epsilon(
     )
     post = _posterior(model, cfg, out, seed_record)
     if check:
-        post.check(stacklevel=2)
-        if post.converged is False:
-            _warn_not_converged(post, stacklevel=2)
+        try:
+            post.check(stacklevel=2)
+            if post.converged is False:
+                _warn_not_converged(post, stacklevel=2)
+        except Warning:  # warnings turned into errors by a filter are the caller's choice
+            raise
+        except Exception as e:  # a finished run is never lost to its diagnostics
+            from .exceptions import OutputSkippedWarning
+
+            why = f"{type(e).__name__}: {e}"
+            msg = f"the convergence check failed ({why}); the draws are returned unchecked"
+            warnings.warn(OutputSkippedWarning(msg, output="check", reason=why), stacklevel=2)
     return post
 
 
@@ -219,14 +233,19 @@ def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Po
     settings["tuned_scales"] = rec.pop("tuned_scales")
     settings["versions"] = _versions()
     settings.update(rec)
+    if cfg.method == "exact" and cfg.log_likelihood:
+        # the draws of the log_likelihood group are draws 0, thin, 2 thin, ... of each chain
+        settings["log_likelihood_thin"] = out.get("log_lik_thin", 1)
+        if out.get("log_lik_skipped"):
+            settings["log_likelihood_skipped"] = out["log_lik_skipped"]
     loglik = None if out.get("log_lik") is None else {"counts": out["log_lik"]}
-    return Posterior(draws, stats, settings, log_likelihood=loglik)
+    return Posterior(
+        draws, stats, settings, log_likelihood=loglik, log_likelihood_index=out.get("log_lik_index")
+    )
 
 
 def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
     """ConvergenceWarning for a run that stopped (time or size limit) before it converged."""
-    import warnings
-
     from .diagnostics import findings
     from .exceptions import ConvergenceWarning
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "TimeBudgetError"]
+__all__ = ["ConvergenceWarning", "OutputSkippedWarning", "TimeBudgetError"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -26,3 +26,20 @@ class ConvergenceWarning(UserWarning):
 
 class TimeBudgetError(RuntimeError):
     """The time budget (``max_time``) ran out before the warm-up finished: there are no draws."""
+
+
+class OutputSkippedWarning(UserWarning):
+    """An optional output of a finished run could not be built; the posterior itself is kept.
+
+    Attributes
+    ----------
+    output : str
+        What was skipped (``"log_likelihood"``, ``"report"``, ...).
+    reason : str
+        Why: the error met, as ``"TypeName: message"``.
+    """
+
+    def __init__(self, message: str, *, output: str, reason: str):
+        super().__init__(message)
+        self.output = output
+        self.reason = reason

@@ -59,7 +59,13 @@ class Posterior:
         Pointwise log likelihood of each challenge base at each draw (ArviZ's
         ``log_likelihood`` group, for ``az.loo`` / ``az.compare``): log P(X_i, Y_i | theta) with
         the latent rates integrated out, normalised as a probability of the counts (binomial,
-        beta-binomial) or a density of them (bivariate normal, paper eq. 7).
+        beta-binomial) or a density of them (bivariate normal, paper eq. 7). Its draws may be
+        a thinned subset of the posterior's (``settings["log_likelihood_thin"]``, see
+        :func:`~bayes_dp.estimate_epsilon`).
+    log_likelihood_index : array of int (bases,), optional
+        When given, the arrays of ``log_likelihood`` hold one column per distinct base
+        (chains, draws, distinct) and base i's values are column ``log_likelihood_index[i]``;
+        :attr:`log_likelihood` and :meth:`to_arviz` expand them to one column per base.
 
     Examples
     --------
@@ -72,7 +78,12 @@ class Posterior:
     """
 
     def __init__(
-        self, draws: dict, sample_stats: dict, settings: dict, log_likelihood: dict | None = None
+        self,
+        draws: dict,
+        sample_stats: dict,
+        settings: dict,
+        log_likelihood: dict | None = None,
+        log_likelihood_index=None,
     ):
         self._draws = {k: np.asarray(v, dtype=np.float64) for k, v in draws.items()}
         self._stats = {k: np.asarray(v) for k, v in sample_stats.items()}
@@ -82,14 +93,34 @@ class Posterior:
             if log_likelihood is None
             else {k: np.asarray(v, dtype=np.float64) for k, v in log_likelihood.items()}
         )
+        self._ll_index = None
+        if log_likelihood_index is not None:
+            idx = np.asarray(log_likelihood_index)
+            if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+                raise TypeError(
+                    "`log_likelihood_index` must be a 1-d integer array; found "
+                    f"{idx.dtype} of shape {idx.shape}"
+                )
+            for k, v in (self._loglik or {}).items():
+                if idx.size and not (0 <= idx.min() and idx.max() < v.shape[-1]):
+                    raise ValueError(
+                        f"`log_likelihood_index` must lie in [0, {v.shape[-1]}) (the distinct "
+                        f"columns of {k!r}); found values in [{idx.min()}, {idx.max()}]"
+                    )
+            self._ll_index = idx
 
     @property
     def log_likelihood(self) -> dict[str, np.ndarray] | None:
         """Pointwise log likelihood per base and draw, ``{"counts": (chains, draws, bases)}``.
 
-        None when it was not kept (``estimate_epsilon(log_likelihood=False)`` or MHAAR).
+        None when it was not kept (``estimate_epsilon(log_likelihood=False)``, MHAAR, or it
+        could not be built: ``settings["log_likelihood_skipped"]`` says why). Its draws are
+        draws 0, t, 2t, ... of each chain, t = ``settings.get("log_likelihood_thin", 1)``.
+        A run stores it per distinct base; this returns a new expanded array on each call.
         """
-        return self._loglik
+        if self._loglik is None or self._ll_index is None:
+            return self._loglik
+        return {k: v[..., self._ll_index] for k, v in self._loglik.items()}
 
     @property
     def converged(self) -> bool | None:
@@ -369,9 +400,22 @@ class Posterior:
             # netCDF files list variables in alphabetical order; keep the sampler's order
             "bayes_dp_var_names": json.dumps(self.var_names),
         }
-        return _arviz.from_dict(
-            dict(self._draws), dict(self._stats), attrs, log_likelihood=self._loglik
-        )
+        try:
+            loglik = self.log_likelihood
+        except MemoryError as e:  # the draws must still reach the caller (and the file)
+            from .exceptions import OutputSkippedWarning
+
+            why = f"MemoryError: {e}"
+            warnings.warn(
+                OutputSkippedWarning(
+                    f"the log_likelihood group was left out ({why})",
+                    output="log_likelihood",
+                    reason=why,
+                ),
+                stacklevel=2,
+            )
+            loglik = None
+        return _arviz.from_dict(dict(self._draws), dict(self._stats), attrs, log_likelihood=loglik)
 
     def to_netcdf(self, path) -> Path:
         """Write the posterior (draws, sampler statistics, settings) to a netCDF file.

@@ -174,6 +174,24 @@ def _describe(targets, n_in, n_out) -> str:
     return shown + more
 
 
+#: Score-matrix entries per block of targets in :func:`counts_from_score_matrix` (2**20
+#: float64 = 8 MiB per temporary).
+_BLOCK_ENTRIES = 2**20
+
+
+def _blocks(n_targets: int, n_models: int):
+    """Yield slices of consecutive targets, about :data:`_BLOCK_ENTRIES` entries each."""
+    step = max(1, _BLOCK_ENTRIES // max(1, n_models))
+    for lo in range(0, n_targets, step):
+        yield slice(lo, min(n_targets, lo + step))
+
+
+def _side_sums(x, k, cols):
+    """Leave-one-out sums (:func:`mia.measure._loo_sums`) of the IN and OUT scores of ``cols``."""
+    xs, ks = x[:, cols], k[:, cols]
+    return _loo_sums(xs, ks), _loo_sums(xs, ~ks)
+
+
 def counts_from_score_matrix(
     scores,
     keep,
@@ -302,18 +320,20 @@ def counts_from_score_matrix(
             "skip=True to leave such targets out"
         )
     kept = np.setdiff1d(np.arange(n_targets), few)
-
-    def stats(cols):
-        xs, ks = x[:, cols], k[:, cols]
-        return xs, ks, _loo_sums(xs, ks), _loo_sums(xs, ~ks)
-
-    xs, ks, ins, outs = stats(kept)
+    # Every matrix-sized step runs on blocks of targets (columns), so that the peak memory is a
+    # few copies of the score matrix, not the ~20 that whole-matrix temporaries took (measured
+    # with tracemalloc at 256 x 5,000: 21 copies before; docs/lira.md).
     if not fixed_variance:
         # per-target variances: every fit (full and leave-one-out) needs spread
-        with np.errstate(divide="ignore", invalid="ignore"):
-            flat = ~(outs[2] > 0) | ~np.where(ks, True, outs[4] > 0).all(axis=0)
-            if method == "online":
-                flat |= ~(ins[2] > 0) | ~np.where(ks, ins[4] > 0, True).all(axis=0)
+        flat = np.zeros(kept.size, dtype=bool)
+        for b in _blocks(kept.size, n_models):
+            ins, outs = _side_sums(x, k, kept[b])
+            ks = k[:, kept[b]]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                f = ~(outs[2] > 0) | ~np.where(ks, True, outs[4] > 0).all(axis=0)
+                if method == "online":
+                    f |= ~(ins[2] > 0) | ~np.where(ks, ins[4] > 0, True).all(axis=0)
+            flat[b] = f
         if flat.any():
             if not skip:
                 bad = kept[flat]
@@ -323,40 +343,29 @@ def counts_from_score_matrix(
                     "test needs spread (use fixed_variance=True, or skip=True)"
                 )
             kept = kept[~flat]
-            xs, ks, ins, outs = stats(kept)
     if kept.size == 0:
         raise ValueError(f"no target left to count: all {n_targets} targets were skipped")
     skipped = np.setdiff1d(np.arange(n_targets), kept)
 
-    n1, mean1, q1, mean1_loo, q1_loo = ins
-    n0, mean0, q0, mean0_loo, q0_loo = outs
-    # Held-out OUT models (ks False) use the leave-one-out OUT fit and the full IN fit; held-out
-    # IN models the full OUT fit and the leave-one-out IN fit.
-    mu0 = np.where(ks, mean0, mean0_loo)
-    mu1 = np.where(ks, mean1_loo, mean1)
+    # per-target sums (vectors) for the pooled variance and the side
+    n0 = n_out[kept]
+    n1 = n_in[kept]
+    mean0, q0, mean1, q1 = (np.empty(kept.size) for _ in range(4))
+    for b in _blocks(kept.size, n_models):
+        ins, outs = _side_sums(x, k, kept[b])
+        mean1[b], q1[b], mean0[b], q0[b] = ins[1], ins[2], outs[1], outs[2]
     variance = None
     if fixed_variance:
         if method == "online":
             q_all, df = q0.sum() + q1.sum(), int((n0 - 1).sum() + (n1 - 1).sum())
-            q_held = np.where(ks, q1_loo - q1, q0_loo - q0)  # change of the pool if m leaves
         else:
             q_all, df = q0.sum(), int((n0 - 1).sum())
-            q_held = np.where(ks, 0.0, q0_loo - q0)
         if df < 2 or not q_all > 0:
             raise ValueError(
                 "`scores`: too few models or no spread to pool a variance over targets "
                 f"({df} degrees of freedom, sum of squares {q_all:g})"
             )
         variance = float(q_all / df)
-        df_held = np.where(ks, df - 1 if method == "online" else df, df - 1)
-        sd0 = np.sqrt((q_all + q_held) / df_held)
-        if not (sd0 > 0).all():
-            raise ValueError("`scores`: no spread left in the pooled variance of a held-out model")
-        sd1 = sd0
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            sd0 = np.sqrt(np.where(ks, q0 / (n0 - 1), q0_loo / (n0 - 2)))
-            sd1 = np.sqrt(np.where(ks, q1_loo / (n1 - 2), q1 / (n1 - 1)))
     used_side = None
     if method == "offline":
         if side == "auto":
@@ -368,16 +377,46 @@ def counts_from_score_matrix(
                 )
             side = "greater" if diff > 0 else "less"
         used_side = side
-        # a one-sided test of size alpha: the LRT against an equal-variance normal shifted to
-        # the membership side (any shift gives the same region)
-        mu1 = mu0 + (1.0 if side == "greater" else -1.0)
-        sd1 = sd0
-    dec = _decide(xs, mu0, sd0, mu1, sd1, alpha)
-    fp = (dec & ~ks).sum(axis=0)
-    fn = (~dec & ks).sum(axis=0)
     decisions = np.zeros((n_models, n_targets), dtype=bool)
-    decisions[:, kept] = dec
-    counts = AttackCounts(fp=fp, n_neg=n_out[kept], fn=fn, n_pos=n_in[kept])
+    fp = np.empty(kept.size, dtype=np.int64)
+    fn = np.empty(kept.size, dtype=np.int64)
+    for b in _blocks(kept.size, n_models):
+        cols = kept[b]
+        xs, ks = x[:, cols], k[:, cols]
+        ins, outs = _side_sums(x, k, cols)
+        _, bmean1, bq1, mean1_loo, q1_loo = ins
+        _, bmean0, bq0, mean0_loo, q0_loo = outs
+        # Held-out OUT models (ks False) use the leave-one-out OUT fit and the full IN fit;
+        # held-out IN models the full OUT fit and the leave-one-out IN fit.
+        mu0 = np.where(ks, bmean0, mean0_loo)
+        mu1 = np.where(ks, mean1_loo, bmean1)
+        if fixed_variance:
+            if method == "online":
+                q_held = np.where(ks, q1_loo - bq1, q0_loo - bq0)  # change of the pool if m leaves
+            else:
+                q_held = np.where(ks, 0.0, q0_loo - bq0)
+            df_held = np.where(ks, df - 1 if method == "online" else df, df - 1)
+            sd0 = np.sqrt((q_all + q_held) / df_held)
+            if not (sd0 > 0).all():
+                raise ValueError(
+                    "`scores`: no spread left in the pooled variance of a held-out model"
+                )
+            sd1 = sd0
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sd0 = np.sqrt(np.where(ks, bq0 / (n0[b] - 1), q0_loo / (n0[b] - 2)))
+                sd1 = np.sqrt(np.where(ks, q1_loo / (n1[b] - 2), bq1 / (n1[b] - 1)))
+        del ins, outs, mean0_loo, mean1_loo, q0_loo, q1_loo
+        if method == "offline":
+            # a one-sided test of size alpha: the LRT against an equal-variance normal shifted
+            # to the membership side (any shift gives the same region)
+            mu1 = mu0 + (1.0 if side == "greater" else -1.0)
+            sd1 = sd0
+        dec = _decide(xs, mu0, sd0, mu1, sd1, alpha)
+        fp[b] = (dec & ~ks).sum(axis=0)
+        fn[b] = (~dec & ks).sum(axis=0)
+        decisions[:, cols] = dec
+    counts = AttackCounts(fp=fp, n_neg=n0, fn=fn, n_pos=n1)
     for v in (kept, skipped, n_in, n_out, decisions):
         v.flags.writeable = False
     return ScoreMatrixCounts(
