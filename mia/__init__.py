@@ -5,10 +5,12 @@ The LiRA pipeline of Yildirim et al. (Sec. 3): train models on ``D`` and ``D + {
 likelihood-ratio test (:func:`learn_and_decide`) and count errors with the cross-fed
 measurement (:func:`cross_fed_counts`). Score matrices of your own LiRA-style attack (every model
 trained on a random half of the targets) become counts with :func:`counts_from_score_matrix`
-(:mod:`mia.scores`). Canary audits for federated learning (one-shot random
-canaries, CANIFE) live in :mod:`mia.canary`; coverage studies of simulated audits (cross-fed
-counts, score matrices) in :mod:`mia.coverage`. PyTorch models and DP-SGD through Opacus:
-:mod:`mia.pytorch` (extra ``torch``; ``import mia`` imports neither torch nor ray, dask or flwr).
+(:mod:`mia.scores`); the result folders of LiRA's reference code, Privacy Meter and
+privacy-estimates are read by :mod:`mia.readers`. Canary audits for federated learning
+(one-shot random canaries, CANIFE) live in :mod:`mia.canary`; coverage studies of simulated
+audits (cross-fed counts, score matrices) in :mod:`mia.coverage`. PyTorch models and DP-SGD
+through Opacus: :mod:`mia.pytorch` (extra ``torch``; ``import mia`` imports neither torch nor ray,
+dask or flwr).
 """
 
 from . import canary
@@ -16,6 +18,7 @@ from .audit import AuditResult, run_audit
 from .data import ChallengeBase, draw_challenge_bases, load_digits
 from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
 from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
+from .readers import ScoreRun, read_attack_results, read_lira_runs, read_privacy_meter
 from .scores import (
     ScoreMatrixCounts,
     counts_from_score_matrix,
@@ -30,6 +33,7 @@ __all__ = [
     "AuditResult",
     "ChallengeBase",
     "ScoreMatrixCounts",
+    "ScoreRun",
     "SoftmaxRegression",
     "TrainingAlgorithm",
     "canary",
@@ -44,6 +48,9 @@ __all__ = [
     "lira_logit",
     "load_digits",
     "logit_confidence",
+    "read_attack_results",
+    "read_lira_runs",
+    "read_privacy_meter",
     "read_score_file",
     "run_audit",
     "simulate_score_matrix",
