@@ -396,8 +396,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument(
         "counts",
         metavar="COUNTS",
-        help="counts file (.csv or .json), or score file (.npz, or .csv with columns model, "
-        "target, score, member)",
+        help="counts file (.csv or .json), score file (.npz, or .csv with columns model, "
+        "target, score, member), or a result folder: LiRA's experiment-*/ folders, Privacy "
+        "Meter's log folder (models/memberships.npy, signals/), or privacy-estimates "
+        "attack-results *.json files (one per challenge base)",
     )
     e.add_argument("--delta", type=float, required=True, help="the known DP delta, in [0, 1)")
     e.add_argument(
@@ -459,6 +461,12 @@ def _parser() -> argparse.ArgumentParser:
         default="online",
         help="score files only: LiRA online or offline test; '-fixed': one variance pooled over "
         "targets (default online)",
+    )
+    e.add_argument(
+        "--epoch",
+        type=int,
+        default=None,
+        help="LiRA folders only: the epoch of scores/<epoch>.npy to read (default the last)",
     )
     e.add_argument(
         "--no-report",
@@ -592,15 +600,62 @@ def _is_score_file(path: Path, fmt: str) -> bool:
     return {"score", "member"} <= header
 
 
-def _score_groups(args, log) -> list:
-    """Cross-fed counts from a score file, as one bivariate-normal Evidence group."""
+def _folder_kind(path: Path) -> str:
+    """Which result folder ``path`` is: "lira", "privacy_meter" or "attack_results"."""
+    if any(p.is_dir() and p.name.startswith("experiment") for p in path.iterdir()):
+        return "lira"
+    if (path / "models" / "memberships.npy").is_file():
+        return "privacy_meter"
+    if any(path.glob("*.json")):
+        return "attack_results"
+    raise InputError(
+        f"{str(path)!r} is a folder but none that this command reads: expected LiRA's "
+        "experiment-*/ folders, Privacy Meter's models/memberships.npy with signals/, or "
+        "privacy-estimates attack-results *.json files"
+    )
+
+
+def _folder_groups(args, log) -> list:
+    """Return the Evidence of a result folder (LiRA, Privacy Meter or privacy-estimates)."""
+    import mia  # lazily, as in _score_groups
+
+    from . import Evidence
+
+    path = Path(args.counts)
+    kind = _folder_kind(path)
+    if kind == "attack_results":
+        counts = mia.read_attack_results(path)
+        log(f"privacy-estimates attack results: {len(counts)} challenge bases from {path}")
+        return [Evidence(counts, name="attack")]
+    if kind == "lira":
+        run = mia.read_lira_runs(path, epoch=args.epoch)
+    else:
+        run = mia.read_privacy_meter(path)
+    log(f"read {run.describe()}")
+    for note in run.notes:
+        log(note)
+    side = "greater" if run.direction == "higher" else "less"
+    return _score_groups(args, log, (run.scores, run.keep), side=side)
+
+
+def _score_groups(args, log, data=None, side: str = "auto") -> list:
+    """Cross-fed counts from a score file, as one bivariate-normal Evidence group.
+
+    ``data`` = (scores, keep) replaces the file; ``side`` is the offline test's side.
+    """
     # Lazy import: mia builds on bayes_dp, so bayes_dp must not import mia at import time.
     import mia
 
-    scores, keep = mia.read_score_file(args.counts)
+    scores, keep = mia.read_score_file(args.counts) if data is None else data
     method, _, fixed = args.score_method.partition("-")
     res = mia.counts_from_score_matrix(
-        scores, keep, args.alpha, method, fixed_variance=bool(fixed), skip=True
+        scores,
+        keep,
+        args.alpha,
+        method,
+        fixed_variance=bool(fixed),
+        skip=True,
+        side=side if method == "offline" else "auto",
     )
     log(
         f"scores of {keep.shape[1]} targets under {keep.shape[0]} models: "
@@ -617,7 +672,9 @@ def _estimate(args, out, log) -> dict:
     outdir = Path(args.out)
     _check_writable_dir(outdir)
     source = None
-    if _is_score_file(Path(args.counts), args.format):
+    if Path(args.counts).is_dir():
+        groups = _folder_groups(args, log)
+    elif _is_score_file(Path(args.counts), args.format):
         groups = _score_groups(args, log)
     else:
         groups, rows = _read_counts(args.counts, fmt=args.format)
@@ -673,6 +730,10 @@ def _estimate(args, out, log) -> dict:
     if source is not None:
         post.settings["input"] = source
     log(f"sampling done in {time.perf_counter() - t1:.1f} s")
+    # the posterior is written first: a later step (summary, report) must not lose the run
+    outdir.mkdir(parents=True, exist_ok=True)
+    nc = post.to_netcdf(outdir / "posterior.nc")
+    log(f"wrote {nc}")
     if not args.json:
         print(post.summary().round(3).to_string(), file=out)
         lo, hi = post.interval(0.9, "eps")
@@ -685,9 +746,6 @@ def _estimate(args, out, log) -> dict:
 
     for w in plain_warnings(post):
         print(f"bayes-dp: warning: {w}", file=sys.stderr)
-    outdir.mkdir(parents=True, exist_ok=True)
-    nc = post.to_netcdf(outdir / "posterior.nc")
-    log(f"wrote {nc}")
     html_path = outdir / "report.html"
     if args.no_report:
         if html_path.is_file():
@@ -695,8 +753,17 @@ def _estimate(args, out, log) -> dict:
             log(f"removed {html_path} left by an earlier run (--no-report)")
         html_path = None
     else:
-        post.report(html_path)
-        log(f"wrote {html_path}")
+        try:
+            post.report(html_path)
+            log(f"wrote {html_path}")
+        except Exception as e:  # the posterior is written; say what was skipped and why
+            html_path.unlink(missing_ok=True)  # an earlier run's report would mislead
+            print(
+                f"bayes-dp: warning: the HTML report was not written ({type(e).__name__}: {e}); "
+                f"the posterior is complete in {nc} (`bayes-dp report {nc}` retries)",
+                file=sys.stderr,
+            )
+            html_path = None
     log(f"total {time.perf_counter() - t0:.1f} s")
     files = {"posterior": str(nc), "report": None if html_path is None else str(html_path)}
     status = NOT_CONVERGED if post.converged is False else 0

@@ -101,7 +101,11 @@ def _pm_dir(tmp_path, n_models=6, n_samples=5, seed=1):
     member = np.zeros((n_models, n_samples), dtype=bool)
     for t in range(n_samples):
         member[rng.permutation(n_models)[: n_models // 2], t] = True
-    p = np.where(member.T, rng.uniform(0.6, 0.99, (n_samples, n_models)), rng.uniform(0.1, 0.7))
+    p = np.where(
+        member.T,
+        rng.uniform(0.6, 0.99, (n_samples, n_models)),
+        rng.uniform(0.1, 0.7, (n_samples, n_models)),
+    )
     (tmp_path / "models").mkdir()
     (tmp_path / "signals").mkdir()
     np.save(tmp_path / "models" / "memberships.npy", member)
@@ -176,3 +180,70 @@ def test_attack_results_json(tmp_path):
     (tmp_path / "base_2.json").write_text(json.dumps({"FN": 0, "FP": 2, "TN": 3, "TP": 0}))
     with pytest.raises(ValueError, match=r"base_2.json.*members and non-members"):
         mia.read_attack_results(tmp_path)
+
+
+# -- the command line on such folders --------------------------------------------------------
+FAST = ["--draws", "200", "--tune", "100", "--chains", "2", "--progress-every", "0"]
+
+
+def test_cli_estimates_from_each_folder(tmp_path, capsys):
+    from bayes_dp.cli import main
+
+    lira = tmp_path / "lira"
+    lira.mkdir()
+    _lira_dir(lira, n_models=8, n_targets=10)
+    pm = tmp_path / "pm"
+    pm.mkdir()
+    _pm_dir(pm, n_models=8, n_samples=10)
+    pe = tmp_path / "pe"
+    pe.mkdir()
+    for i, (fp, fn) in enumerate([(40, 250), (50, 200)]):
+        (pe / f"b{i}.json").write_text(
+            json.dumps({"FP": fp, "TN": 1000 - fp, "FN": fn, "TP": 1000 - fn})
+        )
+    for folder, needle in [
+        (lira, "higher = member"),
+        (pm, "Privacy Meter run"),
+        (pe, "privacy-estimates attack results: 2"),
+    ]:
+        out = tmp_path / f"out_{folder.name}"
+        args = ["estimate", str(folder), "--delta", "1e-5", "--out", str(out), "--no-report"]
+        rc = main([*args, *FAST])
+        err = capsys.readouterr().err
+        assert rc == 0, err
+        assert needle in err
+        post = bdp.load_posterior(out / "posterior.nc")
+        assert post.draws("eps").shape == (2, 200)
+    rc = main(
+        ["estimate", str(lira), "--epoch", "3", "--delta", "1e-5", "--out", str(tmp_path / "x")]
+    )
+    assert rc == 1
+    assert "no scores for epoch 3" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["estimate", str(empty), "--delta", "1e-5", "--out", str(tmp_path / "y")]) == 1
+    assert "none that this command reads" in capsys.readouterr().err
+
+
+def test_cli_report_failure_keeps_the_posterior(tmp_path, capsys, monkeypatch):
+    """Injected failure of the HTML report: the posterior is written, the message says what was
+    skipped and why, and the exit status is still that of the sampling."""
+    from bayes_dp import posterior as posterior_mod
+    from bayes_dp.cli import main
+
+    def broken(self, path, **kwargs):
+        raise MemoryError("no room for the figures")
+
+    monkeypatch.setattr(posterior_mod.Posterior, "report", broken)
+    pe = tmp_path / "pe"
+    pe.mkdir()
+    (pe / "b.json").write_text(json.dumps({"FP": 40, "TN": 960, "FN": 250, "TP": 750}))
+    out = tmp_path / "out"
+    (out).mkdir()
+    (out / "report.html").write_text("an earlier run's report")
+    rc = main(["estimate", str(pe), "--delta", "1e-5", "--out", str(out), *FAST])
+    err = capsys.readouterr().err
+    assert rc == 0
+    assert "HTML report was not written (MemoryError: no room for the figures)" in err
+    assert (out / "posterior.nc").is_file()
+    assert not (out / "report.html").exists()
