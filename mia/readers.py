@@ -122,6 +122,16 @@ def _check_in_out(keep: np.ndarray, where: str) -> None:
             )
 
 
+def _score_run(scores, keep, direction: str, *, fmt, where, source, models, notes=()):
+    """Check that every target has IN and OUT models, set the direction, build the ScoreRun.
+
+    Both formats read here score with higher = member (logit-scaled confidences).
+    """
+    _check_in_out(keep, where)
+    d, how = _direction(scores, keep, direction, "higher", fmt)
+    return ScoreRun(scores, keep, d, how, source, list(models), list(notes))
+
+
 def _direction(scores: np.ndarray, keep: np.ndarray, direction: str, known: str, src: str):
     """Return (direction, how it was set): given, or the sign of mean IN - mean OUT."""
     if direction != "auto":
@@ -177,6 +187,21 @@ def read_lira_runs(directory, epoch: int | None = None, *, direction: str = "aut
     ValueError
         Naming the file and the problem: no ``experiment-*`` folder, an epoch missing, shapes
         that disagree, non-finite scores, a target with no IN or no OUT model.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> rng = np.random.default_rng(0)
+    >>> for m in range(4):
+    ...     keep = (np.arange(6) + m) % 2 == 0  # every target IN for 2 of the 4 models
+    ...     (root / f"experiment-{m}" / "scores").mkdir(parents=True)
+    ...     np.save(root / f"experiment-{m}" / "keep.npy", keep)
+    ...     scores = rng.normal(0, 1, (6, 2)) + 3.0 * keep[:, None]
+    ...     np.save(root / f"experiment-{m}" / "scores" / "0000000100.npy", scores)
+    >>> run = read_lira_runs(root)
+    >>> run.scores.shape, run.keep.shape, run.direction
+    ((4, 6, 2), (4, 6), 'higher')
     """
     _check_direction(direction)
     root = Path(directory)
@@ -244,15 +269,12 @@ def read_lira_runs(directory, epoch: int | None = None, *, direction: str = "aut
             )
         scores.append(s)
         keep.append(k[: s.shape[0]].astype(bool))
-    scores = np.stack(scores)
-    keep = np.stack(keep)
-    _check_in_out(keep, f"keep.npy under {str(root)!r}")
-    d, how = _direction(scores, keep, direction, "higher", "LiRA")
-    return ScoreRun(
-        scores=scores,
-        keep=keep,
-        direction=d,
-        direction_source=how,
+    return _score_run(
+        np.stack(scores),
+        np.stack(keep),
+        direction,
+        fmt="LiRA",
+        where=f"keep.npy under {str(root)!r}",
         source=f"LiRA runs in {str(root)!r}, epoch {epoch}",
         models=[f.name for f in folders],
         notes=notes,
@@ -296,6 +318,18 @@ def read_privacy_meter(
     ValueError
         Naming the file and the problem: several signal files and none chosen, shapes that
         disagree, probabilities outside [0, 1] or NaN, a sample with no IN or no OUT model.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "models").mkdir(); (root / "signals").mkdir()
+    >>> member = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
+    >>> np.save(root / "models" / "memberships.npy", member)
+    >>> np.save(root / "signals" / "lira_signals.npy", np.where(member.T, 0.9, 0.5))
+    >>> run = read_privacy_meter(root)
+    >>> run.scores.round(3)[:, 0].tolist()  # log(0.9 / 0.1), log(0.5 / 0.5), ...
+    [2.197, 0.0, 2.197, 0.0]
     """
     _check_direction(direction)
     root = Path(directory)
@@ -336,17 +370,14 @@ def read_privacy_meter(
             f"{str(sp)!r}: signals must be probabilities of the true label in [0, 1]; found "
             f"{float(p[i])!r} at index {i}"
         )
-    keep = member.astype(bool)
-    _check_in_out(keep, str(mp))
-    scores = _logit(p.T)
-    d, how = _direction(scores, keep, direction, "higher", "Privacy Meter")
-    return ScoreRun(
-        scores=scores,
-        keep=keep,
-        direction=d,
-        direction_source=how,
+    return _score_run(
+        _logit(p.T),
+        member.astype(bool),
+        direction,
+        fmt="Privacy Meter",
+        where=str(mp),
         source=f"Privacy Meter run in {str(root)!r} ({sp.name}, logit-scaled)",
-        models=[f"model {i}" for i in range(keep.shape[0])],
+        models=[f"model {i}" for i in range(member.shape[0])],
     )
 
 
@@ -374,6 +405,15 @@ def read_attack_results(paths) -> AttackCounts:
     FileNotFoundError, ValueError
         Naming the file: missing, not JSON, a field missing or not a non-negative integer, no
         member or no non-member.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "base_0.json").write_text(json.dumps({"FN": 25, "FP": 4, "TN": 96, "TP": 75}))
+    >>> counts = read_attack_results(root)
+    >>> counts.fp.tolist(), counts.n_neg.tolist(), counts.fn.tolist(), counts.n_pos.tolist()
+    ([4], [100], [25], [100])
     """
     if isinstance(paths, (str, Path)):
         root = Path(paths)
