@@ -77,37 +77,49 @@ def test_thin_step_bounds_the_stored_values():
 
 
 def test_many_bases_memory_is_bounded_and_loo_works():
-    """A few thousand binomial targets of one size (the large-base path): the log likelihood is
-    kept per distinct count pair, thinned, and az.loo / az.compare run on the expanded group."""
-    rng = np.random.default_rng(0)
+    """The large-base path, reduced: a LiRA score matrix of 64 models x 3,000 targets, counted
+    and sampled with the binomial likelihood. The log likelihood is kept per distinct count pair,
+    thinned, and az.loo / az.compare run on the expanded group."""
+    import mia
+
     n = 3000
-    fp = rng.binomial(32, 0.45, n)
-    fn = rng.binomial(32, 0.5, n)
-    counts = bdp.AttackCounts(fp, 32, fn, 32)
+    rng = np.random.default_rng(0)
+    mu = np.where(rng.random(n) < 0.05, 2.0, 0.1)  # a few exposed targets, most barely
+    scores, keep = mia.simulate_score_matrix(64, n, mu, seed=0)
+    res = mia.counts_from_score_matrix(scores, keep, 0.1, skip=True)
+    assert len(res.counts) == n
+    counts = res.counts
+    fp, fn = counts.fp, counts.fn
     post = bdp.estimate_epsilon(
-        counts, delta=1e-5, chains=2, draws=1500, tune=500, seed=1, check=False
+        res.to_evidence(likelihood="binomial"),
+        delta=1e-5,
+        chains=2,
+        draws=1200,
+        tune=300,
+        seed=1,
+        check=False,
     )
     compact = post._loglik["counts"]
     n_distinct = len({(a, b) for a, b in zip(fp, fn, strict=True)})
     step = post.settings["log_likelihood_thin"]
     assert step == 2  # 2**24 values would allow 2,796 draws per chain: capped at 1,000
-    assert compact.shape == (2, 750, n_distinct)
-    assert compact.nbytes < 2 * 750 * 1089 * 8  # at most 33 x 33 count pairs
+    assert compact.shape == (2, 600, n_distinct)
+    assert compact.nbytes < 2 * 600 * 1089 * 8  # at most 33 x 33 count pairs
     full = post.log_likelihood["counts"]
-    assert full.shape == (2, 750, n)
+    assert full.shape == (2, 600, n)
     assert np.all(np.isfinite(full))
     data = post.to_arviz()
     loo = _arviz.az.loo(data, pointwise=True)
     assert loo.n_data_points == n
     assert np.isfinite(loo.elpd_loo)
-    # a fixed strength is a worse model of these counts: az.compare ranks the two
+    # az.compare works on the groups of two runs (s free and s fixed at 0)
     post2 = bdp.estimate_epsilon(
         counts,
         delta=1e-5,
         prior=bdp.Prior(s=0.0),
         chains=2,
-        draws=1500,
-        tune=500,
+        draws=300,
+        tune=200,
         seed=1,
         check=False,
     )
