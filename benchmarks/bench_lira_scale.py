@@ -139,6 +139,8 @@ def main() -> None:
                     print(row + o["error"][:80])
                     continue
                 flag = "" if o["converged"] else f"  NOT CONVERGED ({o['stop']})"
+                if o["log_lik"]:  # what the pointwise log likelihood keeps: chains x draws x rows
+                    flag += "  log-lik kept " + " x ".join(str(v) for v in o["log_lik"])
                 print(
                     row + f"{o['draws']:7d} {o['r_hat']:6.3f} "
                     f"{o['ess_bulk']:6.0f}/{o['ess_tail']:<6.0f} "
