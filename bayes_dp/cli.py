@@ -469,6 +469,13 @@ def _parser() -> argparse.ArgumentParser:
         help="LiRA folders only: the epoch of scores/<epoch>.npy to read (default the last)",
     )
     e.add_argument(
+        "--direction",
+        choices=("auto", "higher", "lower"),
+        default="auto",
+        help="LiRA and Privacy Meter folders: whether higher or lower scores mean member "
+        "(default auto: detected from the IN and OUT means, and printed)",
+    )
+    e.add_argument(
         "--no-report",
         action="store_true",
         help="skip the HTML report (and remove a report.html left in DIR by an earlier run)",
@@ -628,9 +635,9 @@ def _folder_groups(args, log) -> list:
         log(f"privacy-estimates attack results: {len(counts)} challenge bases from {path}")
         return [Evidence(counts, name="attack")]
     if kind == "lira":
-        run = mia.read_lira_runs(path, epoch=args.epoch)
+        run = mia.read_lira_runs(path, epoch=args.epoch, direction=args.direction)
     else:
-        run = mia.read_privacy_meter(path)
+        run = mia.read_privacy_meter(path, direction=args.direction)
     log(f"read {run.describe()}")
     for note in run.notes:
         log(note)

@@ -282,7 +282,7 @@ def read_lira_runs(directory, epoch: int | None = None, *, direction: str = "aut
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
-    """LiRA's scaling log(p / (1 - p)), p clipped into (0, 1) by one ulp at each end."""
+    """LiRA's scaling log(p / (1 - p)), p clipped to [smallest normal double, 1 - 2**-53]."""
     tiny = np.finfo(np.float64).tiny
     q = np.clip(p, tiny, np.nextafter(1.0, 0.0))
     return np.log(q) - np.log1p(-q)
@@ -308,7 +308,7 @@ def read_privacy_meter(
     Returns
     -------
     ScoreRun
-        ``scores`` = log(p / (1 - p)) (LiRA's logit scaling, p clipped one ulp inside (0, 1)),
+        ``scores`` = log(p / (1 - p)) (LiRA's logit scaling, p moved just inside (0, 1)),
         shape (models, samples), and ``keep`` (models, samples).
 
     Raises

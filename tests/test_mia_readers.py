@@ -214,6 +214,11 @@ def test_cli_estimates_from_each_folder(tmp_path, capsys):
         assert needle in err
         post = bdp.load_posterior(out / "posterior.nc")
         assert post.draws("eps").shape == (2, 200)
+    out = tmp_path / "given"
+    args = ["estimate", str(lira), "--direction", "lower", "--delta", "1e-5", "--out", str(out)]
+    rc = main([*args, "--no-report", *FAST])
+    assert rc == 0
+    assert "lower = member (given)" in capsys.readouterr().err
     rc = main(
         ["estimate", str(lira), "--epoch", "3", "--delta", "1e-5", "--out", str(tmp_path / "x")]
     )
