@@ -20,6 +20,8 @@ _WHERE = {
     "Beta": "priors",
     "ConvergenceWarning": "exceptions",
     "Evidence": "evidence",
+    "GdpEvidence": "gdp",
+    "GdpFitWarning": "gdp",
     "HalfNormal": "priors",
     "LogNormal": "priors",
     "Posterior": "posterior",
@@ -29,6 +31,10 @@ _WHERE = {
     "clopper_pearson_epsilon": "region",
     "clopper_pearson_interval": "region",
     "estimate_epsilon": "estimate",
+    "estimate_gdp": "gdp",
+    "gdp_delta": "gdp",
+    "gdp_epsilon": "gdp",
+    "gdp_evidence": "gdp",
     "in_region": "region",
     "in_strength_region": "region",
     "load_posterior": "posterior",
@@ -42,6 +48,8 @@ __all__ = [
     "Beta",
     "ConvergenceWarning",
     "Evidence",
+    "GdpEvidence",
+    "GdpFitWarning",
     "HalfNormal",
     "LogNormal",
     "Posterior",
@@ -52,6 +60,10 @@ __all__ = [
     "clopper_pearson_epsilon",
     "clopper_pearson_interval",
     "estimate_epsilon",
+    "estimate_gdp",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_evidence",
     "in_region",
     "in_strength_region",
     "load_posterior",
@@ -82,6 +94,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .estimate import estimate_epsilon
     from .evidence import Evidence
     from .exceptions import ConvergenceWarning, TimeBudgetError
+    from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
     from .observations import AttackCounts
     from .posterior import Posterior, load_posterior
     from .priors import Beta, HalfNormal, LogNormal, Prior

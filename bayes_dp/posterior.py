@@ -150,6 +150,36 @@ class Posterior:
                 out[k] = float(np.nanmean(v)) if np.any(np.isfinite(v)) else float("nan")
         return out
 
+    def epsilon_at(self, delta: float) -> np.ndarray:
+        """Draws of eps at ``delta`` of a Gaussian-DP posterior (:func:`bayes_dp.estimate_gdp`).
+
+        Each draw of ``mu`` is converted exactly (:func:`bayes_dp.gdp_epsilon`), so any delta
+        can be asked for after the run.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        ndarray (chains, draws)
+
+        Raises
+        ------
+        ValueError
+            When the posterior has no ``mu`` (it is not a Gaussian-DP posterior), or for a
+            ``delta`` outside (0, 1).
+        """
+        if "mu" not in self._draws:
+            raise ValueError(
+                f"`epsilon_at` needs draws of mu (a posterior of bayes_dp.estimate_gdp); this one "
+                f"has {self.var_names}"
+            )
+        from .gdp import gdp_epsilon
+
+        return gdp_epsilon(self._draws["mu"], delta)
+
     # -- statistics ------------------------------------------------------------------------
     def mean(self, var: str = "eps") -> float:
         """Posterior mean of ``var``."""
