@@ -24,6 +24,7 @@ _WHERE = {
     "GdpFitWarning": "gdp",
     "HalfNormal": "priors",
     "LogNormal": "priors",
+    "OneRunCounts": "one_run",
     "Posterior": "posterior",
     "Prior": "priors",
     "TimeBudgetError": "exceptions",
@@ -32,12 +33,14 @@ _WHERE = {
     "clopper_pearson_interval": "region",
     "estimate_epsilon": "estimate",
     "estimate_gdp": "gdp",
+    "estimate_one_run": "one_run",
     "gdp_delta": "gdp",
     "gdp_epsilon": "gdp",
     "gdp_evidence": "gdp",
     "in_region": "region",
     "in_strength_region": "region",
     "load_posterior": "posterior",
+    "one_run_epsilon_bound": "one_run",
     "region_area": "region",
     "strength_region_area": "region",
 }
@@ -52,6 +55,7 @@ __all__ = [
     "GdpFitWarning",
     "HalfNormal",
     "LogNormal",
+    "OneRunCounts",
     "Posterior",
     "Prior",
     "TimeBudgetError",
@@ -61,12 +65,14 @@ __all__ = [
     "clopper_pearson_interval",
     "estimate_epsilon",
     "estimate_gdp",
+    "estimate_one_run",
     "gdp_delta",
     "gdp_epsilon",
     "gdp_evidence",
     "in_region",
     "in_strength_region",
     "load_posterior",
+    "one_run_epsilon_bound",
     "plots",
     "region",
     "region_area",
@@ -96,6 +102,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .exceptions import ConvergenceWarning, TimeBudgetError
     from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
     from .observations import AttackCounts
+    from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound
     from .posterior import Posterior, load_posterior
     from .priors import Beta, HalfNormal, LogNormal, Prior
     from .region import (

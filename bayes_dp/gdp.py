@@ -664,7 +664,7 @@ def estimate_gdp(
         "model": "gdp",
         "delta": delta,
         "groups": [gr.ev.record() for gr in groups],
-        "mu_prior": [type(mu_prior).__name__, *_prior_params(mu_prior)],
+        "mu_prior": [type(mu_prior).__name__, *[float(x) for x in vars(mu_prior).values()]],
         "s_prior": repr(s),
         "method": "grid",
         "chains": chains,
@@ -692,12 +692,6 @@ def estimate_gdp(
                     stacklevel=2,
                 )
     return Posterior(draws_out, {}, settings)
-
-
-def _prior_params(prior) -> list[float]:
-    if isinstance(prior, HalfNormal):
-        return [float(prior.scale)]
-    return [float(prior.mu), float(prior.sigma)]
 
 
 def _evidence_list(in_scores, out_scores, bins) -> list[GdpEvidence]:
