@@ -31,12 +31,14 @@ _WHERE = {
     "classical_epsilon": "region",
     "clopper_pearson_epsilon": "region",
     "clopper_pearson_interval": "region",
+    "compare_estimators": "compare",
     "estimate_epsilon": "estimate",
     "estimate_gdp": "gdp",
     "estimate_one_run": "one_run",
     "gdp_delta": "gdp",
     "gdp_epsilon": "gdp",
     "gdp_evidence": "gdp",
+    "gdp_lower_bound": "compare",
     "in_region": "region",
     "in_strength_region": "region",
     "load_posterior": "posterior",
@@ -63,12 +65,14 @@ __all__ = [
     "classical_epsilon",
     "clopper_pearson_epsilon",
     "clopper_pearson_interval",
+    "compare_estimators",
     "estimate_epsilon",
     "estimate_gdp",
     "estimate_one_run",
     "gdp_delta",
     "gdp_epsilon",
     "gdp_evidence",
+    "gdp_lower_bound",
     "in_region",
     "in_strength_region",
     "load_posterior",
@@ -97,6 +101,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
     from . import calibration, plots, region, simulate
+    from .compare import compare_estimators, gdp_lower_bound
     from .estimate import estimate_epsilon
     from .evidence import Evidence
     from .exceptions import ConvergenceWarning, TimeBudgetError

@@ -117,7 +117,7 @@ def one_run_epsilon_bound(counts: OneRunCounts, delta: float = 0.0, confidence: 
     Examples
     --------
     >>> one_run_epsilon_bound(OneRunCounts(1000, 1000, 1000), delta=0.0).round(3).tolist()
-    [8.906]
+    [5.809]
     """
     if not isinstance(counts, OneRunCounts):
         raise TypeError(f"`counts` must be a OneRunCounts; found {type(counts).__name__}")
