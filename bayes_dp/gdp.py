@@ -344,7 +344,7 @@ def _objective(t, m, a, b):
     for w, shift in ((a, 0.0), (b, m[:, None])):
         xl, xh = lo - shift, hi - shift
         lp = _log_mass(xl, xh)
-        f = f + np.sum(np.where(w > 0, w * lp, 0.0), axis=1)
+        f = f + np.sum(w * np.where(w > 0, lp, 0.0), axis=1)  # no 0 * -inf
         with np.errstate(over="ignore", invalid="ignore"):
             rl = np.where(w > 0, np.exp(-0.5 * xl * xl - _LOG_SQRT_2PI - lp), 0.0)
             rh = np.where(w > 0, np.exp(-0.5 * xh * xh - _LOG_SQRT_2PI - lp), 0.0)
