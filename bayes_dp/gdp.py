@@ -20,7 +20,13 @@ import numpy as np
 from scipy import special
 
 from ._gaussians import gaussian_epsilon_array, gaussian_mechanism_delta
-from ._validation import check_delta, check_int_array, check_positive_int, check_real
+from ._validation import (
+    check_delta,
+    check_int_array,
+    check_positive_int,
+    check_real,
+    check_scores,
+)
 from .evidence import check_group_name
 from .priors import Beta, HalfNormal, LogNormal, _check_s_prior
 
@@ -239,22 +245,6 @@ class GdpEvidence:
         }
 
 
-def _check_scores(name: str, x) -> np.ndarray:
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"`{name}` must be an array of real scores; found {x!r}")
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be an array of real scores; found {x!r}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"`{name}` must be a non-empty 1-D array; found shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`{name}` must be finite; found {float(arr[i])!r} at index {i}")
-    return arr
-
-
 def gdp_evidence(in_scores, out_scores, *, bins=None, name: str = "gdp") -> GdpEvidence:
     """Bin the scores of one attack into :class:`GdpEvidence`.
 
@@ -285,8 +275,8 @@ def gdp_evidence(in_scores, out_scores, *, bins=None, name: str = "gdp") -> GdpE
     >>> ev.n_bins, ev.n_in, ev.n_out
     (10, 500, 500)
     """
-    x_in = _check_scores("in_scores", in_scores)
-    x_out = _check_scores("out_scores", out_scores)
+    x_in = check_scores("in_scores", in_scores)
+    x_out = check_scores("out_scores", out_scores)
     pooled = np.concatenate([x_in, x_out])
     if bins is None:
         k = int(np.clip(pooled.size // AUTO_SCORES_PER_BIN, 2, AUTO_BINS_MAX))
@@ -295,7 +285,7 @@ def gdp_evidence(in_scores, out_scores, *, bins=None, name: str = "gdp") -> GdpE
         k = check_positive_int("bins", int(bins), minimum=2)
         edges = np.quantile(pooled, np.arange(1, k) / k)
     else:
-        edges = _check_scores("bins", bins)
+        edges = check_scores("bins", bins)
         if np.any(np.diff(edges) <= 0):
             raise ValueError(f"`bins` cut points must be increasing; found {edges.tolist()}")
     edges = np.unique(edges)
@@ -466,11 +456,6 @@ class _Group:
         return math.sqrt(2.0) * float(special.ndtri(auc))
 
 
-def _grids(groups: list[_Group], mu_hi: float) -> np.ndarray:
-    coarse = np.linspace(0.0, mu_hi, GRID_COARSE + 1)
-    return refine_grid(coarse, [laplace_log_marginal(coarse, gr.a, gr.b)[0] for gr in groups])
-
-
 def refine_grid(coarse: np.ndarray, log_liks: list[np.ndarray]) -> np.ndarray:
     """Add to ``coarse`` a fine grid (``GRID_FINE`` cells) where each log likelihood is high.
 
@@ -561,9 +546,12 @@ def estimate_gdp(
 
     Parameters
     ----------
-    in_scores : array_like of float, GdpEvidence or list of GdpEvidence
-        Scores of members (higher means "member"), or evidence groups made by
-        :func:`gdp_evidence` (then ``out_scores`` must be None).
+    in_scores : array_like of float, GdpEvidence, OneRunCounts or a list of them
+        Scores of members (higher means "member"), or evidence groups (then ``out_scores``
+        must be None): :func:`gdp_evidence` groups, and one-run audits
+        (:class:`~bayes_dp.OneRunCounts`), whose right guesses are binomial with an accuracy
+        uniform between ``Phi(s mu / 2)`` and ``Phi(mu / 2)`` (the best accuracy of a guess
+        at a fair coin's bit through a mu-GDP mechanism); see ``docs/gdp.md``.
     out_scores : array_like of float, optional
         Scores of non-members, with ``in_scores`` given as scores.
     delta : float
@@ -590,7 +578,7 @@ def estimate_gdp(
     -------
     Posterior
         Variables ``mu``, ``eps`` (at ``delta``), ``s`` (unless fixed) and ``mu_<name>`` per
-        group (unless s is fixed at 1).
+        score group (unless s is fixed at 1).
 
     Examples
     --------
@@ -602,7 +590,6 @@ def estimate_gdp(
     >>> bool(lo < 1.0 < hi)
     True
     """
-    from ._validation import as_generator
     from .estimate import _generator, _versions
     from .posterior import Posterior
 
@@ -616,17 +603,15 @@ def estimate_gdp(
     chains = check_positive_int("chains", chains)
     draws = check_positive_int("draws", draws)
     rng, seed_record = _generator(seed)
-    rng = as_generator(rng)
 
-    groups = []
-    for ev in evidence:
-        a, b = ev.merged()
-        groups.append(_Group(ev, a, b))
-    mu_hi = max(
-        float(mu_prior._dist.ppf(1.0 - 1e-6)),
-        2.0 * max(gr.auc_shift() for gr in groups) + 1.0,
-    )
-    grid = _grids(groups, mu_hi)
+    groups = [_Group(ev, *ev.merged()) for ev in evidence if isinstance(ev, GdpEvidence)]
+    runs = [ev for ev in evidence if not isinstance(ev, GdpEvidence)]
+    shifts = [gr.auc_shift() for gr in groups] + [_one_run_shift(c) for c in runs]
+    mu_hi = max(float(mu_prior._dist.ppf(1.0 - 1e-6)), 2.0 * max(shifts) + 1.0)
+    coarse = np.linspace(0.0, mu_hi, GRID_COARSE + 1)
+    curves = [laplace_log_marginal(coarse, gr.a, gr.b)[0] for gr in groups]
+    curves += [_one_run_log_lik(coarse, 1.0, c) for c in runs]
+    grid = refine_grid(coarse, curves)
     for gr in groups:
         gr.grid = grid
         gr.log_z, gr.t_hat, gr.neg_h = laplace_log_marginal(grid, gr.a, gr.b)
@@ -645,6 +630,8 @@ def estimate_gdp(
             hi = np.broadcast_to(mu_mid[:, None], lo.shape)
             with np.errstate(divide="ignore"):
                 log_lik += np.log(_interval_mean(gr, lo, hi))
+    for c in runs:
+        log_lik += _one_run_log_lik(mu_mid[:, None], s_mid[None, :], c)
     n = chains * draws
     mu, s_draw = sample_grid(grid, log_lik, mu_prior, s, s_edges, n, rng)
     out = {"mu": mu}
@@ -663,7 +650,11 @@ def estimate_gdp(
     settings = {
         "model": "gdp",
         "delta": delta,
-        "groups": [gr.ev.record() for gr in groups],
+        "groups": [gr.ev.record() for gr in groups]
+        + [
+            {"kind": "one_run", "m": c.m.tolist(), "r": c.r.tolist(), "v": c.v.tolist()}
+            for c in runs
+        ],
         "mu_prior": [type(mu_prior).__name__, *[float(x) for x in vars(mu_prior).values()]],
         "s_prior": repr(s),
         "method": "grid",
@@ -694,28 +685,51 @@ def estimate_gdp(
     return Posterior(draws_out, {}, settings)
 
 
-def _evidence_list(in_scores, out_scores, bins) -> list[GdpEvidence]:
-    if isinstance(in_scores, GdpEvidence):
+def _evidence_list(in_scores, out_scores, bins) -> list:
+    from .one_run import OneRunCounts
+
+    kinds = (GdpEvidence, OneRunCounts)
+    if isinstance(in_scores, kinds):
         in_scores = [in_scores]
     if (
         isinstance(in_scores, (list, tuple))
         and in_scores
-        and all(isinstance(e, GdpEvidence) for e in in_scores)
+        and all(isinstance(e, kinds) for e in in_scores)
     ):
         if out_scores is not None:
             raise TypeError(
-                "`out_scores` must be None when `in_scores` holds GdpEvidence groups; found "
+                "`out_scores` must be None when `in_scores` holds evidence groups; found "
                 f"{type(out_scores).__name__}"
             )
-        names = [e.name for e in in_scores]
+        names = [e.name for e in in_scores if isinstance(e, GdpEvidence)]
         if len(set(names)) != len(names):
             raise ValueError(f"group names must differ; found {names}")
         return list(in_scores)
     if out_scores is None:
         raise TypeError(
-            "`out_scores` is required when `in_scores` holds scores (or pass GdpEvidence groups)"
+            "`out_scores` is required when `in_scores` holds scores (or pass evidence groups)"
         )
     return [gdp_evidence(in_scores, out_scores, bins=bins)]
+
+
+def _one_run_shift(counts) -> float:
+    """Return the mu whose optimal guesser's accuracy Phi(mu / 2) is the audits' (a location)."""
+    acc = (counts.v.sum() + 1.0) / (counts.r.sum() + 2.0)
+    return max(2.0 * float(special.ndtri(acc)), 0.0)
+
+
+def _one_run_log_lik(mu, s, counts):
+    """One-run audits under mu-GDP: the accuracy uniform on [Phi(s mu / 2), Phi(mu / 2)]."""
+    from .one_run import accuracy_band_log_likelihood
+
+    mu, s = np.broadcast_arrays(np.asarray(mu, dtype=np.float64), np.asarray(s, np.float64))
+    return accuracy_band_log_likelihood(
+        special.ndtr(0.5 * s * mu),
+        special.ndtr(0.5 * mu),
+        special.log_ndtr(0.5 * mu),
+        special.log_ndtr(-0.5 * mu),
+        counts,
+    )
 
 
 def _draw_within(gr: _Group, lo, hi, rng) -> np.ndarray:

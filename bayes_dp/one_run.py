@@ -168,12 +168,26 @@ def one_run_log_likelihood(eps, s, counts: OneRunCounts) -> np.ndarray:
         Summed over audits, shaped like ``eps`` and ``s`` broadcast.
     """
     eps, s = np.broadcast_arrays(np.asarray(eps, dtype=np.float64), np.asarray(s, np.float64))
-    hi = special.expit(eps)
-    lo = special.expit(s * eps)
-    total = np.zeros(eps.shape)
+    return accuracy_band_log_likelihood(
+        special.expit(s * eps),
+        special.expit(eps),
+        special.log_expit(eps),
+        special.log_expit(-eps),
+        counts,
+    )
+
+
+def accuracy_band_log_likelihood(lo, hi, log_hi, log_1m_hi, counts: OneRunCounts) -> np.ndarray:
+    """Log likelihood of one-run audits with the accuracy p uniform on [``lo``, ``hi``].
+
+    ``log_hi`` and ``log_1m_hi`` are ``log(hi)`` and ``log(1 - hi)``, given separately so that
+    they keep their precision near 1 (used where the band is thinner than 1e-9 relative, where
+    the likelihood is the binomial's at ``hi``). Binomial coefficients are dropped.
+    """
+    total = np.zeros(np.shape(hi))
     for r, v in zip(counts.r, counts.v, strict=True):
         a, b = float(v) + 1.0, float(r - v) + 1.0
-        point = v * special.log_expit(eps) + (r - v) * special.log_expit(-eps)
+        point = v * log_hi + (r - v) * log_1m_hi
         # log of P[lo < X < hi] for X ~ Beta(a, b), subtracting on the smaller side
         lc_hi, lc_lo = stats.beta.logcdf(hi, a, b), stats.beta.logcdf(lo, a, b)
         ls_hi, ls_lo = stats.beta.logsf(hi, a, b), stats.beta.logsf(lo, a, b)

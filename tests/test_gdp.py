@@ -208,3 +208,31 @@ def test_calibration_quick():
 @pytest.mark.parametrize("mu", [0.5, 2.0])
 def test_calibration_200_audits(mu):
     assert abs(_coverage(200, 500, mu, 12) - 0.9) <= 0.04
+
+
+def test_one_run_audits_as_gdp_evidence_match_quadrature_and_combine_with_scores():
+    from scipy import integrate, optimize, special
+
+    runs = bdp.OneRunCounts(m=1000, r=400, v=300)  # accuracy 0.75: mu = 2 Phi^-1(0.75) = 1.35
+    post = bdp.estimate_gdp(runs, delta=1e-5, seed=0, draws=5000)
+    assert post.var_names == ["mu", "eps"]
+
+    def dens(m):
+        return math.exp(
+            stats.halfnorm.logpdf(m, scale=5.0)
+            + stats.binom.logpmf(300, 400, special.ndtr(m / 2))
+            - stats.binom.logpmf(300, 400, 0.75)
+        )
+
+    z = integrate.quad(dens, 0, 4, points=[1.35])[0]
+    for q in (0.05, 0.5, 0.95):
+        x = optimize.brentq(lambda e, q=q: integrate.quad(dens, 0, e)[0] / z - q, 0.3, 3.0)
+        assert post.quantile(q, "mu") == pytest.approx(x, abs=0.01)
+    # with scores of the same mechanism: one posterior, narrower than either alone
+    rng = np.random.default_rng(9)
+    ev = bdp.gdp_evidence(rng.normal(1.35, 1, 300), rng.normal(0, 1, 300))
+    alone = bdp.estimate_gdp(ev, delta=1e-5, seed=0, fit_check=False)
+    both = bdp.estimate_gdp([ev, runs], delta=1e-5, seed=0, fit_check=False)
+    width = {p: np.diff(p.interval(0.9, "mu"))[0] for p in (post, alone, both)}
+    assert width[both] < min(width[post], width[alone])
+    assert both.settings["groups"][1] == {"kind": "one_run", "m": [1000], "r": [400], "v": [300]}
