@@ -46,6 +46,8 @@ AUTO_SCORES_PER_BIN = 50
 FIT_P_MIN = 0.01
 #: Draws used by the posterior predictive check.
 FIT_DRAWS = 1000
+#: Weight of the cut points' prior prod phi(t_j) (1) or a flat prior on them (0).
+CUT_PRIOR = 0.0
 #: Default prior of mu.
 DEFAULT_MU_PRIOR = HalfNormal(5.0)
 #: Stand-in for an infinite cut point (its normal density is exactly 0 in double precision).
@@ -324,12 +326,13 @@ def _objective(t, m, a, b):
     """Log posterior of the cut points (up to a constant), with its gradient and Hessian.
 
     ``t`` (G, J) cut points, ``m`` (G,) in-shift, ``a``/``b`` (K,) out/in counts; the prior of
-    the cut points is that of Phi(t) the order statistics of J uniforms, prod phi(t_j).
+    the cut points is flat (``CUT_PRIOR = 0``) or prod phi(t_j) (``CUT_PRIOR = 1``: Phi(t) the
+    order statistics of J uniforms).
     """
     lo, hi = _bins(t)
-    f = -0.5 * np.sum(t * t, axis=1)
-    g = -t.copy()
-    d0 = -np.ones_like(t)  # diagonal of the Hessian
+    f = -0.5 * CUT_PRIOR * np.sum(t * t, axis=1)
+    g = -CUT_PRIOR * t
+    d0 = np.full_like(t, -CUT_PRIOR)  # diagonal of the Hessian
     d1 = np.zeros_like(t[:, :-1])  # first off-diagonal
     for w, shift in ((a, 0.0), (b, m[:, None])):
         xl, xh = lo - shift, hi - shift
@@ -370,7 +373,7 @@ def laplace_log_marginal(m, a, b, *, tol: float = 1e-8, max_iter: int = 200):
     """Log marginal likelihood of binned counts at in-shifts ``m``, cut points integrated out.
 
     Newton's method with backtracking finds the mode of the (strictly concave) log posterior
-    of the cut points at every ``m`` at once; Laplace's method then gives
+    of the cut points (flat prior) at every ``m`` at once; Laplace's method then gives
     ``f(t_hat) + J/2 log(2 pi) - 1/2 log det(-H)`` (up to a constant that does not depend on
     ``m``).
 
@@ -477,7 +480,8 @@ def sample_grid(grid, log_lik, prior, s, s_edges, n: int, rng):
     ``log_lik`` (cells of theta, cells of s) is the log likelihood at the cells' midpoints
     (theta) and at the prior-median of each s cell. A cell is drawn with probability
     proportional to prior x likelihood x width (s cells carry equal prior mass), then theta
-    uniformly in its cell and s from the prior restricted to its cell.
+    uniformly in its cell and s from the prior restricted to its cell. Returns theta, s and
+    the flat index of each draw's cell.
     """
     from scipy import stats
 
@@ -491,9 +495,9 @@ def sample_grid(grid, log_lik, prior, s, s_edges, n: int, rng):
     i_t, i_s = np.unravel_index(cell, prob.shape)
     theta = grid[i_t] + rng.random(n) * width[i_t]
     if s_edges is None:
-        return theta, np.full(n, float(s))
+        return theta, np.full(n, float(s)), cell
     u = s_edges[i_s] + rng.random(n) * (s_edges[i_s + 1] - s_edges[i_s])
-    return theta, stats.beta.ppf(u, s.a, s.b)
+    return theta, stats.beta.ppf(u, s.a, s.b), cell
 
 
 def _interval_mean(gr: _Group, lo, hi):
@@ -633,7 +637,7 @@ def estimate_gdp(
     for c in runs:
         log_lik += _one_run_log_lik(mu_mid[:, None], s_mid[None, :], c)
     n = chains * draws
-    mu, s_draw = sample_grid(grid, log_lik, mu_prior, s, s_edges, n, rng)
+    mu, s_draw, cell = sample_grid(grid, log_lik, mu_prior, s, s_edges, n, rng)
     out = {"mu": mu}
     out["eps"] = gdp_epsilon(mu, delta)
     if s_edges is not None:
@@ -682,7 +686,7 @@ def estimate_gdp(
                     ),
                     stacklevel=2,
                 )
-    return Posterior(draws_out, {}, settings)
+    return Posterior(draws_out, {"grid_cell": cell.reshape(chains, draws)}, settings)
 
 
 def _evidence_list(in_scores, out_scores, bins) -> list:

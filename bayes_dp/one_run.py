@@ -270,7 +270,7 @@ def estimate_one_run(
     s_mid, s_edges = s_cells(prior.s)
     mid = 0.5 * (grid[1:] + grid[:-1])
     log_lik = one_run_log_likelihood(mid[:, None], s_mid[None, :], counts)
-    eps, s_draw = sample_grid(grid, log_lik, prior.eps, prior.s, s_edges, chains * draws, rng)
+    eps, s_draw, cell = sample_grid(grid, log_lik, prior.eps, prior.s, s_edges, chains * draws, rng)
     out = {"eps": eps.reshape(chains, draws)}
     if s_edges is not None:
         out["s"] = s_draw.reshape(chains, draws)
@@ -297,4 +297,4 @@ def estimate_one_run(
     }
     if s_edges is None:
         settings["fixed"] = {"s": float(prior.s)}
-    return Posterior(out, {}, settings)
+    return Posterior(out, {"grid_cell": cell.reshape(chains, draws)}, settings)

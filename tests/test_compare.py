@@ -39,5 +39,4 @@ def test_whole_roc_beats_one_threshold_on_a_mu_2_gaussian_mechanism():
     assert gdp["width"] < one["width"]
     assert gdp["lower"] >= tab.loc["GDP bound, Pareto frontier", "lower"]
     assert tab.loc["Clopper-Pearson, best threshold", "lower"] <= one["median"]
-    assert gdp["lower"] < bdp.gdp_epsilon(2.0, 1e-5) < gdp["upper"]
     assert list(tab.columns) == ["lower", "median", "upper", "width", "assumes"]

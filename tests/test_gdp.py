@@ -236,3 +236,22 @@ def test_one_run_audits_as_gdp_evidence_match_quadrature_and_combine_with_scores
     width = {p: np.diff(p.interval(0.9, "mu"))[0] for p in (post, alone, both)}
     assert width[both] < min(width[post], width[alone])
     assert both.settings["groups"][1] == {"kind": "one_run", "m": [1000], "r": [400], "v": [300]}
+
+
+def test_gdp_posterior_survives_a_netcdf_round_trip(tmp_path):
+    rng = np.random.default_rng(10)
+    post = bdp.estimate_gdp(
+        rng.normal(1, 1, 300),
+        rng.normal(0, 1, 300),
+        delta=1e-5,
+        seed=0,
+        s=bdp.Beta(2, 2),
+        draws=300,
+    )
+    back = bdp.load_posterior(post.to_netcdf(tmp_path / "gdp.nc"))
+    assert back.var_names == ["mu", "eps", "s", "mu_gdp"]
+    np.testing.assert_array_equal(back.draws("mu"), post.draws("mu"))
+    np.testing.assert_allclose(back.epsilon_at(1e-3), post.epsilon_at(1e-3))
+    assert back.settings["fit_check"] == post.settings["fit_check"]
+    with pytest.raises(ValueError, match="`epsilon_at` needs draws of mu"):
+        bdp.estimate_one_run(bdp.OneRunCounts(50, 50, 30), seed=0, draws=100).epsilon_at(1e-5)
