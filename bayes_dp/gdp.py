@@ -771,7 +771,7 @@ def _fit_check(gr: _Group, rng) -> float:
 
     def x2(a, b):
         ea, eb = n_out * p, n_in * q
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ta = np.where(ea > 0, (a - ea) ** 2 / ea, np.where(a > 0, np.inf, 0.0))
             tb = np.where(eb > 0, (b - eb) ** 2 / eb, np.where(b > 0, np.inf, 0.0))
         return ta.sum(axis=1) + tb.sum(axis=1)

@@ -255,3 +255,16 @@ def test_gdp_posterior_survives_a_netcdf_round_trip(tmp_path):
     assert back.settings["fit_check"] == post.settings["fit_check"]
     with pytest.raises(ValueError, match="`epsilon_at` needs draws of mu"):
         bdp.estimate_one_run(bdp.OneRunCounts(50, 50, 30), seed=0, draws=100).epsilon_at(1e-5)
+
+
+def test_perfectly_separated_scores_give_a_lower_bound_not_a_crash():
+    rng = np.random.default_rng(11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or fit warning either
+        post = bdp.estimate_gdp(
+            rng.normal(10, 1, 500), rng.normal(0, 1, 500), delta=1e-5, seed=0, draws=500
+        )
+    ev = post.settings["groups"][0]
+    assert ev["in_counts"][: len(ev["in_counts"]) // 2] == [0] * (len(ev["in_counts"]) // 2)
+    # no overlap at all: the data bound mu below; above, the prior HalfNormal(5) takes over
+    assert post.quantile(0.05, "mu") > 6.0
