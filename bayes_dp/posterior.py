@@ -380,7 +380,19 @@ class Posterior:
         -------
         pathlib.Path
             The file written.
+
+        Raises
+        ------
+        NotImplementedError
+            For posteriors of :func:`~bayes_dp.estimate_gdp` and
+            :func:`~bayes_dp.estimate_one_run`, which the report does not cover yet.
         """
+        model = self.settings.get("model")
+        if model in ("gdp", "one_run"):
+            raise NotImplementedError(
+                f"the HTML report does not cover {model!r} posteriors yet (estimate_gdp, "
+                "estimate_one_run); use summary(), settings['fit_check'] and to_netcdf()"
+            )
         from .report import write_report
 
         return write_report(self, path, **kwargs)

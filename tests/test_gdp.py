@@ -268,3 +268,11 @@ def test_perfectly_separated_scores_give_a_lower_bound_not_a_crash():
     assert ev["in_counts"][: len(ev["in_counts"]) // 2] == [0] * (len(ev["in_counts"]) // 2)
     # no overlap at all: the data bound mu below; above, the prior HalfNormal(5) takes over
     assert post.quantile(0.05, "mu") > 6.0
+
+
+def test_the_html_report_says_it_does_not_cover_gdp_posteriors(tmp_path):
+    rng = np.random.default_rng(12)
+    post = bdp.estimate_gdp(rng.normal(1, 1, 200), rng.normal(0, 1, 200), delta=1e-5, seed=0)
+    with pytest.raises(NotImplementedError, match="does not cover 'gdp' posteriors"):
+        post.report(tmp_path / "r.html")
+    assert not (tmp_path / "r.html").exists()
