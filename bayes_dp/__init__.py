@@ -20,18 +20,29 @@ _WHERE = {
     "Beta": "priors",
     "ConvergenceWarning": "exceptions",
     "Evidence": "evidence",
+    "GdpEvidence": "gdp",
+    "GdpFitWarning": "gdp",
     "HalfNormal": "priors",
     "LogNormal": "priors",
+    "OneRunCounts": "one_run",
     "Posterior": "posterior",
     "Prior": "priors",
     "TimeBudgetError": "exceptions",
     "classical_epsilon": "region",
     "clopper_pearson_epsilon": "region",
     "clopper_pearson_interval": "region",
+    "compare_estimators": "compare",
     "estimate_epsilon": "estimate",
+    "estimate_gdp": "gdp",
+    "estimate_one_run": "one_run",
+    "gdp_delta": "gdp",
+    "gdp_epsilon": "gdp",
+    "gdp_evidence": "gdp",
+    "gdp_lower_bound": "compare",
     "in_region": "region",
     "in_strength_region": "region",
     "load_posterior": "posterior",
+    "one_run_epsilon_bound": "one_run",
     "region_area": "region",
     "strength_region_area": "region",
 }
@@ -42,8 +53,11 @@ __all__ = [
     "Beta",
     "ConvergenceWarning",
     "Evidence",
+    "GdpEvidence",
+    "GdpFitWarning",
     "HalfNormal",
     "LogNormal",
+    "OneRunCounts",
     "Posterior",
     "Prior",
     "TimeBudgetError",
@@ -51,10 +65,18 @@ __all__ = [
     "classical_epsilon",
     "clopper_pearson_epsilon",
     "clopper_pearson_interval",
+    "compare_estimators",
     "estimate_epsilon",
+    "estimate_gdp",
+    "estimate_one_run",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_evidence",
+    "gdp_lower_bound",
     "in_region",
     "in_strength_region",
     "load_posterior",
+    "one_run_epsilon_bound",
     "plots",
     "region",
     "region_area",
@@ -79,10 +101,13 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
     from . import calibration, plots, region, simulate
+    from .compare import compare_estimators, gdp_lower_bound
     from .estimate import estimate_epsilon
     from .evidence import Evidence
     from .exceptions import ConvergenceWarning, TimeBudgetError
+    from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
     from .observations import AttackCounts
+    from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound
     from .posterior import Posterior, load_posterior
     from .priors import Beta, HalfNormal, LogNormal, Prior
     from .region import (

@@ -79,6 +79,25 @@ def check_positive_int(name: str, value, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_scores(name: str, scores, *, min_size: int = 1) -> np.ndarray:
+    """Return ``scores`` as a finite 1-D float array, or raise naming ``name``."""
+    if isinstance(scores, (str, bytes)):
+        raise TypeError(f"`{name}` must be an array of real scores; found {scores!r}")
+    arr = np.asarray(scores)
+    if arr.dtype.kind not in "iuf" or arr.dtype == bool:
+        raise TypeError(f"`{name}` must hold real numbers; found dtype {arr.dtype}")
+    arr = np.atleast_1d(arr.astype(np.float64))
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D; found shape {arr.shape}")
+    if arr.size < min_size:
+        raise ValueError(f"`{name}` needs at least {min_size} score(s); found {arr.size}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"`{name}` must be finite; found {float(arr[i])!r} at index {i}")
+    return arr
+
+
 def check_delta(delta) -> float:
     """Check the DP parameter delta: a finite float in [0, 1)."""
     return check_real("delta", delta, low=0.0, high=1.0, high_open=True)

@@ -493,6 +493,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("posterior", metavar="POSTERIOR.nc")
     r.add_argument("--out", default=None, help="HTML file (default: beside the posterior)")
+    from ._cli_gdp import add_gdp_parser
+
+    add_gdp_parser(sub, common)
     return p
 
 
@@ -861,7 +864,9 @@ def main(argv: list[str] | None = None) -> int:
         redirect = contextlib.redirect_stdout(err) if args.json else contextlib.nullcontext()
         with warnings.catch_warnings(), redirect:
             warnings.simplefilter("ignore", FutureWarning)
-            run = _estimate if args.command == "estimate" else _report
+            from ._cli_gdp import run_gdp
+
+            run = {"estimate": _estimate, "report": _report, "gdp": run_gdp}[args.command]
             result = run(args, out, log)
     except TimeBudgetError as e:
         return fail(NOT_CONVERGED, str(e).replace("`max_time`", "--max-time"))

@@ -181,6 +181,36 @@ class Posterior:
                 out[k] = float(np.nanmean(v)) if np.any(np.isfinite(v)) else float("nan")
         return out
 
+    def epsilon_at(self, delta: float) -> np.ndarray:
+        """Draws of eps at ``delta`` of a Gaussian-DP posterior (:func:`bayes_dp.estimate_gdp`).
+
+        Each draw of ``mu`` is converted exactly (:func:`bayes_dp.gdp_epsilon`), so any delta
+        can be asked for after the run.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        ndarray (chains, draws)
+
+        Raises
+        ------
+        ValueError
+            When the posterior has no ``mu`` (it is not a Gaussian-DP posterior), or for a
+            ``delta`` outside (0, 1).
+        """
+        if "mu" not in self._draws:
+            raise ValueError(
+                f"`epsilon_at` needs draws of mu (a posterior of bayes_dp.estimate_gdp); this one "
+                f"has {self.var_names}"
+            )
+        from .gdp import gdp_epsilon
+
+        return gdp_epsilon(self._draws["mu"], delta)
+
     # -- statistics ------------------------------------------------------------------------
     def mean(self, var: str = "eps") -> float:
         """Posterior mean of ``var``."""
@@ -381,7 +411,19 @@ class Posterior:
         -------
         pathlib.Path
             The file written.
+
+        Raises
+        ------
+        NotImplementedError
+            For posteriors of :func:`~bayes_dp.estimate_gdp` and
+            :func:`~bayes_dp.estimate_one_run`, which the report does not cover yet.
         """
+        model = self.settings.get("model")
+        if model in ("gdp", "one_run"):
+            raise NotImplementedError(
+                f"the HTML report does not cover {model!r} posteriors yet (estimate_gdp, "
+                "estimate_one_run); use summary(), settings['fit_check'] and to_netcdf()"
+            )
         from .report import write_report
 
         return write_report(self, path, **kwargs)

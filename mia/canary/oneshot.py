@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp._validation import as_generator, check_positive_int, check_real, check_scores
 
 from ._gaussians import _check_delta_open, epsilon_two_gaussians, gaussian_mechanism_epsilon
 from ._null import epsilon_cosine_null_vs_gaussian
@@ -31,25 +31,6 @@ __all__ = [
 METHODS = ("two_gaussians", "mean_only")
 NULLS = ("gaussian", "exact")
 SIMULATIONS = ("vectors", "gram")
-
-
-def check_scores(name: str, scores, *, min_size: int = 1) -> np.ndarray:
-    """Return ``scores`` as a finite 1-D float array, or raise naming ``name``."""
-    if isinstance(scores, (str, bytes)):
-        raise TypeError(f"`{name}` must be an array of real scores; found {scores!r}")
-    arr = np.asarray(scores)
-    if arr.dtype.kind not in "iuf" or arr.dtype == bool:
-        raise TypeError(f"`{name}` must hold real numbers; found dtype {arr.dtype}")
-    arr = np.atleast_1d(arr.astype(np.float64))
-    if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D; found shape {arr.shape}")
-    if arr.size < min_size:
-        raise ValueError(f"`{name}` needs at least {min_size} score(s); found {arr.size}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`{name}` must be finite; found {arr[i]!r} at index {i}")
-    return arr
 
 
 @dataclass(frozen=True)
