@@ -347,11 +347,11 @@ def passes_convergence_checks(posterior: Posterior) -> bool:
     --------
     >>> import numpy as np
     >>> from bayes_dp import Posterior
-    >>> rng = np.random.default_rng(0)
-    >>> stuck = np.stack([rng.normal(0, 1, 200), rng.normal(3, 1, 200)])  # chains disagree
-    >>> passes_convergence_checks(Posterior({"eps": stuck}, {}, {}))
-    False
-    >>> passes_convergence_checks(Posterior({"eps": rng.normal(0, 1, (2, 400))}, {}, {}))
+    >>> draws = np.random.default_rng(1).normal(3.0, 0.2, size=(4, 500))
+    >>> passes_convergence_checks(Posterior({"eps": draws}, {}, {}))
     True
+    >>> draws[0] += 1.0  # one chain elsewhere: r_hat far above 1.01
+    >>> passes_convergence_checks(Posterior({"eps": draws}, {}, {}))
+    False
     """
     return not any(f.convergence for f in findings(posterior))

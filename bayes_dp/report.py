@@ -469,6 +469,13 @@ def write_report(
     at = f", at δ = {delta:g}" if delta is not None else ""
     median = posterior.quantile(0.5, "eps")
     unreliable = _unreliable(posterior)
+    if "eps" in posterior.var_names:
+        # first, what the audit shows, in a sentence to cite (NOT RELIABLE first when it is not)
+        claim = audit_claim(posterior, (1 + prob) / 2)
+        parts.append(
+            f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
+            f"{html.escape(claim.sentence)}</p>"
+        )
     if unreliable:
         parts.append(
             f'<p class="warn" id="headline"><b>Result not reliable.</b> {html.escape(unreliable)} '
@@ -479,12 +486,6 @@ def write_report(
         parts.append(
             f'<p id="headline"><b>Result:</b> {pct} credible interval for ε: '
             f"[{lo:.3g}, {hi:.3g}], posterior median {median:.3g}{at}.</p>"
-        )
-    if "eps" in posterior.var_names:
-        claim = audit_claim(posterior, (1 + prob) / 2)
-        parts.append(
-            f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
-            f"{html.escape(claim.sentence)}</p>"
         )
 
     # -- warnings -------------------------------------------------------------------------
