@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -467,6 +468,24 @@ def test_json_output_is_one_object_on_stdout(strong_csv, tmp_path, capsys):
         "report": str(out / "report.html"),
     }
     assert "sampling done" in captured.err and "warning:" in captured.err
+    # one meaning of the sampling time: the log line shows sampling_seconds
+    logged = re.search(r"sampling done in ([\d.]+) s", captured.err).group(1)
+    assert logged == f"{result['sampling_seconds']:.1f}"
+    assert "compilation included" not in captured.err
+
+
+def test_help_explains_the_columns_with_an_example(capsys):
+    assert main(["estimate", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "fp     false positives" in text and "n_neg  challenges under H0" in text
+    assert "example:" in text and "bayes-dp estimate counts.csv --delta 1e-5" in text
+    assert "--format {auto,csv,json}\n                        format of COUNTS" in text
+    assert "[0, 1] instead of inferring it" in " ".join(text.split())
+    assert main(["report", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "a posterior netCDF file" in text and "example: bayes-dp report" in text
+    assert main(["--help"]) == 0
+    assert "write the HTML report of a saved posterior" in capsys.readouterr().out
 
 
 def test_json_failure_and_usage_error(tmp_path, capsys):
