@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 #: public name -> the submodule that defines it
 _WHERE = {
     "AttackCounts": "observations",
+    "AuditClaim": "claim",
     "Beta": "priors",
     "ConvergenceWarning": "exceptions",
     "Evidence": "evidence",
@@ -28,6 +29,7 @@ _WHERE = {
     "Posterior": "posterior",
     "Prior": "priors",
     "TimeBudgetError": "exceptions",
+    "audit_claim": "claim",
     "classical_epsilon": "region",
     "clopper_pearson_epsilon": "region",
     "clopper_pearson_interval": "region",
@@ -50,6 +52,7 @@ _SUBMODULES = ("calibration", "plots", "region", "simulate")
 
 __all__ = [
     "AttackCounts",
+    "AuditClaim",
     "Beta",
     "ConvergenceWarning",
     "Evidence",
@@ -61,6 +64,7 @@ __all__ = [
     "Posterior",
     "Prior",
     "TimeBudgetError",
+    "audit_claim",
     "calibration",
     "classical_epsilon",
     "clopper_pearson_epsilon",
@@ -101,6 +105,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
     from . import calibration, plots, region, simulate
+    from .claim import AuditClaim, audit_claim
     from .compare import compare_estimators, gdp_lower_bound
     from .estimate import estimate_epsilon
     from .evidence import Evidence

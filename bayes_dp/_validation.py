@@ -70,6 +70,16 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
     return v
 
 
+def check_prob(name: str, value) -> float:
+    """Check a probability in (0, 1); a percentage such as 90 is refused with a hint (0.9)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and 1 < value < 100:
+        raise ValueError(
+            f"`{name}` must be a probability in (0, 1), not a percentage; found {value!r} "
+            f"(did you mean {value / 100:g}?)"
+        )
+    return check_real(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
 def check_positive_int(name: str, value, *, minimum: int = 1) -> int:
     """Return ``value`` as an int >= ``minimum``, or raise naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -23,8 +23,9 @@ a progress bar (tqdm) shows on stderr. Ctrl-C stops within about a second, with 
 
 Exit statuses: 0 success (possibly with warnings); 1 bad input, or a file that cannot be read
 or written (one line ``bayes-dp: error: ...`` on stderr naming the file, row and column); 2
-usage error (bad or missing options); 3 not converged: the time budget ran out first (the
-results are written, marked not reliable); 130 interrupted.
+usage error (bad, missing or out-of-range options, found before anything is read or run); 3
+not converged: the result fails the convergence checks, however its length was set (the
+results are written, marked NOT CONVERGED on stdout and not reliable); 130 interrupted.
 
 It is long because it holds every subcommand of ``bayes-dp`` with its argument parsing and the input
 checks whose messages name the file, row and column; the statistics live in the library.
@@ -42,6 +43,7 @@ import math
 import os
 import sys
 import tempfile
+import textwrap
 import time
 import warnings
 from pathlib import Path
@@ -64,9 +66,10 @@ EXIT_STATUSES = {
     1: "bad input, or a file that cannot be read or written; nothing was sampled or the "
     "results were not written",
     2: "usage error: unknown, missing or malformed command-line options",
-    3: "not converged: the time budget (--max-time) ran out before every variable reached "
-    "r_hat <= 1.01 and bulk and tail ESS >= 4000 (or before the --draws asked for); the "
-    "results were written but are not reliable (nothing is written when not even the warm-up "
+    3: "not converged: the result fails the convergence checks (the time budget, --max-time, "
+    "ran out before every variable reached r_hat <= 1.01 and bulk and tail ESS >= 4000, or a "
+    "run of fixed --draws ended with r_hat > 1.01 or an ESS below 100 per chain); the results "
+    "were written but are not reliable (nothing is written when not even the warm-up "
     "finished)",
     130: "interrupted (Ctrl-C); no result files were written",
 }
@@ -353,6 +356,36 @@ def _read_counts(path, *, fmt: str = "auto") -> tuple[list, list[list[int]]]:
     return out, [entry["lines"] for entry in groups.values()]
 
 
+def _number(kind, low, high=None, low_open=False, high_open=False):
+    """Return an argparse ``type`` that parses ``kind`` and checks its range at parse time.
+
+    A value out of range is a usage error (exit status 2) naming the option, before anything
+    is read or sampled; the range is written as an interval, e.g. ``[0, 1)``.
+    """
+    what = "an integer" if kind is int else "a number"
+    lo_txt, hi_txt = f"{low:g}", f"{high:g}" if high is not None else ""
+    if high is None:
+        rng = f"{'>' if low_open else '>='} {lo_txt}"
+    else:
+        rng = f"in {'(' if low_open else '['}{lo_txt}, {hi_txt}{')' if high_open else ']'}"
+
+    def parse(text: str):
+        try:
+            val = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, found {text!r}") from None
+        if kind is float and not math.isfinite(val):
+            raise argparse.ArgumentTypeError(f"must be finite, found {text!r}")
+        if (val < low or (low_open and val == low)) or (
+            high is not None and (val > high or (high_open and val == high))
+        ):
+            raise argparse.ArgumentTypeError(f"must be {rng}, found {text!r}")
+        return val
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
 class _UsageError(Exception):
     """Raised by the parser instead of exiting, so that ``main`` can return status 2."""
 
@@ -371,8 +404,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Bayesian estimation of differential privacy (eps at a known delta) from "
         "membership-inference-attack error counts (MCMC-DP-Est).",
         epilog="exit statuses: 0 success (warnings do not change it); 1 bad input or a file "
-        "that cannot be read or written; 2 usage error; 3 not converged within --max-time "
-        "(results written, marked not reliable); 130 interrupted (Ctrl-C).",
+        "that cannot be read or written; 2 usage error; 3 not converged (results written, "
+        "marked not reliable); 130 interrupted (Ctrl-C).",
     )
     p.add_argument("--version", action="version", version=f"bayes-dp {__version__}")
     common = argparse.ArgumentParser(add_help=False)
@@ -390,8 +423,25 @@ def _parser() -> argparse.ArgumentParser:
         "estimate",
         parents=[common],
         help="sample the posterior of eps from a counts file",
-        description="Read counts (columns fp, n_neg, fn, n_pos; optional group, likelihood), "
-        "sample the posterior, print its summary, write DIR/posterior.nc and DIR/report.html.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Read attack counts, sample the posterior of eps (and the attack strength "
+        "s), print its summary\nand what the audit shows, write DIR/posterior.nc and "
+        "DIR/report.html.\n\n"
+        "The counts file has one row per challenge base:\n"
+        "  fp     false positives: challenges under H0 (the target NOT in the training data) "
+        "that the\n         attack called members\n"
+        "  n_neg  challenges under H0 (the number fp is out of)\n"
+        "  fn     false negatives: challenges under H1 (the target in the training data) "
+        "that the\n         attack called non-members\n"
+        "  n_pos  challenges under H1 (the number fn is out of)\n"
+        "  group, likelihood  optional: rows of one group form one body of evidence; "
+        "likelihood binomial\n         (default), bivariate_normal or beta_binomial. Without "
+        f"a group column all rows form\n         one group, named {DEFAULT_GROUP!r}.",
+        epilog="example:\n"
+        "  printf 'fp,n_neg,fn,n_pos\\n40,1000,250,1000\\n50,1000,200,1000\\n' > counts.csv\n"
+        "  bayes-dp estimate counts.csv --delta 1e-5 --out results --seed 0\n\n"
+        "exit statuses: 0 success; 1 bad input; 2 usage error; 3 not converged (results "
+        "written, not reliable);\n130 interrupted.",
     )
     e.add_argument(
         "counts",
@@ -401,32 +451,42 @@ def _parser() -> argparse.ArgumentParser:
         "Meter's log folder (models/memberships.npy, signals/), or privacy-estimates "
         "attack-results *.json files (one per challenge base)",
     )
-    e.add_argument("--delta", type=float, required=True, help="the known DP delta, in [0, 1)")
+    e.add_argument(
+        "--delta",
+        type=_number(float, 0.0, 1.0, high_open=True),
+        required=True,
+        help="the known DP delta, in [0, 1)",
+    )
     e.add_argument(
         "--out", required=True, metavar="DIR", help="output folder (created; checked first)"
     )
-    e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    e.add_argument("--seed", type=_number(int, 0), default=0, help="random seed, >= 0 (default 0)")
     e.add_argument(
         "--draws",
-        type=int,
+        type=_number(int, 1),
         default=None,
         help="draws per chain (default: run until r_hat <= 1.01 and bulk and tail ESS >= 4000 "
         "for every variable, extending the run in rounds)",
     )
     e.add_argument(
         "--max-time",
-        type=float,
+        type=_number(float, 0.0, low_open=True),
         default=None,
         metavar="SEC",
         help="time budget of the sampling in seconds (default 600 without --draws, none with "
         "it); when it runs out first the results are written, marked not reliable, and the "
         "exit status is 3",
     )
-    e.add_argument("--chains", type=int, default=4, help="number of chains (default 4)")
-    e.add_argument("--tune", type=int, default=None, help="warm-up per chain (default 1000)")
+    e.add_argument("--chains", type=_number(int, 1), default=4, help="number of chains (default 4)")
+    e.add_argument(
+        "--tune",
+        type=_number(int, 0),
+        default=None,
+        help="warm-up iterations per chain (default 1000)",
+    )
     e.add_argument(
         "--prior-eps-scale",
-        type=float,
+        type=_number(float, 0.0, low_open=True),
         default=10.0,
         metavar="X",
         help="scale of the HalfNormal prior of eps (default 10)",
@@ -434,24 +494,36 @@ def _parser() -> argparse.ArgumentParser:
     s = e.add_mutually_exclusive_group()
     s.add_argument(
         "--s",
-        type=float,
+        type=_number(float, 0.0, 1.0),
         default=None,
         metavar="FIXED",
-        help="fix the attack strength s at this value in [0, 1) instead of inferring it",
+        help="fix the attack strength s at this value in [0, 1] instead of inferring it "
+        "(1: an optimal attack on a worst-case base; the interval then holds only if the "
+        "attack is that strong)",
     )
     s.add_argument(
         "--prior-s-beta",
-        type=float,
+        type=_number(float, 0.0, low_open=True),
         nargs=2,
         default=None,
         metavar=("A", "B"),
         help="Beta(A, B) prior of s (default 1 1)",
     )
-    e.add_argument("--cores", type=int, default=None, help="threads for the chains")
-    e.add_argument("--format", choices=("auto", "csv", "json"), default="auto")
+    e.add_argument(
+        "--cores",
+        type=_number(int, 1),
+        default=None,
+        help="threads for the chains (default: all cores)",
+    )
+    e.add_argument(
+        "--format",
+        choices=("auto", "csv", "json"),
+        default="auto",
+        help="format of COUNTS (default auto: by the file's extension, .csv or .json)",
+    )
     e.add_argument(
         "--alpha",
-        type=float,
+        type=_number(float, 0.0, 1.0, low_open=True, high_open=True),
         default=0.1,
         help="score files only: target type-I error of the membership test (default 0.1)",
     )
@@ -482,16 +554,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument(
         "--progress-every",
-        type=float,
+        type=_number(float, 0.0),
         default=None,
         metavar="SEC",
         help="redraw the progress bar on stderr at most this often (default 0.1 in a terminal, "
         "10 when stderr is a file or pipe; 0: no bar)",
     )
     r = sub.add_parser(
-        "report", parents=[common], help="write the HTML report of a saved posterior"
+        "report",
+        parents=[common],
+        help="write the HTML report of a saved posterior",
+        description="(Re)write the self-contained HTML report of a posterior saved by "
+        "`bayes-dp estimate` (DIR/posterior.nc) or Posterior.to_netcdf; with --json, print "
+        "the same JSON object as estimate.",
+        epilog="example: bayes-dp report results/posterior.nc --out results/report.html",
     )
-    r.add_argument("posterior", metavar="POSTERIOR.nc")
+    r.add_argument(
+        "posterior", metavar="POSTERIOR.nc", help="a posterior netCDF file (DIR/posterior.nc)"
+    )
     r.add_argument("--out", default=None, help="HTML file (default: beside the posterior)")
     from ._cli_gdp import add_gdp_parser
 
@@ -535,8 +615,26 @@ def _isatty(stream) -> bool:
         return False
 
 
-def _result_json(post, files: dict, status: int = 0, prob: float = 0.9) -> dict:
-    """Build the ``--json`` object of a posterior (see the README's command-line section)."""
+def _prior_text(prior, uses_tau: bool) -> str:
+    """Write the prior as ``Prior(eps=..., s=...)``, with tau only when a group has a tau."""
+    tau = f", tau={prior.tau!r}" if uses_tau else ""
+    return f"Prior(eps={prior.eps!r}, s={prior.s!r}{tau})"
+
+
+def _uses_tau(likelihoods) -> bool:
+    return any(lik in ("bivariate_normal", "beta_binomial") for lik in likelihoods)
+
+
+def _result_json(post, files: dict, prob: float = 0.9) -> dict:
+    """Build the ``--json`` object of a posterior (see the README's command-line section).
+
+    Its exit status is 3 (:data:`NOT_CONVERGED`) when the result fails the convergence checks
+    (:func:`~bayes_dp.diagnostics.passes_convergence_checks`), however the run's length was
+    set, and 0 otherwise.
+    """
+    from .claim import audit_claim
+    from .diagnostics import passes_convergence_checks
+    from .priors import parse_prior
     from .report import plain_warnings
 
     st = post.settings
@@ -561,10 +659,18 @@ def _result_json(post, files: dict, status: int = 0, prob: float = 0.9) -> dict:
             "ess_tail": _finite(diag[v]["ess_tail"]),
         }
     eps = variables["eps"]
+    converged = passes_convergence_checks(post)
+    status = 0 if converged else NOT_CONVERGED
+    prior = parse_prior(st.get("prior", ""))
+    groups = st.get("groups", [])
+    if prior is not None:
+        prior = _prior_text(prior, _uses_tau(g.get("likelihood") for g in groups))
+    else:
+        prior = st.get("prior")
     return {
         "exit_status": status,
         "exit_status_meaning": EXIT_STATUSES[status],
-        "converged": post.converged,
+        "converged": converged,
         "stop_reason": st.get("stop_reason"),
         "sampling_seconds": st.get("seconds"),
         "max_time": st.get("max_time"),
@@ -574,6 +680,7 @@ def _result_json(post, files: dict, status: int = 0, prob: float = 0.9) -> dict:
             "prob": prob,
             "quantile_probs": [round(lo_q, 12), 0.5, round(hi_q, 12)],
         },
+        "claim": audit_claim(post, hi_q).to_dict(),
         "delta": st.get("delta"),
         "variables": variables,
         "diagnostics": {
@@ -590,10 +697,28 @@ def _result_json(post, files: dict, status: int = 0, prob: float = 0.9) -> dict:
         "chains": post.n_chains,
         "draws": post.n_draws,
         "tune": st.get("tune"),
-        "prior": st.get("prior"),
+        "prior": prior,
         "versions": st.get("versions", {}),
         "files": files,
     }
+
+
+def _not_converged_words(post) -> str:
+    """Why a result fails the convergence checks and what to do, in one line."""
+    from .diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX, findings
+
+    if post.converged is False:
+        return (
+            "the run stopped (time budget or largest run) before it converged: the result is "
+            "not reliable; give more time (--max-time)"
+        )
+    found = [f for f in findings(post) if f.convergence]
+    vs = ", ".join(dict.fromkeys(f.var for f in found))
+    return (
+        f"the {post.n_draws} draws per chain fail the convergence checks for {vs} (r_hat above "
+        f"{RHAT_MAX} or ESS below {ESS_PER_CHAIN_MIN} per chain): the result is not reliable; "
+        "run longer (--draws, or leave --draws out to run until converged)"
+    )
 
 
 def _is_score_file(path: Path, fmt: str) -> bool:
@@ -691,7 +816,11 @@ def _estimate(args, out, log) -> dict:
         # the report numbers the bases by these rows, as the error messages do
         source = {"file": str(args.counts), "rows": rows}
     n_bases = sum(len(g.counts) for g in groups)
-    log(f"read {n_bases} challenge bases in {len(groups)} group(s) from {args.counts}")
+    if source is not None and [g.name for g in groups] == [DEFAULT_GROUP]:
+        named = f"one group (the file has no 'group' column), named {DEFAULT_GROUP!r}"
+    else:
+        named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
+    log(f"read {n_bases} challenge bases from {args.counts} in {named}")
     if args.s is not None:
         s_prior = args.s
     elif args.prior_s_beta is not None:
@@ -709,7 +838,8 @@ def _estimate(args, out, log) -> dict:
         )
     log(
         f"sampling {args.chains} chains: {tune} warm-up iterations, then {length}; "
-        f"delta={args.delta:g}, {prior}, seed {args.seed}"
+        f"delta={args.delta:g}, {_prior_text(prior, _uses_tau(g.likelihood for g in groups))}, "
+        f"seed {args.seed}"
     )
     every = args.progress_every
     if every is None:
@@ -739,19 +869,30 @@ def _estimate(args, out, log) -> dict:
             bar.close()
     if source is not None:
         post.settings["input"] = source
-    log(f"sampling done in {time.perf_counter() - t1:.1f} s")
+    # one meaning of the sampling time: the sampler's own (set-up and compilation included),
+    # the `sampling_seconds` of --json and the report
+    seconds = post.settings.get("seconds", time.perf_counter() - t1)
+    log(f"sampling done in {seconds:.1f} s")
     # the posterior is written first: a later step (summary, report) must not lose the run
     outdir.mkdir(parents=True, exist_ok=True)
     nc = post.to_netcdf(outdir / "posterior.nc")
     log(f"wrote {nc}")
+    result = _result_json(post, {})
     if not args.json:
-        print(post.summary().round(3).to_string(), file=out)
+        from .diagnostics import glossary
+
+        summ = post.summary()
+        print(summ.round(3).to_string(), file=out)
         lo, hi = post.interval(0.9, "eps")
-        if post.converged is False:
-            print("\nNOT CONVERGED within the time budget: the result is not reliable", file=out)
+        if result["exit_status"] == NOT_CONVERGED:
+            print(f"\nNOT CONVERGED: {_not_converged_words(post)}", file=out)
         print(f"\n90% credible interval for eps: [{lo:.3g}, {hi:.3g}]", file=out)
         acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
         print(f"acceptance: {acc}", file=out)
+        print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)
+        print("\nglossary:", file=out)
+        for k, v in glossary([*summ.columns, *post.acceptance]).items():
+            print(textwrap.fill(f"{k}: {v}", width=100, subsequent_indent="    "), file=out)
     from .report import plain_warnings
 
     for w in plain_warnings(post):
@@ -775,9 +916,11 @@ def _estimate(args, out, log) -> dict:
             )
             html_path = None
     log(f"total {time.perf_counter() - t0:.1f} s")
-    files = {"posterior": str(nc), "report": None if html_path is None else str(html_path)}
-    status = NOT_CONVERGED if post.converged is False else 0
-    return _result_json(post, files, status)
+    result["files"] = {
+        "posterior": str(nc),
+        "report": None if html_path is None else str(html_path),
+    }
+    return result
 
 
 def _report(args, out, log) -> dict:
@@ -787,7 +930,10 @@ def _report(args, out, log) -> dict:
     target = Path(args.out) if args.out else Path(args.posterior).with_name("report.html")
     post.report(target)
     log(f"wrote {target}")
-    return _result_json(post, {"posterior": str(args.posterior), "report": str(target)})
+    result = _result_json(post, {"posterior": str(args.posterior), "report": str(target)})
+    # writing the report succeeded: `converged` in the object tells about the run itself
+    result.update(exit_status=0, exit_status_meaning=EXIT_STATUSES[0])
+    return result
 
 
 def _print_json(obj: dict, stream) -> None:
@@ -817,8 +963,8 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         0 on success (warnings do not change it), 1 for bad input or a file that cannot be read
-        or written (a one-line message on stderr), 2 for usage errors, 3 when the time budget
-        ran out before the run converged (results written, marked not reliable), 130 when
+        or written (a one-line message on stderr), 2 for usage errors, 3 when the result fails
+        the convergence checks (results written, marked not reliable), 130 when
         interrupted; see :data:`EXIT_STATUSES`.
 
     Notes
@@ -883,8 +1029,9 @@ def main(argv: list[str] | None = None) -> int:
         _print_json(result, out)
     if result["exit_status"] == NOT_CONVERGED:
         print(
-            f"bayes-dp: not converged within the time budget (exit status {NOT_CONVERGED}): "
-            "the results were written but are not reliable; give more time (--max-time)",
+            f"bayes-dp: warning: not converged (exit status {NOT_CONVERGED}): the results were "
+            "written "
+            "but are not reliable; see the warnings above",
             file=err,
         )
     return result["exit_status"]

@@ -31,8 +31,11 @@ __all__ = [
     "ACCEPT_RANGE",
     "ESS_PER_CHAIN_MIN",
     "RHAT_MAX",
+    "GLOSSARY",
     "Finding",
     "findings",
+    "glossary",
+    "passes_convergence_checks",
     "stopping_rule",
 ]
 
@@ -42,6 +45,52 @@ RHAT_MAX = 1.01
 ESS_PER_CHAIN_MIN = 100
 #: Acceptance rates outside this range are reported (the warm-up tunes towards 0.3).
 ACCEPT_RANGE = (0.1, 0.6)
+
+#: Every statistic and diagnostic the summary table, the report and ``bayes-dp`` show, in plain
+#: words (:func:`glossary` picks the entries a run shows).
+GLOSSARY = {
+    "mean": "posterior mean",
+    "sd": "posterior standard deviation",
+    "q": "qP%: the P% posterior quantile (P% of the draws lie below it); q5% and q95% are the "
+    "ends of the equal-tailed 90% credible interval",
+    "hdi": "hdi_P%_lo, hdi_P%_hi: the ends of the highest-density interval holding P% of the "
+    "posterior (the shortest such interval)",
+    "mcse_mean": "Monte Carlo standard error of the posterior mean: how much the mean would "
+    "vary between repeated runs of the sampler",
+    "mcse_sd": "Monte Carlo standard error of the posterior sd",
+    "ess_bulk": f"effective sample size for the centre of the distribution (mean, median): the "
+    f"number of independent draws the correlated chains are worth; want >= {ESS_PER_CHAIN_MIN} "
+    "per chain",
+    "ess_tail": "effective sample size for the 5% and 95% quantiles (the interval ends); "
+    f"want >= {ESS_PER_CHAIN_MIN} per chain",
+    "r_hat": f"rank-normalised split R-hat: compares the chains with each other; want <= "
+    f"{RHAT_MAX} (higher: the chains disagree, run longer)",
+    "accept_joint": "acceptance rate of the random-walk move on all variables at once "
+    f"(tuned towards 0.3; reported outside {ACCEPT_RANGE[0]}-{ACCEPT_RANGE[1]})",
+    "accept_ridge": "acceptance rate of the move along the ridge s * eps = const, where the "
+    "likelihood is nearly flat when s is inferred",
+    "accept_table": "acceptance rate of the exact sampler's table walk (a few dozen cheap "
+    "steps on an interpolated table of the likelihood, then one exact correction; near 1: the "
+    "table is accurate)",
+    "accept_overdispersion": "acceptance rate of MHAAR's move on the correlation parameters "
+    "(tau, rho) of correlated-count groups",
+    "converged": "True: the automatic-length run met its stopping rule; False: it stopped "
+    "first (time budget or largest run) or a fixed-length run fails the checks; the result is "
+    "then not reliable",
+    "sampling_seconds": "seconds the sampler ran, from building the model to the last draw "
+    "(compilation of the kernels included on a first run)",
+    "classical eps": "the eps an optimal attack on a worst-case challenge base (s = 1) would "
+    "imply from the observed rates; the usual audit's point estimate",
+    "Clopper-Pearson": "the classical confidence interval of eps from exact binomial bounds of "
+    "every error rate; its lower end is the usual audit's lower bound",
+    "s": "attack strength: 1 is an optimal attack on a worst-case challenge base, smaller "
+    "values a weaker attack; inferred from the data unless fixed",
+    "R_s": "the band of (FPR, FNR) pairs an attack of strength s can reach under (eps, delta)-"
+    "DP; its inner edge is the boundary scaled by s",
+    "prior sensitivity": "the eps interval with the eps prior's scale halved and doubled, by "
+    "reweighting the draws; a large move means the prior, not the data, sets that end",
+}
+
 
 #: Kinds of finding that say the chains may not have converged or mixed enough.
 CONVERGENCE_KINDS = ("not_converged", "r_hat", "ess_bulk", "ess_tail")
@@ -93,6 +142,46 @@ def stopping_rule() -> str:
     return (
         f"every variable reached r_hat <= {AUTO_RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}"
     )
+
+
+def glossary(terms=None) -> dict[str, str]:
+    """Plain-words meaning of the statistics and diagnostics that bayes-dp shows.
+
+    Parameters
+    ----------
+    terms : iterable of str, optional
+        Column names or move names (``"q5%"``, ``"hdi_90%_lo"``, ``"accept_joint"``, ...);
+        quantile and HDI columns map to the entries ``"q"`` and ``"hdi"``. Default: all.
+
+    Returns
+    -------
+    dict of str -> str
+        One entry per distinct term that has a meaning, in order of first appearance.
+
+    Raises
+    ------
+    TypeError
+        If ``terms`` is a string rather than an iterable of them.
+
+    Examples
+    --------
+    >>> list(glossary(["mean", "q5%", "q95%", "hdi_90%_lo", "r_hat"]))
+    ['mean', 'q', 'hdi', 'r_hat']
+    """
+    if terms is None:
+        return dict(GLOSSARY)
+    if isinstance(terms, str):
+        raise TypeError(f"`terms` must be an iterable of names, not one string; found {terms!r}")
+    out = {}
+    for t in terms:
+        key = str(t)
+        if key.startswith("hdi"):
+            key = "hdi"
+        elif key.startswith("q") and key.endswith("%"):
+            key = "q"
+        if key in GLOSSARY:
+            out.setdefault(key, GLOSSARY[key])
+    return out
 
 
 def _worst(diag: dict) -> str:
@@ -236,3 +325,33 @@ def findings(posterior: Posterior) -> list[Finding]:
             )
         )
     return out
+
+
+def passes_convergence_checks(posterior: Posterior) -> bool:
+    """Tell whether a run's result passes the convergence checks, however its length was set.
+
+    False when :func:`findings` reports a convergence problem: an automatic-length run that
+    stopped before its stopping rule held, or (any run) r_hat above :data:`RHAT_MAX` or a bulk
+    or tail ESS below :data:`ESS_PER_CHAIN_MIN` per chain. ``bayes-dp`` exits with status 3
+    and prints NOT CONVERGED when this is False.
+
+    Parameters
+    ----------
+    posterior : Posterior
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_dp import Posterior
+    >>> draws = np.random.default_rng(1).normal(3.0, 0.2, size=(4, 500))
+    >>> passes_convergence_checks(Posterior({"eps": draws}, {}, {}))
+    True
+    >>> draws[0] += 1.0  # one chain elsewhere: r_hat far above 1.01
+    >>> passes_convergence_checks(Posterior({"eps": draws}, {}, {}))
+    False
+    """
+    return not any(f.convergence for f in findings(posterior))

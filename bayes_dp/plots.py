@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import _arviz
-from ._validation import as_generator, check_delta, check_positive_int, check_real
+from ._validation import as_generator, check_delta, check_positive_int, check_prob, check_real
 from .observations import AttackCounts
 from .posterior import Posterior
 from .region import classical_epsilon, clopper_pearson_epsilon, clopper_pearson_interval
@@ -169,6 +169,22 @@ def _support(var: str) -> tuple[float, float]:
 
 #: At most this many draws (every k-th) enter the kernel density.
 KDE_MAX_DRAWS = 20_000
+#: The density of a positive variable (eps) is estimated on the log scale when the
+#: ``LOG_KDE_QUANTILE`` quantile of its draws exceeds ``LOG_KDE_RATIO`` times their median.
+LOG_KDE_QUANTILE = 0.01
+LOG_KDE_RATIO = 0.1
+
+
+def _bandwidth(ref: np.ndarray) -> float:
+    """Silverman's robust rule of thumb, 0.9 min(sd, IQR / 1.34) n^(-1/5).
+
+    The IQR term keeps a long tail (a few far draws inflate the sd) from over-smoothing the
+    peak; with a degenerate IQR (over half the draws equal) the sd is used alone.
+    """
+    sd = float(np.std(ref, ddof=1))
+    q25, q75 = np.quantile(ref, [0.25, 0.75])
+    spread = min(sd, (q75 - q25) / 1.34) if q75 > q25 else sd
+    return 0.9 * spread * ref.size ** (-0.2)
 
 
 def _kde(
@@ -176,40 +192,87 @@ def _kde(
     grid: np.ndarray,
     bounds: tuple[float, float] = (-np.inf, np.inf),
     bw_draws: np.ndarray | None = None,
+    adaptive: bool = False,
 ) -> np.ndarray:
-    """Gaussian kernel density of the draws ``x`` on ``grid``, reflected at the support bounds.
+    """Gaussian kernel density of the draws ``x`` on ``grid``, respecting the support bounds.
 
     A plain kernel density spreads the mass of draws near a bound of the support across it, so
     inside the support it falls to about half the true density at the bound (the curve of s
-    dipped towards 0 at s = 0 and 1, that of eps at 0). Reflection (Silverman 1986, Sec. 3.10)
-    adds the mirror images ``2 L - x`` of the draws within 8 bandwidths of each finite bound L;
+    dipped towards 0 at s = 0 and 1). On a bounded support (s, tau, rho) the draws within 8
+    bandwidths of each finite bound L are reflected to ``2 L - x`` (Silverman 1986, Sec. 3.10);
     the estimate then integrates to 1 over the support, is unbiased at a bound where the density
-    is flat, and has bias O(h f'(L)) there otherwise (h the bandwidth). The bandwidth is Scott's
-    rule, sd * n**(-1/5), computed from ``bw_draws`` (default ``x``): the eps plot passes only
-    the draws on its axis, so that the long upper tail does not over-smooth the curve, while the
-    kernel sum runs over all draws, so that the curve does not dip at the axis cut either.
+    is flat, and has bias O(h f'(L)) there otherwise (h the bandwidth).
+
+    On (0, inf) (eps) the density is estimated on log x, with Abramson's adaptive bandwidths
+    (narrow where the draws are dense, wide where they thin out), and transformed back,
+    f(x) = g(log x) / x, when the draws stay away from 0 (their ``LOG_KDE_QUANTILE`` quantile
+    above ``LOG_KDE_RATIO`` times their median). A posterior of eps is then sharp at its lower
+    end and skewed with a long upper tail; one bandwidth on the eps scale is either too wide for
+    the peak (it was: a curve peaking at ~0.4 where the histogram reached 0.76) or too narrow for
+    the tail, while on the log scale the spread is nearly even, so the kernel widens with eps as
+    the draws thin out. When the draws reach down to 0 (a posterior with its mode at 0, e.g.
+    HalfNormal-like from weak attacks) the log scale would stretch the few draws near 0 over an
+    unbounded axis and the estimate there would be noise, so the curve is then reflected at 0
+    like the bounded variables.
+
+    The bandwidth is Silverman's robust rule (:func:`_bandwidth`) on the draws ``bw_draws``
+    (default ``x``; on the log scale for eps): the eps plot passes only the draws on its axis, so
+    that the far tail does not over-smooth the curve, while the kernel sum runs over all draws,
+    so that the curve does not dip at the axis cut either.
     """
     x = np.asarray(x, dtype=np.float64)
     x = x[:: max(1, x.size // KDE_MAX_DRAWS)]
     ref = x if bw_draws is None else np.asarray(bw_draws, dtype=np.float64)
     ref = ref[:: max(1, ref.size // KDE_MAX_DRAWS)]
-    h = float(np.std(ref, ddof=1)) * ref.size ** (-0.2)
+    lo, hi = bounds
+    grid = np.asarray(grid, dtype=np.float64)
+    log_scale = (
+        lo == 0.0
+        and hi == np.inf
+        and np.all(x > 0)
+        and np.all(ref > 0)
+        and np.quantile(x, LOG_KDE_QUANTILE) > LOG_KDE_RATIO * np.median(x)
+    )
+    if log_scale:
+        inside = grid > 0
+        dens = np.zeros(grid.size)
+        g = _kde(np.log(x), np.log(grid[inside]), bw_draws=np.log(ref), adaptive=True)
+        dens[inside] = g / grid[inside]
+        return dens
+    h = _bandwidth(ref)
     if not h > 0:
         raise ValueError(f"the draws must not all be equal; found {x.size} draws of {x[0]}")
-    centres = [x]
-    lo, hi = bounds
-    if np.isfinite(lo):
-        centres.append(2 * lo - x[x < lo + 8 * h])
-    if np.isfinite(hi):
-        centres.append(2 * hi - x[x > hi - 8 * h])
-    c = np.concatenate(centres)
-    dens = np.zeros(grid.size)
-    for i in range(0, grid.size, 50):  # 50 grid points at a time: bounded memory
-        u = (grid[i : i + 50, None] - c[None, :]) / h
-        dens[i : i + 50] = np.exp(-0.5 * u * u).sum(axis=1)
-    dens /= x.size * h * np.sqrt(2 * np.pi)
+    widths = np.full(x.size, h)
+    if adaptive:
+        # Abramson's adaptive bandwidths: h_i = h (f(x_i) / geometric mean of f)^(-1/2), from
+        # the fixed-bandwidth estimate f, so that kernels are narrow at a sharp peak and wide in
+        # a thin tail
+        pg = np.linspace(x.min() - 3 * h, x.max() + 3 * h, 512)
+        pilot = _kernel_sum(x, widths, pg, lo, hi)
+        f = np.maximum(np.interp(x, pg, pilot), 1e-12 * pilot.max())
+        widths = h * np.sqrt(np.exp(np.mean(np.log(f))) / f)
+    dens = _kernel_sum(x, widths, grid, lo, hi)
     inside = (grid >= lo) & (grid <= hi)
     return np.where(inside, dens, 0.0)
+
+
+def _kernel_sum(x, h, grid, lo, hi) -> np.ndarray:
+    """Mean over the draws ``x`` of normal kernels with widths ``h``, reflected at finite bounds."""
+    centres, widths = [x], [h]
+    if np.isfinite(lo):
+        near = x < lo + 8 * h
+        centres.append(2 * lo - x[near])
+        widths.append(h[near])
+    if np.isfinite(hi):
+        near = x > hi - 8 * h
+        centres.append(2 * hi - x[near])
+        widths.append(h[near])
+    c, w = np.concatenate(centres), np.concatenate(widths)
+    dens = np.zeros(grid.size)
+    for i in range(0, grid.size, 50):  # 50 grid points at a time: bounded memory
+        u = (grid[i : i + 50, None] - c[None, :]) / w[None, :]
+        dens[i : i + 50] = (np.exp(-0.5 * u * u) / w[None, :]).sum(axis=1)
+    return dens / (x.size * np.sqrt(2 * np.pi))
 
 
 def plot_marginal(
@@ -223,10 +286,13 @@ def plot_marginal(
 ):
     """Histogram and kernel density of one variable's posterior, with its credible interval.
 
-    The kernel density is reflected at the known bounds of the variable's support (eps >= 0;
-    s, s_<group> and tau_<group> in [0, 1]; rho_<group> in [-1, 1]): a plain kernel density
-    falls to about half the true density at a bound, because it spreads the draws' mass across
-    it. The eps axis is cut in the upper tail; the density there is still that of all draws.
+    The kernel density of eps is estimated on log eps, with adaptive bandwidths (narrow at a
+    sharp peak, wide in a thin tail), when its draws stay away from 0, so that it follows a
+    sharp, skewed posterior; the others are reflected at the bounds of the support (s,
+    s_<group> and tau_<group> in [0, 1], rho_<group> in [-1, 1], eps >= 0): a plain kernel
+    density falls to about half the true density at a bound, because it spreads the draws'
+    mass across it. The eps axis is cut in the upper tail; the density there is still that of
+    all draws.
 
     Parameters
     ----------
@@ -259,7 +325,7 @@ def plot_marginal(
     True
     """
     _check_post(posterior)
-    prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+    prob = check_prob("prob", prob)
     bins = check_positive_int("bins", bins, minimum=2)
     ax = _axes(ax)
     x = posterior.draws(var).ravel()
@@ -278,7 +344,7 @@ def plot_marginal(
     if np.ptp(shown) > 0:
         grid = np.linspace(lo_plot, hi_plot, 400)
         dens = _kde(x, grid, _support(var), bw_draws=shown)
-        ax.plot(grid, dens, color="C0", lw=1.8, label="kernel density (reflected at bounds)")
+        ax.plot(grid, dens, color="C0", lw=1.8, label="kernel density")
     lo, hi = posterior.interval(prob, var)
     pct = f"{100 * prob:g}%"
     ax.axvspan(
@@ -305,11 +371,11 @@ def plot_compare(
     """Posterior densities of one variable from several posteriors, with their credible intervals.
 
     For comparing evidence (e.g. each audit alone and all audits in one posterior) or priors:
-    one kernel density curve per posterior (reflected at the bounds of the support, as in
-    :func:`plot_marginal`), the area under it inside its equal-tailed ``prob`` credible interval
-    shaded, and below the axis each interval as a bar with the median as a white dot. The eps
-    axis is cut in the upper tail (the widest posterior decides); the share of each posterior's
-    draws beyond the cut is given in the axis label.
+    one kernel density curve per posterior (as in :func:`plot_marginal`), the area under it
+    inside its equal-tailed ``prob`` credible interval shaded, and below the axis each interval
+    as a bar with the median as a white dot. The eps axis is cut in the upper tail (the widest
+    posterior decides); the share of each posterior's draws beyond the cut is given in the axis
+    label.
 
     Parameters
     ----------
@@ -346,7 +412,7 @@ def plot_compare(
         raise ValueError("`posteriors` must hold at least one posterior; found none")
     for p in posteriors.values():
         _check_post(p)
-    prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+    prob = check_prob("prob", prob)
     names = [str(k) for k in posteriors]
     if colors is None:
         colors = [f"C{j % 10}" for j in range(len(names))]
@@ -553,6 +619,7 @@ def plot_region(
     n_draws: int = 40,
     confidence: float | None = 0.95,
     zoom: bool = True,
+    inset: bool | None = None,
     seed=0,
     ax=None,
 ):
@@ -587,6 +654,12 @@ def plot_region(
     zoom : bool
         Show only the lower-left part of the square that holds the points (the boundaries of
         interest lie there); False shows the whole unit square.
+    inset : bool, optional
+        Add an inset that magnifies the observed rates (with their bars) and the boundaries
+        just below them, where the gap between points and boundary shows what the data say;
+        it sits in the upper right of the axes, and a frame marks the part magnified. Default
+        (None): when the rates span less than ``INSET_BELOW`` (40%) of the axes' width or
+        height.
     seed : int or numpy.random.Generator
         Chooses the posterior draws shown.
     ax : matplotlib Axes, optional
@@ -622,93 +695,58 @@ def plot_region(
     else:
         groups = list(counts)
     grid = np.linspace(0.0, 1.0 - delta, 400)
-    drew_label = False
     if posterior is not None:
         n_draws = check_positive_int("n_draws", n_draws)
         pool = posterior.draws("eps").ravel()
         idx = as_generator(seed).choice(pool.size, size=min(n_draws, pool.size), replace=False)
-        for e in pool[idx]:
-            _both(
-                ax,
-                grid,
-                e,
-                delta,
-                color="0.5",
-                alpha=0.25,
-                lw=1,
-                label=None if drew_label else f"boundary of R(ε, δ), {len(idx)} posterior draws",
-            )
-            drew_label = True
         med = posterior.quantile(0.5, "eps")
-        _both(
-            ax,
-            grid,
-            med,
-            delta,
-            color="k",
-            lw=2,
-            label=f"posterior median ε = {med:.3g}",
-        )
-        if "s" in posterior.var_names:
-            s_med = posterior.quantile(0.5, "s")
-            _both(
-                ax,
-                grid,
-                s_med * med,
-                s_med * delta,
-                color="k",
-                ls="--",
-                lw=1,
-                label=f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)",
-            )
-        # groups with their own strength: each one's inner edge in that group's colour
-        shown = [name for name, _ in groups]
-        own = [v[2:] for v in posterior.var_names if v.startswith("s_")]
-        for k, name in enumerate(own):
-            j = shown.index(name) if name in shown else len(shown) + k
-            s_med = posterior.quantile(0.5, f"s_{name}")
-            _both(
-                ax,
-                grid,
-                s_med * med,
-                s_med * delta,
-                color=f"C{j}",
-                ls="--",
-                lw=1.3,
-                label=f"inner edge of R_s for {name}: median s_{name} = {s_med:.2f} (at s·ε)",
-            )
-    for e in np.atleast_1d(eps if eps is not None else []):
-        _both(ax, grid, float(e), delta, color="k", lw=1.5, label=f"ε = {e:.3g}")
+    if confidence is not None:
+        a = 1 - check_real("confidence", confidence, low=0, high=1, low_open=True, high_open=True)
     allc = AttackCounts.concat([c for _, c in groups]) if groups else None
-    if allc is not None:
-        point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))
-        if np.isfinite(point):
-            _both(
-                ax,
-                grid,
-                point,
-                delta,
-                color="C3",
-                ls=":",
-                lw=1.5,
-                label=f"classical estimate ε = {point:.3g}",
-            )
-    for j, (name, c) in enumerate(groups):
-        # one group with the default name ("counts"): no name to show
-        label = "observed rates" + (f": {name}" if len(groups) > 1 or name != "counts" else "")
-        kw = {"fmt": "o", "ms": 5, "color": f"C{j}", "label": label}
-        if confidence is not None:
-            a = 1 - check_real(
-                "confidence", confidence, low=0, high=1, low_open=True, high_open=True
-            )
-            lo_x, hi_x = clopper_pearson_interval(c.fp, c.n_neg, 1 - a)
-            lo_y, hi_y = clopper_pearson_interval(c.fn, c.n_pos, 1 - a)
-            kw["xerr"] = np.vstack([c.fpr - lo_x, hi_x - c.fpr])
-            kw["yerr"] = np.vstack([c.fnr - lo_y, hi_y - c.fnr])
-            kw["elinewidth"] = 0.8
-            kw["capsize"] = 2
-            kw["label"] += f" ({100 * (1 - a):g}% Clopper-Pearson bars)"
-        ax.errorbar(c.fpr, c.fnr, **kw)
+
+    def draw(ax) -> None:
+        """Draw the boundaries and the points on ``ax`` (the axes, or the inset)."""
+        if posterior is not None:
+            for k, e in enumerate(pool[idx]):
+                label = f"boundary of R(ε, δ), {len(idx)} posterior draws" if k == 0 else None
+                _both(ax, grid, e, delta, color="0.5", alpha=0.25, lw=1, label=label)
+            label = f"posterior median ε = {med:.3g}"
+            _both(ax, grid, med, delta, color="k", lw=2, label=label)
+            if "s" in posterior.var_names:
+                s_med = posterior.quantile(0.5, "s")
+                label = f"inner edge of R_s at median s = {s_med:.2f} (boundary at s·ε)"
+                _both(ax, grid, s_med * med, s_med * delta, color="k", ls="--", lw=1, label=label)
+            # groups with their own strength: each one's inner edge in that group's colour
+            shown = [name for name, _ in groups]
+            own = [v[2:] for v in posterior.var_names if v.startswith("s_")]
+            for k, name in enumerate(own):
+                j = shown.index(name) if name in shown else len(shown) + k
+                s_med = posterior.quantile(0.5, f"s_{name}")
+                label = f"inner edge of R_s for {name}: median s_{name} = {s_med:.2f} (at s·ε)"
+                kw = {"color": f"C{j}", "ls": "--", "lw": 1.3, "label": label}
+                _both(ax, grid, s_med * med, s_med * delta, **kw)
+        for e in np.atleast_1d(eps if eps is not None else []):
+            _both(ax, grid, float(e), delta, color="k", lw=1.5, label=f"ε = {e:.3g}")
+        if allc is not None:
+            point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))
+            if np.isfinite(point):
+                label = f"classical estimate ε = {point:.3g}"
+                _both(ax, grid, point, delta, color="C3", ls=":", lw=1.5, label=label)
+        for j, (name, c) in enumerate(groups):
+            # one group with the default name ("counts"): no name to show
+            label = "observed rates" + (f": {name}" if len(groups) > 1 or name != "counts" else "")
+            kw = {"fmt": "o", "ms": 5, "color": f"C{j}", "label": label}
+            if confidence is not None:
+                lo_x, hi_x = clopper_pearson_interval(c.fp, c.n_neg, 1 - a)
+                lo_y, hi_y = clopper_pearson_interval(c.fn, c.n_pos, 1 - a)
+                kw["xerr"] = np.vstack([c.fpr - lo_x, hi_x - c.fpr])
+                kw["yerr"] = np.vstack([c.fnr - lo_y, hi_y - c.fnr])
+                kw["elinewidth"] = 0.8
+                kw["capsize"] = 2
+                kw["label"] += f" ({100 * (1 - a):g}% Clopper-Pearson bars)"
+            ax.errorbar(c.fpr, c.fnr, **kw)
+
+    draw(ax)
     ax.plot([0, 1], [1, 0], color="0.7", lw=0.8, ls="--", label="random guessing (FPR + FNR = 1)")
     lim = 1.0
     if zoom and allc is not None:
@@ -721,7 +759,57 @@ def plot_region(
     ax.set_ylabel("false-negative rate β (type II error)")
     ax.set_title(f"Observed error rates and the privacy region (δ = {delta:g})")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    if allc is not None:
+        box = _inset_box(allc, confidence, grid, delta, med if posterior is not None else eps)
+        small = max(box[1] - box[0], box[3] - box[2]) < INSET_BELOW * lim
+        if inset or (inset is None and small):
+            # the corner (upper right, lower right, upper left) that hides fewest points
+            fx, fy = allc.fpr / lim, allc.fnr / lim
+            corners = [(0.52, 0.52), (0.52, 0.04), (0.04, 0.52)]
+            hidden = [
+                np.sum((fx > x) & (fx < x + 0.46) & (fy > y) & (fy < y + 0.46)) for x, y in corners
+            ]
+            x, y = corners[int(np.argmin(hidden))]
+            ins = ax.inset_axes([x, y, 0.46, 0.46])
+            draw(ins)
+            ins.set_xlim(box[0], box[1])
+            ins.set_ylim(box[2], box[3])
+            ins.tick_params(labelsize="x-small")
+            ax.indicate_inset_zoom(ins, edgecolor="0.3")
     return ax
+
+
+#: :func:`plot_region` adds its inset by default when the observed rates span less than this
+#: fraction of the axes' width or height.
+INSET_BELOW = 0.4
+
+
+def _inset_box(allc, confidence, grid, delta, eps) -> tuple[float, float, float, float]:
+    """Limits (x0, x1, y0, y1) of the inset: the rates with their bars and the boundary by them.
+
+    The box holds every point with its Clopper-Pearson bars and, for each point, the nearest
+    point of the boundary of R at ``eps`` (the posterior median, or the smallest eps given)
+    straight to its left or straight below it, whichever is closer, so that the gap between the
+    rates and the boundary shows; 8% margins on each side.
+    """
+    if confidence is not None:
+        lo_x, hi_x = clopper_pearson_interval(allc.fp, allc.n_neg, confidence)
+        lo_y, hi_y = clopper_pearson_interval(allc.fn, allc.n_pos, confidence)
+    else:
+        lo_x, hi_x, lo_y, hi_y = allc.fpr, allc.fpr, allc.fnr, allc.fnr
+    x0, x1 = float(np.min(lo_x)), float(np.max(hi_x))
+    y0, y1 = float(np.min(lo_y)), float(np.max(hi_y))
+    e = np.atleast_1d(eps if eps is not None else [])
+    if e.size:
+        # R is symmetric in (alpha, beta): the boundary's alpha at height beta is
+        # _boundary(eps, delta, beta)
+        below = _boundary(float(np.min(e)), delta, allc.fpr)  # boundary straight below
+        left = _boundary(float(np.min(e)), delta, allc.fnr)  # boundary straight to the left
+        go_left = allc.fpr - left < allc.fnr - below
+        x0 = min(x0, float(np.min(left[go_left], initial=x0)))
+        y0 = min(y0, float(np.min(below[~go_left], initial=y0)))
+    mx, my = 0.08 * max(x1 - x0, 1e-3), 0.08 * max(y1 - y0, 1e-3)
+    return max(0.0, x0 - mx), x1 + mx, max(0.0, y0 - my), y1 + my
 
 
 def plot_error_curves(alphas, fp, fn, n, *, n_pos=None, highlight=None, ax=None):

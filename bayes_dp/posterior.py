@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import _arviz
-from ._validation import check_real
+from ._validation import check_prob, check_real
 from .diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX  # noqa: F401 (defined there, kept here)
 from .exceptions import ConvergenceWarning
 
@@ -21,6 +21,10 @@ __all__ = ["Posterior", "load_posterior"]
 #: end of a reweighted interval (see :meth:`Posterior.prior_sensitivity`).
 KHAT_MAX = 0.7
 TAIL_ESS_MIN = 100.0
+#: What an unreliable reweighted interval means, in plain words (quickstart, report, CLI).
+ROUGH_REWEIGHTING = (
+    "a rough figure: few draws reach that prior's wider tail; rerun with that prior for a firm one"
+)
 
 
 def _pareto_khat(log_w: np.ndarray) -> float:
@@ -226,13 +230,13 @@ class Posterior:
 
     def interval(self, prob: float = 0.9, var: str = "eps") -> tuple[float, float]:
         """Equal-tailed credible interval holding ``prob`` of the posterior mass."""
-        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        prob = check_prob("prob", prob)
         lo, hi = np.quantile(self._get(var), [(1 - prob) / 2, (1 + prob) / 2])
         return float(lo), float(hi)
 
     def hdi(self, prob: float = 0.9, var: str = "eps") -> tuple[float, float]:
         """Highest-density interval holding ``prob`` of the posterior mass (via ArviZ)."""
-        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        prob = check_prob("prob", prob)
         return _arviz.hdi(self._get(var), prob)
 
     def prior_sensitivity(
@@ -273,7 +277,7 @@ class Posterior:
         TypeError
             When ``factors`` is not a sequence of numbers.
         """
-        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        prob = check_prob("prob", prob)
         if isinstance(factors, str) or not hasattr(factors, "__iter__"):
             raise TypeError(f"`factors` must be a sequence of numbers; found {factors!r}")
         spec = self.settings.get("eps_prior")
@@ -366,10 +370,12 @@ class Posterior:
     def summary(self, prob: float = 0.9) -> pd.DataFrame:
         """ArviZ's summary table plus equal-tailed quantiles and the HDI at ``prob``.
 
-        Columns: mean, sd, q5%, q50%, q95% (for prob = 0.9), hdi_5%, hdi_95%, mcse_mean,
-        mcse_sd, ess_bulk, ess_tail, r_hat.
+        Columns: mean, sd, q5%, q50%, q95% (for prob = 0.9), hdi_90%_lo, hdi_90%_hi (the
+        ends of the highest-density interval holding ``prob``, named by that probability),
+        mcse_mean, mcse_sd, ess_bulk, ess_tail, r_hat; what each means:
+        :data:`bayes_dp.diagnostics.GLOSSARY`.
         """
-        prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+        prob = check_prob("prob", prob)
         base = _arviz.summary(self.to_arviz(), self.var_names)
         lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
         pct = [f"{100 * lo_q:g}%", "50%", f"{100 * hi_q:g}%"]
@@ -384,8 +390,8 @@ class Posterior:
                 f"q{pct[0]}": qs[0],
                 f"q{pct[1]}": qs[1],
                 f"q{pct[2]}": qs[2],
-                f"hdi_{pct[0]}": h[0],
-                f"hdi_{pct[2]}": h[1],
+                f"hdi_{100 * prob:g}%_lo": h[0],
+                f"hdi_{100 * prob:g}%_hi": h[1],
                 "mcse_mean": float(base.loc[v, "mcse_mean"]),
                 "mcse_sd": float(base.loc[v, "mcse_sd"]),
                 "ess_bulk": float(base.loc[v, "ess_bulk"]),

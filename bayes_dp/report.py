@@ -28,9 +28,10 @@ import numpy as np
 
 from . import plots
 from ._files import atomic_path
-from ._validation import check_real
-from .diagnostics import ACCEPT_RANGE, ESS_PER_CHAIN_MIN, RHAT_MAX, findings  # noqa: F401
-from .posterior import Posterior
+from ._validation import check_prob
+from .claim import audit_claim
+from .diagnostics import ACCEPT_RANGE, ESS_PER_CHAIN_MIN, RHAT_MAX, findings, glossary  # noqa: F401
+from .posterior import ROUGH_REWEIGHTING, Posterior
 from .region import classical_epsilon, clopper_pearson_epsilon
 
 __all__ = ["write_report", "plain_warnings"]
@@ -372,8 +373,10 @@ def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple
             (
                 fig,
                 "Observed (FPR, FNR) of each challenge base with 95% Clopper-Pearson bars, over "
-                "the lower-left boundary of the privacy region R(ε, δ) for posterior draws of ε. "
-                "An (ε, δ)-DP algorithm admits no test below its boundary.",
+                "the lower-left boundary of the privacy region R(ε, δ) for posterior draws of ε "
+                "(an inset magnifies the rates and the boundary next to them when they fill "
+                "little of the axes). An (ε, δ)-DP algorithm admits no test below its boundary; "
+                "R_s, the band an attack of strength s reaches, ends at the dashed inner edge.",
             )
         )
     out.append(
@@ -397,7 +400,7 @@ def _prior_sensitivity_html(posterior: Posterior, prob: float) -> str:
     lo, hi = posterior.interval(prob, "eps")
     rows = [["as estimated", _fmt(lo, 3), _fmt(hi, 3), ""]]
     for f, r in sens.items():
-        note = "" if r["reliable"] else "unreliable: rerun with that prior"
+        note = "" if r["reliable"] else ROUGH_REWEIGHTING
         rows.append([f"scale x{f:g}", _fmt(r["interval"][0], 3), _fmt(r["interval"][1], 3), note])
     return (
         f"<p><b>Prior sensitivity</b> of the {100 * prob:g}% interval of ε (with s free its "
@@ -444,7 +447,7 @@ def write_report(
         raise TypeError(
             f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
         )
-    prob = check_real("prob", prob, low=0.0, high=1.0, low_open=True, high_open=True)
+    prob = check_prob("prob", prob)
     path = Path(path)
     st = posterior.settings
     delta = st.get("delta")
@@ -466,6 +469,13 @@ def write_report(
     at = f", at δ = {delta:g}" if delta is not None else ""
     median = posterior.quantile(0.5, "eps")
     unreliable = _unreliable(posterior)
+    if "eps" in posterior.var_names:
+        # first, what the audit shows, in a sentence to cite (NOT RELIABLE first when it is not)
+        claim = audit_claim(posterior, (1 + prob) / 2)
+        parts.append(
+            f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
+            f"{html.escape(claim.sentence)}</p>"
+        )
     if unreliable:
         parts.append(
             f'<p class="warn" id="headline"><b>Result not reliable.</b> {html.escape(unreliable)} '
@@ -475,7 +485,7 @@ def write_report(
     else:
         parts.append(
             f'<p id="headline"><b>Result:</b> {pct} credible interval for ε: '
-            f"<b>[{lo:.3g}, {hi:.3g}]</b>, posterior median {median:.3g}{at}.</p>"
+            f"[{lo:.3g}, {hi:.3g}], posterior median {median:.3g}{at}.</p>"
         )
 
     # -- warnings -------------------------------------------------------------------------
@@ -554,14 +564,17 @@ def write_report(
 
     rows = [[v, *(cell(c, summ.loc[v, c]) for c in cols)] for v in summ.index]
     parts.append(_table(["variable", *cols], rows, left=1))
-    parts.append(
-        "<p>q: equal-tailed quantiles; hdi: highest-density interval; mcse: Monte Carlo "
-        "standard error of the mean and sd; ess_bulk / ess_tail: effective sample sizes for the "
-        f"centre and the tails (want >= {ESS_PER_CHAIN_MIN} per chain); r_hat: rank-normalised "
-        f"split R-hat (want <= {RHAT_MAX}).</p>"
-    )
     acc = posterior.acceptance
     parts.append(_table(["move", "acceptance rate"], [[k, v] for k, v in acc.items()], left=1))
+    gloss = glossary([*cols, *acc])
+    parts.append(
+        '<p id="glossary"><b>What the columns and rates mean</b></p><dl>'
+        + "".join(
+            f"<dt><code>{html.escape(k)}</code></dt><dd>{html.escape(v)}</dd>"
+            for k, v in gloss.items()
+        )
+        + "</dl>"
+    )
     if groups and delta is not None:
         allc = plots._all_counts(posterior)
         point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))

@@ -4,7 +4,7 @@ d = 1e6, k = 1e3, delta = 1e-6, 50 runs per sigma; mean and std of the estimate 
 earliest version's mean-only estimator (which produced the published table) and for the
 fitted-variance two-Gaussian estimator of the later versions.
 
-Run: ``PYTHONPATH=. python benchmarks/oneshot_table.py [--runs 50] [--simulation gram]``.
+Run: ``python benchmarks/oneshot_table.py [--runs 50] [--simulation gram]``.
 ``--simulation vectors`` draws the canaries in R^1e6 chunk by chunk (about 30 s per run);
 ``gram`` draws the same joint law exactly from a Wishart factor (about 0.03 s per run).
 ``--png PATH`` also draws the table (mean +- sd of each estimator per sigma, against the analytic

@@ -1,6 +1,6 @@
 """Combine canary-audit evidence with LiRA evidence in one epsilon posterior.
 
-Run: ``PYTHONPATH=. python examples/canary_combined.py [--png PATH]`` (about 20 s on 2 cores,
+Run: ``python examples/canary_combined.py [--png PATH]`` (about 20 s on 2 cores,
 numba compilation included; compiled kernels are cached for later runs).
 
 The canary group comes from a one-shot audit of the Gaussian mechanism (sigma = 1.54, true

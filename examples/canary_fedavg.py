@@ -1,6 +1,6 @@
 """DP-FedAvg on digits with canary clients: final-model vs all-iterates estimates vs the bound.
 
-Run: ``PYTHONPATH=. python examples/canary_fedavg.py [--out canary_fedavg.png]`` (about 30 s).
+Run: ``python examples/canary_fedavg.py [--out canary_fedavg.png]`` (about 30 s).
 Needs scikit-learn (digits) and dp-accounting (theoretical epsilon).
 """
 

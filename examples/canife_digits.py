@@ -1,6 +1,6 @@
 """CANIFE on DP-FedSGD softmax regression (digits): per-round and composed empirical epsilon.
 
-Run: ``PYTHONPATH=. python examples/canife_digits.py`` (about 10 s). Needs scikit-learn and
+Run: ``python examples/canife_digits.py`` (about 10 s). Needs scikit-learn and
 dp-accounting.
 """
 

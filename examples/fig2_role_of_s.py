@@ -7,10 +7,12 @@ Left: the 90% credible interval of eps against a *fixed* s (N = 1000). Right: th
 90% interval against N, for fixed s = 0, 0.5, 0.9 and for s inferred (Beta(1, 1) prior).
 The classical point estimate log(0.6 / 0.4) = 0.405 ignores all of this.
 
-Run: ``python examples/fig2_role_of_s.py`` (about a minute); writes
-``examples/figures/fig2_role_of_s.png``.
+Run: ``python examples/fig2_role_of_s.py [--out DIR]`` (about a minute); writes
+``DIR/fig2_role_of_s.png`` (default: the current folder; ``--out examples/figures`` replaces the
+figure the docs show).
 """
 
+import argparse
 import time
 from pathlib import Path
 
@@ -26,7 +28,7 @@ DELTA = 1e-5
 S_GRID = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
 N_GRID = [10, 100, 1000, 10_000, 100_000]
 SETTINGS = dict(chains=4, draws=20_000, tune=5000, check=False)
-OUT = Path(__file__).parent / "figures" / "fig2_role_of_s.png"
+NAME = "fig2_role_of_s.png"
 
 
 def run(n: int, s, seed: int) -> bdp.Posterior:
@@ -35,7 +37,10 @@ def run(n: int, s, seed: int) -> bdp.Posterior:
     return bdp.estimate_epsilon(counts, delta=DELTA, prior=prior, seed=seed, **SETTINGS)
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=".", metavar="DIR", help="folder of the figure (default .)")
+    out = Path(p.parse_args(argv).out) / NAME
     t0 = time.perf_counter()
     eps_hat = float(bdp.classical_epsilon(0.4, 0.4, DELTA))
     rows = []
@@ -80,9 +85,9 @@ def main() -> None:
         "Paper Fig. 2: one attack with α = β = 0.4, δ = 1e-5, HalfNormal(10) prior on ε "
         f"({SETTINGS['chains']} chains x {SETTINGS['draws']} draws per run)"
     )
-    OUT.parent.mkdir(exist_ok=True)
-    fig.savefig(OUT, dpi=100)
-    print(f"wrote {OUT} ({OUT.stat().st_size / 1024:.0f} KB) in {time.perf_counter() - t0:.0f} s")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KB) in {time.perf_counter() - t0:.0f} s")
 
 
 if __name__ == "__main__":

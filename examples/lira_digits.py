@@ -19,7 +19,7 @@ available, the 90% posterior interval.
 Run::
 
     python examples/lira_digits.py            # full audit (see benchmarks for timings)
-    python examples/lira_digits.py --quick    # under 2 minutes on 2 cores
+    python examples/lira_digits.py --quick    # about 6 minutes on 2 cores (see the README)
     python examples/lira_digits.py --png examples/figures/lira_table1.png   # also the figure
 
 ``--png PATH`` writes Table 1 as a figure (left: the 90% posterior interval of eps per algorithm,
@@ -34,6 +34,7 @@ an hour on 2 cores (``benchmarks/bench_training.py`` measures the cost).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 
@@ -136,6 +137,11 @@ def plot_table(rows: list, curves: tuple | None, args, path: str) -> None:
     print(f"figure written to {path}")
 
 
+def say(msg: str) -> None:
+    """Print a progress line on stderr at once (also when stderr is not a terminal)."""
+    print(msg, file=sys.stderr, flush=True)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="5 bases, N = 20, 10 epochs")
@@ -161,8 +167,14 @@ def main(argv=None) -> None:
     has_posterior = hasattr(bdp, "estimate_epsilon")
     rows, curves = [], None
     t_all = time.perf_counter()
-    for i, (label, algo) in enumerate(algorithms(args.epochs, args.dp_epochs).items()):
+    algos = algorithms(args.epochs, args.dp_epochs)
+    for i, (label, algo) in enumerate(algos.items()):
         t0 = time.perf_counter()
+        # progress on stderr, one line per step: the run is silent for minutes otherwise
+        say(
+            f"[{i + 1}/{len(algos)}] {label}: training 2 x {args.models} models on each of "
+            f"{args.bases} bases ..."
+        )
         res = mia.run_audit(
             algo,
             bases,
@@ -188,7 +200,10 @@ def main(argv=None) -> None:
             else None,
             "secs": time.perf_counter() - t0,
         }
+        say(f"[{i + 1}/{len(algos)}] {label}: trained in {time.perf_counter() - t0:.0f} s")
         if has_posterior:
+            t1 = time.perf_counter()
+            say(f"[{i + 1}/{len(algos)}] {label}: sampling the posterior of eps (20,000 draws) ...")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", bdp.ConvergenceWarning)
                 post = bdp.estimate_epsilon(
@@ -201,6 +216,8 @@ def main(argv=None) -> None:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             row["warned"] = any(issubclass(w.category, bdp.ConvergenceWarning) for w in caught)
             row["ci"] = tuple(float(v) for v in post.interval(0.9, "eps"))
+            say(f"[{i + 1}/{len(algos)}] {label}: sampled in {time.perf_counter() - t1:.0f} s")
+        row["secs"] = time.perf_counter() - t0
         rows.append(row)
 
     print(

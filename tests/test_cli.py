@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +36,13 @@ def test_acceptance_estimate_writes_posterior_and_report(strong_csv, tmp_path, c
     assert rc == 0
     assert "eps" in captured.out and "r_hat" in captured.out
     assert "sampling done in" in captured.err and "bayes-dp:" not in captured.out
+    # the claim in words, and what the columns mean
+    assert "With 95% posterior probability, eps >= " in captured.out
+    assert "glossary:" in captured.out and "\nr_hat: " in captured.out
+    assert "hdi_90%_lo" in captured.out and "hdi_5%" not in captured.out
+    # the log names the default group and shows no tau for a binomial model
+    assert "no 'group' column), named 'counts'" in captured.err
+    assert "tau=" not in captured.err
     post = bdp.load_posterior(out / "posterior.nc")
     assert post.n_draws == 200 and post.settings["seed"] == 0
     html = (out / "report.html").read_text()
@@ -152,7 +160,51 @@ def test_missing_file_and_bad_delta(strong_csv, tmp_path, capsys):
     assert "nope.csv" in capsys.readouterr().err
     rc = main(["estimate", str(strong_csv), "--delta", "1.5", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
-    assert rc == 1 and "`delta`" in err and "1.5" in err
+    assert rc == 2 and "argument --delta: must be in [0, 1), found '1.5'" in err
+
+
+@pytest.mark.parametrize(
+    "option, value, words",
+    [
+        ("--delta", "2", "in [0, 1)"),
+        ("--delta", "-1", "in [0, 1)"),
+        ("--delta", "1", "in [0, 1)"),
+        ("--delta", "nan", "finite"),
+        ("--delta", "x", "expected a number"),
+        ("--chains", "0", ">= 1"),
+        ("--draws", "0", ">= 1"),
+        ("--tune", "-1", ">= 0"),
+        ("--seed", "-3", ">= 0"),
+        ("--max-time", "0", "> 0"),
+        ("--s", "1.5", "in [0, 1]"),
+        ("--s", "-0.1", "in [0, 1]"),
+        ("--prior-eps-scale", "0", "> 0"),
+        ("--alpha", "1", "in (0, 1)"),
+        ("--cores", "0", ">= 1"),
+        ("--progress-every", "-1", ">= 0"),
+        ("--chains", "2.5", "expected an integer"),
+    ],
+)
+def test_option_out_of_range_is_a_usage_error_before_anything_runs(
+    strong_csv, tmp_path, capsys, option, value, words
+):
+    out = tmp_path / "o"
+    args = ["estimate", str(strong_csv), "--out", str(out)]
+    args += [] if option == "--delta" else ["--delta", "1e-5"]
+    rc = main([*args, option, value])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert f"argument {option}: must be" in err or f"argument {option}: expected" in err
+    assert words in err and f"'{value}'" in err
+    assert "sampling" not in err and "read " not in err  # nothing ran
+    assert not out.exists()
+
+
+def test_s_fixed_at_one_is_accepted_at_parse_time():
+    from bayes_dp.cli import _parser
+
+    args = _parser().parse_args(["estimate", "c.csv", "--delta", "0", "--out", "o", "--s", "1"])
+    assert args.s == 1.0 and args.delta == 0.0
 
 
 def test_usage_error_status_2(capsys):
@@ -182,7 +234,15 @@ def test_correlated_group_from_csv(tmp_path, capsys):
     )
     rc = main(["estimate", str(path), "--delta", "1e-5", "--out", str(tmp_path / "o"), *FAST])
     out = capsys.readouterr().out
-    assert rc == 0 and "tau_b" in out and "rho_b" in out
+    assert "tau_b" in out and "rho_b" in out
+    assert rc == _status_of(tmp_path / "o" / "posterior.nc")
+
+
+def _status_of(path) -> int:
+    """The exit status a saved run must have had: 3 when it fails the convergence checks."""
+    from bayes_dp.diagnostics import passes_convergence_checks
+
+    return 0 if passes_convergence_checks(bdp.load_posterior(path)) else 3
 
 
 def test_groups_and_json_inputs(tmp_path):
@@ -310,7 +370,8 @@ def test_unicode_group_names_survive_the_cli(tmp_path, capsys):
     out = tmp_path / "o"
     rc = main(["estimate", str(path), "--delta", "1e-5", "--out", str(out), "--json", *FAST])
     result = json.loads(capsys.readouterr().out)
-    assert rc == 0 and "s_Ωmega run-2" in result["variables"]
+    assert "s_Ωmega run-2" in result["variables"]
+    assert rc == result["exit_status"] == _status_of(out / "posterior.nc")
     post = bdp.load_posterior(out / "posterior.nc")
     assert "s_Ωmega run-2" in post.var_names
     assert [g["name"] for g in post.settings["groups"]] == ["café", "Ωmega run-2"]
@@ -385,9 +446,12 @@ def test_json_output_is_one_object_on_stdout(strong_csv, tmp_path, capsys):
         ]
     )
     captured = capsys.readouterr()
-    assert rc == 0
+    assert rc == 3  # a fixed --draws run that fails the convergence checks
     result = json.loads(captured.out)  # the whole of stdout is one JSON object
-    assert result["exit_status"] == 0 and "success" in result["exit_status_meaning"]
+    assert result["exit_status"] == 3 and "not converged" in result["exit_status_meaning"]
+    assert result["converged"] is False and result["claim"]["reliable"] is False
+    assert result["claim"]["sentence"].startswith("NOT RELIABLE")
+    assert "tau" not in result["prior"]  # a binomial model has no tau
     post = bdp.load_posterior(out / "posterior.nc")
     lo, hi = post.interval(0.9, "eps")
     assert result["eps"]["credible_interval"] == pytest.approx([lo, hi])
@@ -404,6 +468,24 @@ def test_json_output_is_one_object_on_stdout(strong_csv, tmp_path, capsys):
         "report": str(out / "report.html"),
     }
     assert "sampling done" in captured.err and "warning:" in captured.err
+    # one meaning of the sampling time: the log line shows sampling_seconds
+    logged = re.search(r"sampling done in ([\d.]+) s", captured.err).group(1)
+    assert logged == f"{result['sampling_seconds']:.1f}"
+    assert "compilation included" not in captured.err
+
+
+def test_help_explains_the_columns_with_an_example(capsys):
+    assert main(["estimate", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "fp     false positives" in text and "n_neg  challenges under H0" in text
+    assert "example:" in text and "bayes-dp estimate counts.csv --delta 1e-5" in text
+    assert "--format {auto,csv,json}\n                        format of COUNTS" in text
+    assert "[0, 1] instead of inferring it" in " ".join(text.split())
+    assert main(["report", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "a posterior netCDF file" in text and "example: bayes-dp report" in text
+    assert main(["--help"]) == 0
+    assert "write the HTML report of a saved posterior" in capsys.readouterr().out
 
 
 def test_json_failure_and_usage_error(tmp_path, capsys):
@@ -424,7 +506,7 @@ def test_quiet_silences_log_lines(strong_csv, tmp_path, capsys):
     # 40 draws per chain: low-ESS warnings (the lines --quiet keeps) whatever the mixing
     rc = main([*args, "--no-report", *FAST[:-2], "--progress-every", "0.01", "--draws", "40"])
     captured = capsys.readouterr()
-    assert rc == 0 and "eps" in captured.out
+    assert rc == 3 and "eps" in captured.out and "\nNOT CONVERGED: the 40 draws" in captured.out
     lines = captured.err.splitlines()
     assert lines and all(line.startswith("bayes-dp: warning:") for line in lines), lines
 

@@ -40,5 +40,8 @@ def test_pooled_epsilon_against_closed_form():
 def test_quick_example_runs(run_script):
     pytest.importorskip("sklearn")
     pytest.importorskip("dp_accounting")
-    out = run_script("examples/lira_digits.py", "--quick", "--jobs", "1").stdout
-    assert "A4 (sigma=0.01)" in out and "DP-SGD" in out
+    proc = run_script("examples/lira_digits.py", "--quick", "--jobs", "1")
+    assert "A4 (sigma=0.01)" in proc.stdout and "DP-SGD" in proc.stdout
+    # progress on stderr, one line per step, also when stderr is not a terminal
+    assert "[1/7] A1" in proc.stderr and "[7/7] DP-SGD" in proc.stderr
+    assert proc.stderr.count("sampled in") == 7

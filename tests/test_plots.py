@@ -338,3 +338,55 @@ def test_joint_plot_cuts_the_eps_axis_where_its_docstring_says():
     doc = " ".join(plots.plot_joint.__doc__.split())
     assert f"({plots.TAIL_MARGIN:g}) times" in doc
     assert f"({100 * plots.TAIL_QUANTILE:g}%) quantile" in doc
+
+
+def test_density_of_a_sharp_skewed_eps_posterior_follows_its_peak():
+    # eps = c / s with s from 0.7 Beta(8, 1.5) + 0.3 Uniform(0.1, 1): a sharp peak just above c
+    # and a long upper tail, like a posterior of eps with s inferred. Density:
+    # f(e) = p_s(c / e) c / e^2. Scott's bandwidth on the eps scale (the old curve) drew the peak
+    # at 60% of its height; the curve must reach the true peak within 10% and the histogram's
+    # highest bar within 15% (the bars average over their width), at the true peak's place
+    # within one histogram bin.
+    from scipy import stats
+
+    c, w, n = 2.7, 0.3, 20_000
+    rng = np.random.default_rng(21)
+    beta, unif = stats.beta(8, 1.5), stats.uniform(0.1, 0.9)
+    s = np.where(
+        rng.random(n) < w, unif.rvs(size=n, random_state=rng), beta.rvs(size=n, random_state=rng)
+    )
+    x = c / s
+    ax = plots.plot_marginal(_one_var("eps", x), "eps", bins=60)
+    grid, dens = ax.lines[0].get_data()
+    truth = ((1 - w) * beta.pdf(np.clip(c / grid, 0, 1)) + w * unif.pdf(c / grid)) * c / grid**2
+    heights = np.array([p.get_height() for p in ax.containers[0]])
+    assert dens.max() == pytest.approx(truth.max(), rel=0.1)
+    assert dens.max() == pytest.approx(heights.max(), rel=0.15)
+    width = (ax.get_xlim()[1] - ax.get_xlim()[0]) / 60  # one histogram bin
+    assert abs(grid[np.argmax(dens)] - grid[np.argmax(truth)]) < width
+    # the old curve: Scott's rule on the draws shown, one bandwidth on the eps scale
+    shown = x[x <= grid[-1]]
+    h = np.std(shown, ddof=1) * shown.size ** (-0.2)
+    old = stats.norm.pdf((grid[:, None] - x[None, ::4]) / h).mean(axis=1) / h
+    assert old.max() < 0.7 * truth.max()
+
+
+def test_region_inset_magnifies_rates_in_a_thin_strip():
+    # rates in a thin strip (FPR 0.02-0.05 on an axis to ~0.45): an inset holds every point
+    # with its bars and the boundary of R at the median eps next to them
+    narrow = bdp.AttackCounts(fp=[20, 30, 45, 50], n_neg=1000, fn=[300, 280, 350, 320], n_pos=1000)
+    delta, eps = 1e-5, 4.0
+    ax = plots.plot_region(counts=narrow, delta=delta, eps=[eps])
+    (ins,) = ax.child_axes
+    x0, x1 = ins.get_xlim()
+    y0, y1 = ins.get_ylim()
+    lo_x, hi_x = bdp.clopper_pearson_interval(narrow.fp, narrow.n_neg, 0.95)
+    lo_y, hi_y = bdp.clopper_pearson_interval(narrow.fn, narrow.n_pos, 0.95)
+    assert x0 <= lo_x.min() and hi_x.max() <= x1 and y0 <= lo_y.min() and hi_y.max() <= y1
+    assert (x1 - x0) < 0.4 * ax.get_xlim()[1]  # magnified
+    # the boundary straight to the left of the points is inside the inset
+    left = plots._boundary(eps, delta, narrow.fnr)
+    assert np.all((x0 <= left) & (left <= narrow.fpr))
+    # spread-out rates fill the axes: no inset unless asked for
+    assert not plots.plot_region(counts=STRONG, delta=delta, eps=[3.0]).child_axes
+    assert len(plots.plot_region(counts=STRONG, delta=delta, eps=[3.0], inset=True).child_axes) == 1

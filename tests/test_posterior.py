@@ -41,8 +41,8 @@ def test_summary_columns(post):
         "q5%",
         "q50%",
         "q95%",
-        "hdi_5%",
-        "hdi_95%",
+        "hdi_90%_lo",
+        "hdi_90%_hi",
         "mcse_mean",
         "ess_bulk",
         "ess_tail",
@@ -51,6 +51,23 @@ def test_summary_columns(post):
         assert col in s.columns
     assert s.loc["eps", "q5%"] == pytest.approx(post.quantile(0.05))
     assert s.loc["eps", "mean"] == pytest.approx(post.mean())
+    # the HDI columns are named by the HDI's probability, not by tail quantiles
+    assert tuple(s.loc["eps", ["hdi_90%_lo", "hdi_90%_hi"]]) == pytest.approx(post.hdi(0.9))
+    assert {"hdi_80%_lo", "hdi_80%_hi"} <= set(post.summary(0.8).columns)
+    # every column has a meaning in the glossary
+    from bayes_dp.diagnostics import glossary
+
+    assert set(glossary(s.columns)) == {"mean", "sd", "q", "hdi"} | {
+        c for c in s.columns if not c.startswith(("q", "hdi"))
+    }
+
+
+@pytest.mark.parametrize("method", ["interval", "hdi", "summary"])
+def test_a_percentage_for_prob_is_explained(post, method):
+    with pytest.raises(ValueError, match=r"not a percentage; found 90 \(did you mean 0.9\?\)"):
+        getattr(post, method)(90)
+    with pytest.raises(ValueError, match="must be < 1.0"):
+        getattr(post, method)(1.0)
 
 
 def test_netcdf_round_trip(post, tmp_path):

@@ -60,8 +60,12 @@ def test_report_inputs_table_and_reproduction(short_report):
         "ess_bulk",
         "ess_tail",
         "mcse_mean",
-        "hdi_5%",
+        "hdi_90%_lo",
         "q95%",
+        'id="claim"',
+        "With 95% posterior probability, eps &gt;= ",
+        'id="glossary"',
+        "effective sample size",
         "accept_joint",
         "How to reproduce",
         "seed=5",
@@ -219,7 +223,13 @@ def test_reproduce_command_repeats_the_run_and_numbers_file_rows(tmp_path, capsy
     )
     fast = ["--chains", "2", "--draws", "200", "--tune", "100", "--progress-every", "0"]
     rc = main(["estimate", str(src), "--delta", "1e-5", "--out", str(tmp_path / "a"), *fast])
-    assert rc == 0
+    # 200 draws may fail the convergence checks (exit status 3); the repeat must agree
+    from bayes_dp.diagnostics import passes_convergence_checks
+
+    status = (
+        0 if passes_convergence_checks(bdp.load_posterior(tmp_path / "a" / "posterior.nc")) else 3
+    )
+    assert rc == status
     capsys.readouterr()
     text = (tmp_path / "a" / "report.html").read_text(encoding="utf-8")
     lira = text.split("<h3>Group lira</h3>")[1].split("</table>")[0]
@@ -237,7 +247,7 @@ def test_reproduce_command_repeats_the_run_and_numbers_file_rows(tmp_path, capsy
     args = shlex.split(command)[1:]
     args[args.index("--out") + 1] = str(tmp_path / "b")
     args[args.index("counts.csv")] = str(tmp_path / "counts.csv")
-    assert main([*args, "--no-report", "--progress-every", "0"]) == 0
+    assert main([*args, "--no-report", "--progress-every", "0"]) == status
     a = bdp.load_posterior(tmp_path / "a" / "posterior.nc")
     b = bdp.load_posterior(tmp_path / "b" / "posterior.nc")
     assert a.var_names == b.var_names == ["eps", "s", "s_canary"]
@@ -353,4 +363,4 @@ def test_report_shows_prior_sensitivity(one_group):
         assert row is not None, f
         assert float(row.group(1)) == pytest.approx(lo, rel=2e-3)
         assert float(row.group(2)) == pytest.approx(hi, rel=2e-3)
-        assert ("unreliable" in row.group(3)) == (not r["reliable"])
+        assert ("rough figure" in row.group(3)) == (not r["reliable"])

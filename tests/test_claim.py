@@ -1,0 +1,87 @@
+"""The audit's claim in words (bayes_dp.claim.audit_claim), against posteriors of known shape."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import bayes_dp as bdp
+from bayes_dp.claim import PRIOR_SHIFT_MAX
+
+HALFNORMAL_10 = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5}
+
+
+def _post(eps, settings=HALFNORMAL_10, **extra):
+    draws = {"eps": np.asarray(eps, dtype=float).reshape(4, -1), **extra}
+    return bdp.Posterior(draws, {}, dict(settings))
+
+
+def test_upper_end_set_by_the_data():
+    # a likelihood that pins eps near 3 (sd 0.2): the HalfNormal(10) prior is flat there, so
+    # halving or doubling its scale moves the 95% quantile by a fraction of a percent
+    rng = np.random.default_rng(0)
+    post = _post(rng.normal(3.0, 0.2, 40_000))
+    c = bdp.audit_claim(post)
+    assert c.upper_source == "data" and c.upper_shift < 0.02 and c.reliable
+    assert c.lower == pytest.approx(3.0 - 1.645 * 0.2, abs=0.01)
+    assert c.upper == pytest.approx(3.0 + 1.645 * 0.2, abs=0.01)
+    assert c.sentence.startswith(f"With 95% posterior probability, eps >= {c.lower:.3g}")
+    assert "at delta = 1e-05" in c.sentence and "is set by the data" in c.sentence
+
+
+def test_upper_end_set_by_the_prior():
+    # a flat likelihood above eps = 2 (the ridge of s * eps = const taken to its limit): the
+    # posterior is the prior cut at 2, so its 95% quantile scales with the prior's scale.
+    # Truth: the q-quantile of HalfNormal(f * 10) given eps > 2.
+    rng = np.random.default_rng(1)
+    x = stats.halfnorm(scale=10).rvs(size=200_000, random_state=rng)
+    x = x[x > 2][:40_000]
+    c = bdp.audit_claim(_post(x))
+    assert c.upper_source == "prior" and c.upper_shift > PRIOR_SHIFT_MAX
+    for f in (0.5, 2.0):
+        hn = stats.halfnorm(scale=10 * f)
+        truth = hn.ppf(hn.cdf(2) + 0.95 * hn.sf(2))
+        # reweighting to the doubled scale rests on few draws in the far tail: 10%
+        assert c.upper_moved_to[f] == pytest.approx(truth, rel=0.1 if f > 1 else 0.03)
+    assert "is set by the prior of eps, not by the data" in c.sentence
+    assert "cite the lower bound" in c.sentence
+
+
+def test_not_reliable_and_fixed_strength_are_said_first():
+    rng = np.random.default_rng(2)
+    stuck = np.concatenate([rng.normal(3, 0.2, 20_000), rng.normal(5, 0.2, 20_000)])
+    c = bdp.audit_claim(_post(stuck, {**HALFNORMAL_10, "fixed": {"s": 0.9}}))
+    assert not c.reliable and c.sentence.startswith("NOT RELIABLE")
+    assert "assuming the attack strength s = 0.9 (fixed, not inferred)" in c.sentence
+
+
+def test_without_a_recorded_prior_the_upper_end_is_not_judged():
+    rng = np.random.default_rng(3)
+    c = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 4000), settings={}))
+    assert c.upper_source == "unknown" and c.upper_shift is None and c.upper_moved_to == {}
+    assert "was not checked" in c.sentence and "older version" in c.sentence
+    json.dumps(c.to_dict(), allow_nan=False)  # JSON-ready
+
+
+def test_prob_sets_the_quantiles():
+    rng = np.random.default_rng(4)
+    post = _post(rng.normal(3.0, 0.2, 40_000))
+    c = bdp.audit_claim(post, prob=0.9)
+    assert (c.lower, c.upper) == pytest.approx(post.interval(0.8))
+    assert "With 90% posterior probability" in c.sentence and "80% credible interval" in c.sentence
+
+
+@pytest.mark.parametrize(
+    "args, err, words",
+    [
+        ((None,), TypeError, "`posterior` must be a bayes_dp.Posterior; found NoneType"),
+        (("post", 0.5), ValueError, "`prob` must be > 0.5; found 0.5"),
+        (("post", 95), ValueError, "`prob` must be < 1.0; found 95"),
+    ],
+)
+def test_bad_input(args, err, words):
+    post = _post(np.random.default_rng(5).normal(3.0, 0.2, 400))
+    args = tuple(post if a == "post" else a for a in args)
+    with pytest.raises(err, match=words.replace("(", r"\(").replace(")", r"\)")):
+        bdp.audit_claim(*args)
