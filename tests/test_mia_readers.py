@@ -210,14 +210,14 @@ def test_cli_estimates_from_each_folder(tmp_path, capsys):
         args = ["estimate", str(folder), "--delta", "1e-5", "--out", str(out), "--no-report"]
         rc = main([*args, *FAST])
         err = capsys.readouterr().err
-        assert rc == 0, err
+        assert rc in (0, 3), err  # 3: these short runs may fail the convergence checks
         assert needle in err
         post = bdp.load_posterior(out / "posterior.nc")
         assert post.draws("eps").shape == (2, 200)
     out = tmp_path / "given"
     args = ["estimate", str(lira), "--direction", "lower", "--delta", "1e-5", "--out", str(out)]
     rc = main([*args, "--no-report", *FAST])
-    assert rc == 0
+    assert rc in (0, 3)
     assert "lower = member (given)" in capsys.readouterr().err
     rc = main(
         ["estimate", str(lira), "--epoch", "3", "--delta", "1e-5", "--out", str(tmp_path / "x")]
@@ -248,7 +248,7 @@ def test_cli_report_failure_keeps_the_posterior(tmp_path, capsys, monkeypatch):
     (out / "report.html").write_text("an earlier run's report")
     rc = main(["estimate", str(pe), "--delta", "1e-5", "--out", str(out), *FAST])
     err = capsys.readouterr().err
-    assert rc == 0
+    assert rc in (0, 3)  # that of the sampling (3 when the short run fails the checks)
     assert "HTML report was not written (MemoryError: no room for the figures)" in err
     assert (out / "posterior.nc").is_file()
     assert not (out / "report.html").exists()
