@@ -24,6 +24,10 @@ Each iteration makes up to three Metropolis moves:
    it fits, else the table walk (``n_inner`` walk steps and ``n_inner - 1`` ridge steps on the
    table); either way one exact evaluation corrects for the table's error. Moves 1 and 2 then
    run every ``exact_every_indep``-th or ``exact_every``-th iteration (a fixed schedule).
+   Where the table's proposal fails its pilot, or there is no table (over-dispersed groups),
+   the independence move proposes from a Student t fitted to the warm-up
+   (:mod:`samplers.fitted_proposal`) when its own pilot passes; for over-dispersed groups the t
+   is fitted at the middle of the warm-up too and proposed from in its second half.
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
 whose transition repeats with the period of its schedule and whose target is the exact

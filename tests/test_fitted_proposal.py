@@ -7,6 +7,7 @@ the draws by the probability of half-spaces and by a Kolmogorov-Smirnov test of 
 
 import numpy as np
 import pytest
+from _lira_sim import lira_counts
 from scipy import stats
 
 from samplers import fitted_proposal as fp
@@ -90,17 +91,7 @@ def test_fit_refuses_what_it_cannot_use(case):
 
 
 def _lira_counts(n_models, n_targets, seed):
-    """Cross-fed counts of a simulated LiRA run: most targets barely exposed, a few very."""
-    import mia
-
-    rng = np.random.default_rng(seed)
-    keep = np.zeros((n_models, n_targets), dtype=bool)
-    for t in range(n_targets):
-        keep[rng.permutation(n_models)[: n_models // 2], t] = True
-    weak = rng.exponential(0.15, n_targets) * (rng.random(n_targets) < 0.9)
-    strong = rng.exponential(2.0, n_targets) * (rng.random(n_targets) < 0.1)
-    scores = rng.normal(size=keep.shape) + keep * (weak + strong)[None, :]
-    return mia.counts_from_score_matrix(scores, keep, 0.05).counts
+    return lira_counts(n_models, n_targets, seed).counts
 
 
 def _build(c, lik, tau=0.05, rho=0.0, free=False):
