@@ -187,10 +187,12 @@ EXACT_EVERY_INDEP = 10
 PILOT = 64
 INDEP_MIN_ESS = 0.5
 #: Smallest effective sample size (fraction of PILOT) of the pilot's weights for the
-#: independence move with the t proposal fitted to the warm-up. Lower than the table's: the
-#: chains that need it have no table walk to fall back on, only the exact random walk and ridge
-#: moves, which give ~0.01-0.03 effective draws per iteration on the posteriors concerned
-#: (LiRA counts with tau and rho free), while the t's pilots there measured 0.16-0.34.
+#: independence move with the t proposal fitted to the warm-up, in a model with over-dispersed
+#: groups. Lower than the table's (INDEP_MIN_ESS, which binomial-only models use for the t as
+#: well, the table walk being their fallback): these chains have no table walk to fall back on,
+#: only the exact random walk and ridge moves, which give ~0.01-0.03 effective draws per
+#: iteration on the posteriors concerned (LiRA counts with tau and rho free), while the t's
+#: pilots there measured 0.16-0.34.
 FIT_MIN_ESS = 0.15
 #: state.sg_on[0]: not decided yet (0), no table and no fitted proposal (-1), table walk,
 #: independence move with the table's proposal, independence move with the fitted t proposal.
@@ -732,7 +734,8 @@ def _choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
     ``n``, ``s1``, ``s2``: count, sums and cross sums of z over the second half of the warm-up;
     ``fq``: the chain's :class:`samplers.fitted_proposal.Fitted`, fitted here. PILOT draws from
     it and the exact posterior there decide, as in :func:`_choose_proposal` (threshold
-    FIT_MIN_ESS); ``sg_on[0]`` becomes TABLE_FIT when they pass, else it is left as it was.
+    FIT_MIN_ESS with over-dispersed groups, else INDEP_MIN_ESS); ``sg_on[0]`` becomes TABLE_FIT
+    when they pass, else it is left as it was.
     """
     if not fitted_proposal.fit(n, s1, s2, fq):
         return
@@ -740,7 +743,7 @@ def _choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
     for i in range(PILOT):
         fitted_proposal.draw(rng, fq, zp)
         lw[i] = log_posterior(zp, M, C, llb_p, llc_p) - fitted_proposal.log_density(zp, fq)
-    if _pilot_ess(lw) >= FIT_MIN_ESS:
+    if _pilot_ess(lw) >= (INDEP_MIN_ESS if C is None else FIT_MIN_ESS):
         sg_on[0] = TABLE_FIT
 
 
