@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from _lira_sim import lira_counts  # noqa: E402
+from _lira_sim import lira_counts, one_group_model  # noqa: E402
 
 import bayes_dp as bdp  # noqa: E402
 
@@ -76,28 +76,10 @@ def modes(c) -> int:
     """Maximise the bivariate-normal log posterior (tau, rho free) from two starts."""
     from scipy.optimize import minimize
 
-    from samplers import driver, exact
+    from samplers import exact
     from samplers.codes import LIK_BIVARIATE_NORMAL
 
-    n = len(c.fp)
-    model, corr, _, _ = driver.build_model(
-        c.fp,
-        c.n_neg,
-        c.fn,
-        c.n_pos,
-        np.zeros(n, dtype=np.int64),
-        g_lik=[LIK_BIVARIATE_NORMAL],
-        g_sidx=[0],
-        g_tau=[0.05],
-        g_rho=[0.0],
-        g_tau_free=[True],
-        g_rho_free=[True],
-        s_fixed=[np.nan],
-        delta=1e-5,
-        eps_prior=(0, 10.0, 0.0),  # HalfNormal(10), Beta(1, 1), the defaults
-        s_prior=(1.0, 1.0),
-        tau_prior=(1.0, 1.0),
-    )
+    model, corr, _, _ = one_group_model(c, LIK_BIVARIATE_NORMAL, free=True)
     ll_b, ll_c = np.empty(0), np.empty(corr.P.shape[0])
 
     def neg(z):

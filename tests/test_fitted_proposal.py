@@ -7,7 +7,7 @@ the draws by the probability of half-spaces and by a Kolmogorov-Smirnov test of 
 
 import numpy as np
 import pytest
-from _lira_sim import lira_counts
+from _lira_sim import lira_counts, one_group_model
 from scipy import stats
 
 from samplers import fitted_proposal as fp
@@ -94,30 +94,6 @@ def _lira_counts(n_models, n_targets, seed):
     return lira_counts(n_models, n_targets, seed).counts
 
 
-def _build(c, lik, tau=0.05, rho=0.0, free=False):
-    from samplers import driver
-
-    n = len(c.fp)
-    return driver.build_model(
-        c.fp,
-        c.n_neg,
-        c.fn,
-        c.n_pos,
-        np.zeros(n, dtype=np.int64),
-        g_lik=[lik],
-        g_sidx=[0],
-        g_tau=[tau],
-        g_rho=[rho],
-        g_tau_free=[free],
-        g_rho_free=[free],
-        s_fixed=[np.nan],
-        delta=1e-5,
-        eps_prior=(0, 10.0, 0.0),
-        s_prior=(1.0, 1.0),
-        tau_prior=(1.0, 1.0),
-    )
-
-
 def test_over_dispersed_rows_are_evaluated_once_and_weighted_by_multiplicity():
     # against the quadrature reference of tests/exact_posterior.py, base by base
     import bayes_dp as bdp
@@ -128,7 +104,7 @@ def test_over_dispersed_rows_are_evaluated_once_and_weighted_by_multiplicity():
 
     c = bdp.AttackCounts([3, 8, 3, 20, 8, 3], 30, [20, 11, 20, 2, 11, 20], 40)
     tau, rho = 0.03, 0.01
-    model, corr, names, base_map = _build(c, LIK_BIVARIATE_NORMAL, tau, rho)
+    model, corr, names, base_map = one_group_model(c, LIK_BIVARIATE_NORMAL, tau, rho)
     assert corr.P.shape[0] == 3
     np.testing.assert_array_equal(np.sort(corr.c_mult), [1.0, 2.0, 3.0])
     eps, s = 2.0, 0.4
@@ -170,7 +146,7 @@ def test_thousands_of_weak_targets_take_the_fitted_move():
     from samplers import exact
     from samplers.codes import LIK_BINOMIAL
 
-    model, corr, names, _ = _build(_lira_counts(64, 3000, 1), LIK_BINOMIAL)
+    model, corr, names, _ = one_group_model(_lira_counts(64, 3000, 1), LIK_BINOMIAL)
     run = _run(model, corr, names, chains=4, draws=200, tune=400)
     modes = [int(ch.state.sg_on[0]) for ch in run.chains]
     assert exact.TABLE_FIT in modes, modes
@@ -187,7 +163,7 @@ def test_over_dispersed_groups_take_the_fitted_move():
     from samplers.codes import LIK_BIVARIATE_NORMAL
 
     c = bdp.AttackCounts([8, 22, 11], 100, [56, 31, 40], 100)
-    model, corr, names, _ = _build(c, LIK_BIVARIATE_NORMAL, tau=0.03)
+    model, corr, names, _ = one_group_model(c, LIK_BIVARIATE_NORMAL, tau=0.03)
     run = _run(model, corr, names)
     for ch in run.chains:
         assert ch.state.sg_on[0] == exact.TABLE_FIT
