@@ -35,6 +35,18 @@ def _log_binom_coef(n, k):
     return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0)
 
 
+def _distinct_rows(grp, fp, n_neg, fn, n_pos, sel):
+    """Distinct rows (group, fp, n_neg, fn, n_pos) among the bases ``sel``.
+
+    Returns (rows (m, 5), index of each selected base's row, multiplicity of each row).
+    """
+    rows = np.stack([grp, fp, n_neg, fn, n_pos], axis=1)[sel]
+    if not rows.shape[0]:
+        return np.zeros((0, 5), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    uniq, inv, mult = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    return uniq, inv.reshape(-1), mult
+
+
 def build_model(
     fp,
     n_neg,
@@ -74,39 +86,36 @@ def build_model(
     model, corr, names, base_map : the model, its over-dispersed bases (:class:`samplers.exact.Corr`
     or None), the names of the coordinates of z (``"eps"``,
     ``("s", k)``, ``("tau", j)``, ``("rho", j)``) and, per base, (kind, index) with kind 0 for a
-    distinct binomial base, 1 for an over-dispersed row.
+    distinct binomial base, 1 for a distinct over-dispersed row.
     """
     fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.int64) for v in (fp, n_neg, fn, n_pos))
     grp = np.asarray(grp, dtype=np.int64)
     g_lik = np.asarray(g_lik, dtype=np.int64)
     is_bin = g_lik[grp] == LIK_BINOMIAL
-    # distinct binomial bases (group, counts) with multiplicities
-    rows = np.stack([grp, fp, n_neg, fn, n_pos], axis=1)[is_bin]
-    if rows.shape[0]:
-        uniq, inv, mult = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-        inv = inv.reshape(-1)
-    else:
-        uniq = np.zeros((0, 5), dtype=np.int64)
-        inv = np.zeros(0, dtype=np.int64)
-        mult = np.zeros(0, dtype=np.int64)
+    # distinct binomial bases and distinct over-dispersed rows (group, counts), each with its
+    # multiplicity: LiRA's cross-fed counts repeat a few hundred (fp, fn) pairs over thousands
+    # of targets, and each distinct row is evaluated once
+    uniq, inv, mult = _distinct_rows(grp, fp, n_neg, fn, n_pos, is_bin)
     B = binomial_bases(uniq[:, 1], uniq[:, 2], uniq[:, 3], uniq[:, 4])
     corr = ~is_bin
-    c_idx = np.flatnonzero(corr)
-    if c_idx.size:
-        P = aux_params(fp[c_idx], n_neg[c_idx], fn[c_idx], n_pos[c_idx])
+    c_uniq, c_inv, c_mult = _distinct_rows(grp, fp, n_neg, fn, n_pos, corr)
+    c_fp, c_nneg, c_fn, c_npos = c_uniq[:, 1], c_uniq[:, 2], c_uniq[:, 3], c_uniq[:, 4]
+    n_c = c_uniq.shape[0]
+    if n_c:
+        P = aux_params(c_fp, c_nneg, c_fn, c_npos)
     else:
         P = np.zeros((0, 18))
-    c_lik = g_lik[grp[c_idx]]
-    c_const = np.zeros(c_idx.size)
-    for r, i in enumerate(c_idx):
+    c_lik = g_lik[c_uniq[:, 0]]
+    c_const = np.zeros(n_c)
+    for r in range(n_c):
         # the beta-binomial kernel leaves out the binomial coefficients
         if c_lik[r] == LIK_BETA_BINOMIAL:
-            c_const[r] = _log_binom_coef(n_neg[i], fp[i]) + _log_binom_coef(n_pos[i], fn[i])
+            c_const[r] = _log_binom_coef(c_nneg[r], c_fp[r]) + _log_binom_coef(c_npos[r], c_fn[r])
     base_map = np.zeros((fp.size, 2), dtype=np.int64)
     base_map[is_bin, 0] = 0
     base_map[is_bin, 1] = inv
     base_map[corr, 0] = 1
-    base_map[corr, 1] = np.arange(c_idx.size)
+    base_map[corr, 1] = c_inv
 
     names: list = ["eps"]
     s_fixed = np.asarray(s_fixed, dtype=np.float64)
@@ -128,12 +137,13 @@ def build_model(
             names.append(("rho", j))
     XG, WG = gauss_legendre_table(QUAD_NODES)
     corr = None
-    if c_idx.size:
+    if n_c:
         corr = exact.Corr(
             P=P,
-            c_grp=grp[c_idx].copy(),
+            c_grp=c_uniq[:, 0].copy(),
             c_lik=c_lik.astype(np.int64),
             c_const=c_const,
+            c_mult=c_mult.astype(np.float64),
             XG=XG,
             WG=WG,
         )

@@ -24,6 +24,10 @@ Each iteration makes up to three Metropolis moves:
    it fits, else the table walk (``n_inner`` walk steps and ``n_inner - 1`` ridge steps on the
    table); either way one exact evaluation corrects for the table's error. Moves 1 and 2 then
    run every ``exact_every_indep``-th or ``exact_every``-th iteration (a fixed schedule).
+   Where the table's proposal fails its pilot, or there is no table (over-dispersed groups),
+   the independence move proposes from a Student t fitted to the warm-up
+   (:mod:`samplers.fitted_proposal`) when its own pilot passes; for over-dispersed groups the t
+   is fitted at the middle of the warm-up too and proposed from in its second half.
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
 whose transition repeats with the period of its schedule and whose target is the exact
@@ -44,7 +48,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from . import surrogate, table_proposal
+from . import fitted_proposal, surrogate, table_proposal
 from ._special import expit as _expit
 from ._special import log_expit as _log_expit
 from .band_quadrature import log_band_integral
@@ -96,12 +100,16 @@ Model = namedtuple(
 #: since the last reset; win_*: count, sums and range of z over the second half of the warm-up
 #: (they set the box of the table); sg_on[0]: the table's state (TABLE_* below; 0 not yet
 #: built); tb: the table (:class:`samplers.surrogate.Table`: its box, values and largest value
-#: of each table); q: the proposal tabulated from it (:class:`samplers.table_proposal.Proposal`).
+#: of each table); q: the proposal tabulated from it (:class:`samplers.table_proposal.Proposal`);
+#: win_cross: cross sums of z over the second half of the warm-up, and fq the t proposal fitted
+#: to that window (:class:`samplers.fitted_proposal.Fitted`).
 #: All arrays, so the kernel updates them in place.
 #: The over-dispersed bases (None when there are none, so that their quadrature is not even
-#: compiled): P, c_grp, c_lik, c_const: rows (:func:`samplers.mhaar.aux_params`), group,
-#: likelihood code and additive constant; XG, WG: Gauss-Legendre table of their quadrature.
-Corr = namedtuple("Corr", ["P", "c_grp", "c_lik", "c_const", "XG", "WG"])
+#: compiled): P, c_grp, c_lik, c_const, c_mult: distinct rows
+#: (:func:`samplers.mhaar.aux_params`), their group, likelihood code, additive constant and
+#: multiplicity (bases with the same group and counts); XG, WG: Gauss-Legendre table of their
+#: quadrature.
+Corr = namedtuple("Corr", ["P", "c_grp", "c_lik", "c_const", "c_mult", "XG", "WG"])
 
 ChainState = namedtuple(
     "ChainState",
@@ -129,6 +137,8 @@ ChainState = namedtuple(
         "win_umin",
         "win_umax",
         "q",
+        "win_cross",
+        "fq",
     ],
 )
 
@@ -176,8 +186,17 @@ EXACT_EVERY_INDEP = 10
 #: effective sample size (fraction of PILOT) of their weights for the independence move.
 PILOT = 64
 INDEP_MIN_ESS = 0.5
-#: state.sg_on[0]: no table yet, none (-1), table walk, independence move.
-TABLE_NONE, TABLE_WALK, TABLE_INDEP = -1, 1, 2
+#: Smallest effective sample size (fraction of PILOT) of the pilot's weights for the
+#: independence move with the t proposal fitted to the warm-up, in a model with over-dispersed
+#: groups. Lower than the table's (INDEP_MIN_ESS, which binomial-only models use for the t as
+#: well, the table walk being their fallback): these chains have no table walk to fall back on,
+#: only the exact random walk and ridge moves, which give ~0.01-0.03 effective draws per
+#: iteration on the posteriors concerned (LiRA counts with tau and rho free), while the t's
+#: pilots there measured 0.16-0.34.
+FIT_MIN_ESS = 0.15
+#: state.sg_on[0]: not decided yet (0), no table and no fitted proposal (-1), table walk,
+#: independence move with the table's proposal, independence move with the fitted t proposal.
+TABLE_NONE, TABLE_WALK, TABLE_INDEP, TABLE_FIT = -1, 1, 2, 3
 
 
 def new_state(model, corr, z0: np.ndarray) -> ChainState:
@@ -222,6 +241,8 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
             LS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
             CS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
         ),
+        win_cross=np.zeros((d, d)),
+        fq=fitted_proposal.empty(d),
     )
 
 
@@ -278,7 +299,7 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
         ll_c[i] = v
         if not v > -math.inf:
             return -math.inf
-        lp += v
+        lp += C.c_mult[i] * v
     return lp
 
 
@@ -681,19 +702,85 @@ def _choose_proposal(tb, q, sg_on, M, C, rng, zp, llb_p, llc_p):
         table_proposal.draw(rng, tb, q, zp)
         lq = table_proposal.log_density(zp, tb, q)
         lw[i] = log_posterior(zp, M, C, llb_p, llc_p) - lq
+    if _pilot_ess(lw) >= INDEP_MIN_ESS:
+        sg_on[0] = TABLE_INDEP
+
+
+@njit(**_JIT)
+def _pilot_ess(lw):
+    """Return the effective sample size of importance weights e^lw as a fraction of their number.
+
+    0 when no weight is finite and positive, or when one is infinite.
+    """
+    n = lw.shape[0]
     m = -math.inf
-    for i in range(PILOT):
+    for i in range(n):
         m = max(m, lw[i])
     if not (m > -math.inf and m < math.inf):
-        return
+        return 0.0
     s1 = 0.0
     s2 = 0.0
-    for i in range(PILOT):
+    for i in range(n):
         w = math.exp(lw[i] - m)
         s1 += w
         s2 += w * w
-    if s1 * s1 / (PILOT * s2) >= INDEP_MIN_ESS:
-        sg_on[0] = TABLE_INDEP
+    return s1 * s1 / (n * s2)
+
+
+@njit(**_JIT)
+def _choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
+    """Switch the chain to the independence move with the t proposal fitted to the warm-up.
+
+    ``n``, ``s1``, ``s2``: count, sums and cross sums of z over the second half of the warm-up;
+    ``fq``: the chain's :class:`samplers.fitted_proposal.Fitted`, fitted here. PILOT draws from
+    it and the exact posterior there decide, as in :func:`_choose_proposal` (threshold
+    FIT_MIN_ESS with over-dispersed groups, else INDEP_MIN_ESS); ``sg_on[0]`` becomes TABLE_FIT
+    when they pass, else it is left as it was.
+    """
+    if not fitted_proposal.fit(n, s1, s2, fq):
+        return
+    lw = np.empty(PILOT)
+    for i in range(PILOT):
+        fitted_proposal.draw(rng, fq, zp)
+        lw[i] = log_posterior(zp, M, C, llb_p, llc_p) - fitted_proposal.log_density(zp, fq)
+    if _pilot_ess(lw) >= (INDEP_MIN_ESS if C is None else FIT_MIN_ESS):
+        sg_on[0] = TABLE_FIT
+
+
+@njit(**_JIT)
+def _indep_move(mode, state, tb, q, M, C, rng, zp, llb_p, llc_p):
+    """Make one independence Metropolis-Hastings move; return whether it was accepted.
+
+    y ~ q (the table's proposal, or the fitted t with ``mode`` TABLE_FIT), accepted with
+    probability min(1, pi(y) q(z) / (pi(z) q(y))); it never leaves a z where q(z) = 0.
+    """
+    _indep_draw(mode, rng, tb, q, state.fq, zp)
+    lqz = _indep_log_density(mode, state.z, tb, q, state.fq)
+    la = -math.inf
+    lpp = state.lp[0]
+    if lqz > -math.inf:
+        lqy = _indep_log_density(mode, zp, tb, q, state.fq)
+        if lqy > -math.inf:  # always, for a draw of q; a guard against rounding
+            lpp = log_posterior(zp, M, C, llb_p, llc_p)
+            la = (lpp - state.lp[0]) - (lqy - lqz)
+    return _metropolis(state.z, state.lp, state.ll_b, state.ll_c, rng, la, zp, lpp, llb_p, llc_p)
+
+
+@njit(**_JIT)
+def _indep_draw(mode, rng, tb, q, fq, zp):
+    """Draw the independence move's proposal into zp: the fitted t (TABLE_FIT) or the table's."""
+    if mode == TABLE_FIT:
+        fitted_proposal.draw(rng, fq, zp)
+    else:
+        table_proposal.draw(rng, tb, q, zp)
+
+
+@njit(**_JIT)
+def _indep_log_density(mode, z, tb, q, fq):
+    """Log density at z of the independence move's proposal (see :func:`_indep_draw`)."""
+    if mode == TABLE_FIT:
+        return fitted_proposal.log_density(z, fq)
+    return table_proposal.log_density(z, tb, q)
 
 
 @njit(**_JIT)
@@ -736,18 +823,36 @@ def advance(
     for _ in range(n_iter):
         t = state.it[0]
         warm = t < cfg.tune
-        if t == cfg.tune and state.sg_on[0] == 0 and cfg.n_inner > 0 and C is None:
-            # the table, from the second half of the warm-up, before the first draw; a
-            # Ctrl-C (stop[0] set) interrupts it and this call returns with the iteration
-            # not begun (no random number was drawn for it)
-            if not build_table(state, M, stop):
-                return row
-            if cfg.indep and state.sg_on[0] == TABLE_WALK:
-                _choose_proposal(tb, q, state.sg_on, M, C, rng, zp, llb_p, llc_p)
+        if t == cfg.tune and state.sg_on[0] == 0:
+            if cfg.n_inner > 0 and C is None:
+                # the table, from the second half of the warm-up, before the first draw; a
+                # Ctrl-C (stop[0] set) interrupts it and this call returns with the iteration
+                # not begun (no random number was drawn for it)
+                if not build_table(state, M, stop):
+                    return row
+                if cfg.indep and state.sg_on[0] == TABLE_WALK:
+                    _choose_proposal(tb, q, state.sg_on, M, C, rng, zp, llb_p, llc_p)
+            if cfg.indep and state.sg_on[0] != TABLE_INDEP:
+                # no table, or its proposal does not fit: try the t fitted to the warm-up
+                _choose_fitted(
+                    state.win_n[0],
+                    state.win_sum,
+                    state.win_cross,
+                    state.fq,
+                    state.sg_on,
+                    M,
+                    C,
+                    rng,
+                    zp,
+                    llb_p,
+                    llc_p,
+                )
+                if state.sg_on[0] == 0:
+                    state.sg_on[0] = TABLE_NONE
         # the exact walk and ridge moves: every iteration without a table, else every
         # exact_every-th (a fixed schedule, so the chain stays time-homogeneous per cycle)
         mode = state.sg_on[0]
-        every = cfg.exact_every_indep if mode == TABLE_INDEP else cfg.exact_every
+        every = cfg.exact_every_indep if mode >= TABLE_INDEP else cfg.exact_every
         do_exact = warm or mode < TABLE_WALK or (t - cfg.tune) % every == 0
         a_joint = -1.0
         a_ridge = -1.0
@@ -783,23 +888,14 @@ def advance(
                 state.log_scale[1] += gain * (pa - cfg.target_accept)
         # 3. surrogate transition (after the warm-up, with a table; the identity outside its box)
         a_table = -1.0
-        if not warm and mode == TABLE_INDEP:
-            # independence Metropolis-Hastings with the table's proposal q: accepted with
-            # probability min(1, pi(y) q(z) / (pi(z) q(y))); never leaves a z where q(z) = 0
-            table_proposal.draw(rng, tb, q, zp)
-            lqz = table_proposal.log_density(state.z, tb, q)
-            valid = lqz > -math.inf
-            la = -math.inf
-            lpp = state.lp[0]
-            if valid:
-                lqy = table_proposal.log_density(zp, tb, q)
-                if lqy > -math.inf:  # always, for a draw of q; a guard against rounding
-                    lpp = log_posterior(zp, M, C, llb_p, llc_p)
-                    la = (lpp - state.lp[0]) - (lqy - lqz)
-            ok = _metropolis(
-                state.z, state.lp, state.ll_b, state.ll_c, rng, la, zp, lpp, llb_p, llc_p
-            )
+        if not warm and mode >= TABLE_INDEP:
+            ok = _indep_move(mode, state, tb, q, M, C, rng, zp, llb_p, llc_p)
             a_table = 1.0 if ok else 0.0
+        if warm and t >= cfg.cov_end and C is not None and cfg.indep and state.fq.on[0] == 1:
+            # over-dispersed groups (no table): in the warm-up's second half the chain also
+            # proposes from the t fitted to its first half, so that the window the final
+            # proposal is fitted to (at t = tune) has mixed
+            _indep_move(TABLE_FIT, state, tb, q, M, C, rng, zp, llb_p, llc_p)
         if not warm and mode == TABLE_WALK:
             lz = _log_surrogate(state.z, tb, pz)
             if lz > -math.inf:
@@ -845,12 +941,17 @@ def advance(
                     for a in range(d):
                         _copy(state.chol[a], L[a])
                     state.log_scale[0] = math.log(2.38 / math.sqrt(d))
-        # range of the second half of the warm-up (the table is built from it at t = tune)
-        if warm and cfg.n_inner > 0 and C is None and 2 * t >= cfg.tune:
+            if t == cfg.cov_end - 1 and C is not None and cfg.indep:
+                fitted_proposal.fit(state.cov_n[0], state.cov_sum, state.cov_sq, state.fq)
+        # range and moments of the second half of the warm-up (the table and the fitted
+        # proposal are built from it at t = tune)
+        if warm and 2 * t >= cfg.tune:
             state.win_n[0] += 1.0
             for a in range(d):
                 state.win_sum[a] += state.z[a]
                 state.win_sq[a] += state.z[a] * state.z[a]
+                for b in range(d):
+                    state.win_cross[a, b] += state.z[a] * state.z[b]
                 state.win_min[a] = min(state.win_min[a], state.z[a])
                 state.win_max[a] = max(state.win_max[a], state.z[a])
             for k in range(M.s_z.shape[0]):
