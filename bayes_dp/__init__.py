@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 #: public name -> the submodule that defines it
 _WHERE = {
     "AttackCounts": "observations",
+    "AuditPlan": "planning",
     "Beta": "priors",
     "ConvergenceWarning": "exceptions",
     "Evidence": "evidence",
@@ -32,6 +33,7 @@ _WHERE = {
     "in_region": "region",
     "in_strength_region": "region",
     "load_posterior": "posterior",
+    "plan_audit": "planning",
     "region_area": "region",
     "strength_region_area": "region",
 }
@@ -39,6 +41,7 @@ _SUBMODULES = ("calibration", "plots", "region", "simulate")
 
 __all__ = [
     "AttackCounts",
+    "AuditPlan",
     "Beta",
     "ConvergenceWarning",
     "Evidence",
@@ -55,6 +58,7 @@ __all__ = [
     "in_region",
     "in_strength_region",
     "load_posterior",
+    "plan_audit",
     "plots",
     "region",
     "region_area",
@@ -83,6 +87,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .evidence import Evidence
     from .exceptions import ConvergenceWarning, TimeBudgetError
     from .observations import AttackCounts
+    from .planning import AuditPlan, plan_audit
     from .posterior import Posterior, load_posterior
     from .priors import Beta, HalfNormal, LogNormal, Prior
     from .region import (
