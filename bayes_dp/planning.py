@@ -215,42 +215,50 @@ def _kernel_model(counts: AttackCounts, delta: float, prior: Prior):
     return model
 
 
-def _log_prior_grid(prior: Prior, z0, s) -> np.ndarray:
-    """Log prior density of (log eps, logit s) (Jacobians eps and s (1 - s) included).
+def _log_prior_fn(prior: Prior):
+    """Return f(z0, s): the log prior density of (log eps, logit s), Jacobians included.
 
-    In (u, v) = (log(s eps), logit s) it is the same: (z0, v) -> (u, v) has Jacobian 1.
+    The Jacobians are eps and s (1 - s) (only eps when s is fixed, then ``s`` is ignored). In
+    (u, v) = (log(s eps), logit s) the density is the same: (z0, v) -> (u, v) has Jacobian 1.
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = prior.eps.logpdf(np.exp(z0)) + z0
-        if not prior.s_fixed:
-            lp = lp + prior.s.logpdf(s) + np.log(s) + np.log1p(-s)
-    return np.where(np.isfinite(lp), lp, -np.inf)
+    d_eps = prior.eps._dist  # frozen once: freezing a scipy distribution costs ~1 ms
+    d_s = None if prior.s_fixed else prior.s._dist
+
+    def f(z0, s):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lp = d_eps.logpdf(np.exp(z0)) + z0
+            if d_s is not None:
+                lp = lp + d_s.logpdf(s) + np.log(s) + np.log1p(-s)
+        return np.where(np.isfinite(lp), lp, -np.inf)
+
+    return f
 
 
-def _log_post(model, prior: Prior, axes, stop, lp=None) -> np.ndarray:
+def _log_post(model, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
     """Log posterior (up to a constant) on the tensor grid of ``axes``.
 
-    ``axes``: (u, v) with u = log(s eps), v = logit s when s is free, (z0,) with z0 = log eps
-    when it is fixed. Entries of ``lp`` that are not nan are kept (points already computed).
+    ``axes``: (u, v) with u = log(s eps), v = logit s when s is free (``s_fixed`` None), (z0,)
+    with z0 = log eps when it is fixed. Entries of ``lp`` that are not nan are kept (points
+    already computed, or filled in by :func:`_refine`).
     """
     from scipy.special import expit
 
     from samplers.grid import log_lik_points
 
     mesh = np.meshgrid(*axes, indexing="ij")
-    if len(axes) == 2:
+    if s_fixed is None:
         s = expit(mesh[1])
         z0 = mesh[0] - np.log(s)
     else:
         z0 = mesh[0]
-        s = np.full(z0.shape, float(prior.s))
+        s = np.full(z0.shape, s_fixed)
     out = np.full(z0.shape, np.nan) if lp is None else lp
     todo = np.isnan(out) & (z0 >= Z0_BOX[0]) & (z0 <= Z0_BOX[1])
     out[np.isnan(out) & ~todo] = -np.inf
     ll = np.empty(int(todo.sum()))
     if not log_lik_points(model, np.exp(z0[todo]), s[todo], ll, stop):
         raise KeyboardInterrupt
-    out[todo] = ll + _log_prior_grid(prior, z0[todo], None if prior.s_fixed else s[todo])
+    out[todo] = ll + log_prior(z0[todo], s[todo])
     return out
 
 
@@ -271,7 +279,7 @@ def _zoom(lp, axes, box, outer, top, mode) -> tuple[float, ...]:
         k = keep.any(axis=other) if other else keep
         idx = np.flatnonzero(k)
         h, half = x[1] - x[0], 0.5 * (x[-1] - x[0])
-        lo, hi = x[0], x[-1]
+        lo = hi = mode[a]  # no node near the top: a peak between nodes, around the mode
         if idx.size:
             lo = box[2 * a] - half if idx[0] == 0 else x[idx[0]] - h
             hi = box[2 * a + 1] + half if idx[-1] == x.size - 1 else x[idx[-1]] + h
@@ -288,7 +296,7 @@ def _zoom(lp, axes, box, outer, top, mode) -> tuple[float, ...]:
     return tuple(new)
 
 
-def _mode(model, prior, start, outer, stop) -> tuple[np.ndarray, float]:
+def _mode(log_post, start, outer) -> tuple[np.ndarray, float]:
     """Maximise the log posterior from ``start`` (Nelder-Mead); return the point and value."""
     from scipy.optimize import minimize
 
@@ -296,7 +304,7 @@ def _mode(model, prior, start, outer, stop) -> tuple[np.ndarray, float]:
 
     def f(x):
         x = np.clip(x, lo, hi)
-        v = _log_post(model, prior, [np.array([c]) for c in x], stop).item()
+        v = log_post([np.array([c]) for c in x]).item()
         return -v if np.isfinite(v) else 1e300
 
     res = minimize(
@@ -314,23 +322,33 @@ def _mode(model, prior, start, outer, stop) -> tuple[np.ndarray, float]:
     return x, -f(x)
 
 
-def _refine(lp, axes) -> list[np.ndarray]:
-    """Midpoints to insert on each axis: where neighbours near the top differ by > STEP."""
+def _refine(lp, axes, a) -> tuple[np.ndarray, np.ndarray]:
+    """Halve the intervals of axis ``a`` whose neighbouring nodes near the top differ by > STEP.
+
+    Returns the new axis and the grown grid, nan at the new points that need computing. A new
+    point whose two neighbours along ``a`` are both more than GAP below the top is filled with
+    the larger of them instead (the read-out cuts the density at 2 GAP below the top anyway).
+    """
+    x = axes[a]
     top = np.max(lp)
-    out = []
-    for a, x in enumerate(axes):
-        if x.size >= MAX_NODES:
-            out.append(np.empty(0))
-            continue
-        lo = np.take(lp, np.arange(x.size - 1), axis=a)
-        hi = np.take(lp, np.arange(1, x.size), axis=a)
-        with np.errstate(invalid="ignore"):
-            jump = (np.abs(hi - lo) > STEP) & (np.maximum(hi, lo) >= top - SHARP_GAP)
-        other = tuple(b for b in range(lp.ndim) if b != a)
-        cells = np.flatnonzero(jump.any(axis=other) if other else jump)
-        cells = cells[: MAX_NODES - x.size]
-        out.append(0.5 * (x[cells] + x[cells + 1]))
-    return out
+    lo = np.take(lp, np.arange(x.size - 1), axis=a)
+    hi = np.take(lp, np.arange(1, x.size), axis=a)
+    with np.errstate(invalid="ignore"):
+        jump = (np.abs(hi - lo) > STEP) & (np.maximum(hi, lo) >= top - SHARP_GAP)
+    other = tuple(b for b in range(lp.ndim) if b != a)
+    cells = np.flatnonzero(jump.any(axis=other) if other else jump)[: max(MAX_NODES - x.size, 0)]
+    if not cells.size:
+        return x, lp
+    new_x = np.sort(np.concatenate([x, 0.5 * (x[cells] + x[cells + 1])]))
+    pos = np.searchsorted(new_x, x)
+    grown = np.full(lp.shape[:a] + (new_x.size,) + lp.shape[a + 1 :], np.nan)
+    index = [slice(None)] * lp.ndim
+    index[a] = pos
+    grown[tuple(index)] = lp
+    index[a] = pos[cells] + 1  # the new nodes: right after their interval's left end
+    near = np.maximum(np.take(lo, cells, axis=a), np.take(hi, cells, axis=a))
+    grown[tuple(index)] = np.where(near < top - GAP, near, np.nan)
+    return new_x, grown
 
 
 def _read_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -354,20 +372,26 @@ def grid_posterior(counts: AttackCounts, delta: float, prior: Prior, stop=None) 
 
     stop = np.zeros(1, dtype=np.int64) if stop is None else stop
     model = _kernel_model(counts, delta, prior)
+    log_prior = _log_prior_fn(prior)
+    s_fixed = float(prior.s) if prior.s_fixed else None
+
+    def log_post(axes, lp=None):
+        return _log_post(model, log_prior, s_fixed, axes, stop, lp)
+
     outer = Z0_BOX if prior.s_fixed else U_BOX + V_BOX
     n_ax = len(outer) // 2
     box = outer
     mode, top = None, -np.inf
     for it in range(MAX_PASSES):
         axes = [np.linspace(box[2 * a], box[2 * a + 1], COARSE) for a in range(n_ax)]
-        lp = _log_post(model, prior, axes, stop)
+        lp = log_post(axes)
         if not np.isfinite(np.max(lp)):
             raise FloatingPointError("the grid posterior has no point of positive density")
         if mode is None or np.max(lp) > top:
-            best = np.unravel_index(np.argmax(lp), lp.shape)
-            mode, top = _mode(
-                model, prior, np.array([x[i] for x, i in zip(axes, best, strict=True)]), outer, stop
+            best = np.array(
+                [x[i] for x, i in zip(axes, np.unravel_index(np.argmax(lp), lp.shape), strict=True)]
             )
+            mode, top = _mode(log_post, best, outer)
             top = max(top, np.max(lp))
         new = _zoom(lp, axes, box, outer, top, mode)
         moved = max(
@@ -378,24 +402,34 @@ def grid_posterior(counts: AttackCounts, delta: float, prior: Prior, stop=None) 
         if it > 0 and moved <= 1.0:  # no side moved by more than one spacing
             break
     axes = [np.linspace(box[2 * a], box[2 * a + 1], FINE) for a in range(n_ax)]
-    lp = _log_post(model, prior, axes, stop)
+    lp = log_post(axes)
     for _ in range(MAX_ROUNDS):
-        add = _refine(lp, axes)
-        if not any(x.size for x in add):
+        sizes = [x.size for x in axes]
+        for a in range(n_ax):
+            axes[a], lp = _refine(lp, axes, a)
+            if np.isnan(lp).any():
+                lp = log_post(axes, lp)
+        if sizes == [x.size for x in axes]:
             break
-        new_axes = [np.union1d(x, y) for x, y in zip(axes, add, strict=True)]
-        grown = np.full(tuple(x.size for x in new_axes), np.nan)
-        grown[np.ix_(*[np.searchsorted(n, x) for n, x in zip(new_axes, axes, strict=True)])] = lp
-        axes, lp = new_axes, _log_post(model, prior, new_axes, stop, grown)
     top = np.max(lp)
     lp = np.maximum(np.where(np.isfinite(lp), lp, -np.inf), top - 2 * GAP) - top
+    # the spline may ring next to a sharp peak: never above the largest node of its cell
+    cell_max = lp
+    for a in range(n_ax):
+        n = lp.shape[a]
+        cell_max = np.maximum(
+            np.take(cell_max, np.arange(n - 1), axis=a), np.take(cell_max, np.arange(1, n), axis=a)
+        )
+    cell_max = np.repeat(cell_max, READ, axis=0)
     if n_ax == 1:
         log_eps, w = _read_points(axes[0])
-        w = w * np.exp(np.minimum(CubicSpline(axes[0], lp)(log_eps), 0.0))
+        dens = np.minimum(CubicSpline(axes[0], lp)(log_eps), cell_max)
+        w = w * np.exp(dens)
     else:
         (u, wu), (v, wv) = _read_points(axes[0]), _read_points(axes[1])
         dens = RectBivariateSpline(axes[0], axes[1], lp, kx=3, ky=3)(u, v)
-        w = (np.exp(np.minimum(dens, 0.0)) * wu[:, None] * wv[None, :]).ravel()
+        dens = np.minimum(dens, np.repeat(cell_max, READ, axis=1))
+        w = (np.exp(dens) * wu[:, None] * wv[None, :]).ravel()
         log_eps = (u[:, None] - np.log(expit(v))[None, :]).ravel()
     order = np.argsort(log_eps, kind="stable")
     log_eps, w = log_eps[order], w[order]
