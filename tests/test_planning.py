@@ -289,3 +289,79 @@ def test_design_labels_and_sizes():
     assert Design(bases=3, n_neg=100, n_pos=100).label == "3 x 100"
     assert Design(bases=1, n_neg=100, n_pos=20).label == "1 x 100/20"
     assert Design.from_dict({"n": 5}).bases == 1
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_plan_json(capsys, tmp_path):
+    from bayes_dp.cli import main
+
+    fig = tmp_path / "plan.png"
+    argv = ["plan", "--eps", "3", "--s", "0.8", "--delta", "1e-5", "--bases", "1", "2"]
+    argv += ["--n", "100", "--claim", "1", "--reps", "2", "--json", "--plot", str(fig)]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [d["label"] for d in out["designs"]] == ["1 x 100", "2 x 100"]
+    assert out["exit_status"] == 0 and out["claim"] == 1.0 and fig.exists()
+    # the same plan from Python
+    plan = bdp.plan_audit(
+        {"eps": 3, "s": 0.8},
+        [{"bases": 1, "n": 100}, {"bases": 2, "n": 100}],
+        delta=1e-5,
+        claim=1.0,
+        reps=2,
+        seed=0,
+    )
+    assert [d["lo_median"] for d in out["designs"]] == pytest.approx(plan.table.lo_median)
+
+
+def test_cli_plan_errors(capsys):
+    from bayes_dp.cli import main
+
+    assert main(["plan", "--eps", "3", "--s", "1.5", "--delta", "1e-5", "--n", "10"]) == 1
+    assert "must be < 1" in capsys.readouterr().err
+    assert main(["plan", "--eps", "3", "--delta", "1e-5", "--n", "10"]) == 2  # no --s
+
+
+# --------------------------------------------------------------------------- full runs (slow)
+
+#: (truth, design): the paper's setting, small weak bases, one canary-style base.
+FULL_RUN_CASES = [
+    ({"eps": 3.0, "s": 0.7}, {"bases": 10, "n": 1000}),
+    ({"eps": 1.0, "s": 0.3}, {"bases": 3, "n": 100}),
+    ({"eps": 4.0, "s": 0.9}, {"bases": 1, "n": 1000}),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("truth", "design"), FULL_RUN_CASES)
+def test_plan_matches_full_runs(truth, design):
+    """The plan's interval ends agree with full estimate_epsilon runs on the same audits.
+
+    Per audit: the full run's ECDF at the plan's ends is within 2 probability points of 5% and
+    95%. Per design: the plan's median, 10% and 90% points of each end differ from the full
+    runs' by less than 3 bootstrap sds (over audits) of the full runs' statistic.
+    """
+    reps = 15
+    plan = bdp.plan_audit(truth, design, delta=1e-5, reps=reps, seed=11)
+    full = np.empty((reps, 2))
+    cdf_err = np.empty((reps, 2))
+    for r, counts in enumerate(plan.counts[0]):
+        post = bdp.estimate_epsilon(counts, delta=1e-5, seed=r, progress=False, check=False)
+        assert post.converged
+        d = post.draws("eps").ravel()
+        full[r] = post.interval(0.9)
+        cdf_err[r] = [np.mean(d <= plan.lo[0, r]) - 0.05, np.mean(d <= plan.hi[0, r]) - 0.95]
+    rng = np.random.default_rng(0)
+    boot = rng.integers(reps, size=(2000, reps))
+    lines = [f"{plan.designs[0].label}: worst ECDF error {100 * np.abs(cdf_err).max():.2f} pp"]
+    for j, (name, grid) in enumerate((("lo", plan.lo[0]), ("hi", plan.hi[0]))):
+        for q in (0.1, 0.5, 0.9):
+            stat_full = np.quantile(full[:, j], q)
+            sd = np.quantile(full[boot, j], q, axis=1).std()
+            diff = np.quantile(grid, q) - stat_full
+            lines.append(f"{name} q{q:g}: plan-full {diff:+.4f} (bootstrap sd {sd:.4f})")
+            assert abs(diff) <= 3 * sd + 1e-9, lines[-1]
+    print("\n".join(lines))
+    assert np.abs(cdf_err).max() < 0.02, lines[0]
