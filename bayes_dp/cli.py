@@ -424,28 +424,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--chains", type=int, default=4, help="number of chains (default 4)")
     e.add_argument("--tune", type=int, default=None, help="warm-up per chain (default 1000)")
-    e.add_argument(
-        "--prior-eps-scale",
-        type=float,
-        default=10.0,
-        metavar="X",
-        help="scale of the HalfNormal prior of eps (default 10)",
-    )
-    s = e.add_mutually_exclusive_group()
-    s.add_argument(
-        "--s",
-        type=float,
-        default=None,
-        metavar="FIXED",
-        help="fix the attack strength s at this value in [0, 1) instead of inferring it",
-    )
-    s.add_argument(
-        "--prior-s-beta",
-        type=float,
-        nargs=2,
-        default=None,
-        metavar=("A", "B"),
-        help="Beta(A, B) prior of s (default 1 1)",
+    _add_prior_options(
+        e, "--s", "fix the attack strength s at this value in [0, 1) instead of inferring it"
     )
     e.add_argument("--cores", type=int, default=None, help="threads for the chains")
     e.add_argument("--format", choices=("auto", "csv", "json"), default="auto")
@@ -482,6 +462,40 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", default=None, help="HTML file (default: beside the posterior)")
     _add_plan_parser(sub, common)
     return p
+
+
+def _add_prior_options(p, fixed_flag: str, fixed_help: str) -> None:
+    """Add --prior-eps-scale and, mutually exclusive, ``fixed_flag`` (s fixed), --prior-s-beta."""
+    p.add_argument(
+        "--prior-eps-scale",
+        type=float,
+        default=10.0,
+        metavar="X",
+        help="scale of the HalfNormal prior of eps (default 10)",
+    )
+    s = p.add_mutually_exclusive_group()
+    s.add_argument(
+        fixed_flag, type=float, default=None, metavar="FIXED", dest="s_fixed", help=fixed_help
+    )
+    s.add_argument(
+        "--prior-s-beta",
+        type=float,
+        nargs=2,
+        default=None,
+        metavar=("A", "B"),
+        help="Beta(A, B) prior of s (default 1 1)",
+    )
+
+
+def _prior_from_args(args):
+    """Return the :class:`~bayes_dp.Prior` of the options of :func:`_add_prior_options`."""
+    import bayes_dp as bdp
+
+    if args.s_fixed is not None:
+        s_prior = args.s_fixed
+    else:
+        s_prior = bdp.Beta(*(args.prior_s_beta or (1.0, 1.0)))
+    return bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
 
 
 def _add_plan_parser(sub, common) -> None:
@@ -523,28 +537,8 @@ def _add_plan_parser(sub, common) -> None:
     )
     p.add_argument("--reps", type=int, default=50, help="simulated audits per design (default 50)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument(
-        "--prior-eps-scale",
-        type=float,
-        default=10.0,
-        metavar="X",
-        help="scale of the audit's HalfNormal prior of eps (default 10)",
-    )
-    s = p.add_mutually_exclusive_group()
-    s.add_argument(
-        "--prior-s-fixed",
-        type=float,
-        default=None,
-        metavar="S",
-        help="the audit will fix s at this value instead of inferring it",
-    )
-    s.add_argument(
-        "--prior-s-beta",
-        type=float,
-        nargs=2,
-        default=None,
-        metavar=("A", "B"),
-        help="Beta(A, B) prior of s in the audit (default 1 1)",
+    _add_prior_options(
+        p, "--prior-s-fixed", "the audit will fix s at this value instead of inferring it"
     )
     p.add_argument("--cores", type=int, default=None, help="threads (default: all cores)")
     p.add_argument("--plot", default=None, metavar="FILE", help="save the width/power figure")
@@ -556,11 +550,7 @@ def _plan(args, out, log) -> dict:
 
     from . import __version__
 
-    if args.prior_s_fixed is not None:
-        s_prior = args.prior_s_fixed
-    else:
-        s_prior = bdp.Beta(*(args.prior_s_beta or (1.0, 1.0)))
-    prior = bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
+    prior = _prior_from_args(args)
     designs = [{"bases": b, "n": n, "level": args.level} for b in args.bases for n in args.n]
     log(f"planning {len(designs)} design(s) x {args.reps} simulated audits")
     plan = bdp.plan_audit(
@@ -742,13 +732,7 @@ def _estimate(args, out, log) -> dict:
         source = {"file": str(args.counts), "rows": rows}
     n_bases = sum(len(g.counts) for g in groups)
     log(f"read {n_bases} challenge bases in {len(groups)} group(s) from {args.counts}")
-    if args.s is not None:
-        s_prior = args.s
-    elif args.prior_s_beta is not None:
-        s_prior = bdp.Beta(*args.prior_s_beta)
-    else:
-        s_prior = bdp.Beta(1.0, 1.0)
-    prior = bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
+    prior = _prior_from_args(args)
     tune = 1000 if args.tune is None else args.tune
     if args.draws is None:
         budget = 600.0 if args.max_time is None else args.max_time
