@@ -5,10 +5,10 @@ Two plans with :func:`bayes_dp.plan_audit` (``docs/planning.md``):
 1. **Shadow models for the paper's strong-attack setting** (Yildirim et al., Sec. 4.1): ten
    challenge bases, the attack as strong as the paper's table suggests (its posterior: eps
    about 3, s about 0.7), delta = 1e-5. How wide will the 90% interval be, and how likely is the
-   audit to refute a claimed eps = 2, with 100 to 3,000 shadow models per hypothesis and base?
+   audit to refute a claimed eps = 2.5, with 100 to 3,000 shadow models per hypothesis and base?
 2. **A canary audit**: one base whose challenges are canaries (inserted vs held out), a
    near-optimal test (s = 0.9) of a mechanism at eps = 4; 100 to 10,000 canaries per
-   hypothesis, claim eps = 2. The ceiling column says how much a perfect test could show.
+   hypothesis, claim eps = 3.5. The ceiling column says how much a perfect test could show.
 
 Run: ``python examples/plan_audit.py`` (about a minute on 2 cores; ``--reps`` sets the
 simulated audits per design, default 50); prints both tables and writes
@@ -41,7 +41,7 @@ def main() -> None:
             {"eps": 3.0, "s": 0.7},
             [{"bases": 10, "n": n} for n in (100, 300, 1000, 3000)],
             delta=DELTA,
-            claim=2.0,
+            claim=2.5,
             reps=args.reps,
             seed=0,
         ),
@@ -49,7 +49,7 @@ def main() -> None:
             {"eps": 4.0, "s": 0.9},
             [{"bases": 1, "n": n} for n in (100, 300, 1000, 3000, 10_000)],
             delta=DELTA,
-            claim=2.0,
+            claim=3.5,
             reps=args.reps,
             seed=1,
         ),

@@ -365,3 +365,9 @@ def test_plan_matches_full_runs(truth, design):
             assert abs(diff) <= 3 * sd + 1e-9, lines[-1]
     print("\n".join(lines))
     assert np.abs(cdf_err).max() < 0.02, lines[0]
+
+
+def test_example_runs(run_script, tmp_path):
+    out = run_script("examples/plan_audit.py", "--reps", "2", "--out", str(tmp_path)).stdout
+    assert "== shadow" in out and "== canary" in out and "10 x 3000" in out
+    assert (tmp_path / "plan_shadow.png").exists() and (tmp_path / "plan_canary.png").exists()
