@@ -31,13 +31,17 @@ DESIGN_KEYS = ("bases", "n", "n_neg", "n_pos", "level", "label")
 GAP = 20.0
 #: Nodes per coordinate of the zooming passes (at most MAX_PASSES) and of the final grid,
 #: whose intervals are halved (at most MAX_ROUNDS times, up to MAX_NODES nodes a coordinate)
-#: where neighbouring nodes differ by more than STEP.
+#: where neighbouring nodes differ by more than STEP; with at most FEW_BASES distinct bases an
+#: evaluation is cheap and the posterior broad, and the finer (STEP_FEW, MAX_NODES_FEW) apply.
 COARSE = 12
 MAX_PASSES = 6
 FINE = 12
 MAX_ROUNDS = 6
 MAX_NODES = 48
 STEP = 1.5
+FEW_BASES = 4
+MAX_NODES_FEW = 64
+STEP_FEW = 1.0
 #: Only intervals with a node within SHARP_GAP of the largest are refined.
 SHARP_GAP = 8.0
 #: Rows of grid nodes at the ends of an axis holding together less than this share of the
@@ -322,8 +326,8 @@ def _mode(log_post, start, outer) -> tuple[np.ndarray, float]:
     return x, -f(x)
 
 
-def _refine(lp, axes, a) -> tuple[np.ndarray, np.ndarray]:
-    """Halve the intervals of axis ``a`` whose neighbouring nodes near the top differ by > STEP.
+def _refine(lp, axes, a, step, max_nodes) -> tuple[np.ndarray, np.ndarray]:
+    """Halve the intervals of axis ``a`` whose neighbouring nodes near the top differ by > step.
 
     Returns the new axis and the grown grid, nan at the new points that need computing. A new
     point whose two neighbours along ``a`` are both more than GAP below the top is filled with
@@ -334,9 +338,9 @@ def _refine(lp, axes, a) -> tuple[np.ndarray, np.ndarray]:
     lo = np.take(lp, np.arange(x.size - 1), axis=a)
     hi = np.take(lp, np.arange(1, x.size), axis=a)
     with np.errstate(invalid="ignore"):
-        jump = (np.abs(hi - lo) > STEP) & (np.maximum(hi, lo) >= top - SHARP_GAP)
+        jump = (np.abs(hi - lo) > step) & (np.maximum(hi, lo) >= top - SHARP_GAP)
     other = tuple(b for b in range(lp.ndim) if b != a)
-    cells = np.flatnonzero(jump.any(axis=other) if other else jump)[: max(MAX_NODES - x.size, 0)]
+    cells = np.flatnonzero(jump.any(axis=other) if other else jump)[: max(max_nodes - x.size, 0)]
     if not cells.size:
         return x, lp
     new_x = np.sort(np.concatenate([x, 0.5 * (x[cells] + x[cells + 1])]))
@@ -364,8 +368,8 @@ def grid_posterior(counts: AttackCounts, delta: float, prior: Prior, stop=None) 
     Passes of COARSE nodes per coordinate zoom from the outer box to the points within GAP of
     the largest (:func:`_zoom`) until no side moves by more than a spacing; then a grid of FINE
     nodes per coordinate on that box is refined where neighbouring nodes differ by more than
-    STEP (:func:`_refine`), and the log density is read between the nodes through a cubic
-    spline, READ points per interval and coordinate.
+    STEP (STEP_FEW for few bases; :func:`_refine`), and the log density is read between the
+    nodes through a cubic spline, READ points per interval and coordinate.
     """
     from scipy.interpolate import CubicSpline, RectBivariateSpline
     from scipy.special import expit
@@ -403,10 +407,12 @@ def grid_posterior(counts: AttackCounts, delta: float, prior: Prior, stop=None) 
             break
     axes = [np.linspace(box[2 * a], box[2 * a + 1], FINE) for a in range(n_ax)]
     lp = log_post(axes)
+    few = model.b_grp.size <= FEW_BASES
+    refine = (STEP_FEW, MAX_NODES_FEW) if few else (STEP, MAX_NODES)
     for _ in range(MAX_ROUNDS):
         sizes = [x.size for x in axes]
         for a in range(n_ax):
-            axes[a], lp = _refine(lp, axes, a)
+            axes[a], lp = _refine(lp, axes, a, *refine)
             if np.isnan(lp).any():
                 lp = log_post(axes, lp)
         if sizes == [x.size for x in axes]:
