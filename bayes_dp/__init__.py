@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 _WHERE = {
     "AttackCounts": "observations",
     "AuditClaim": "claim",
+    "AuditPlan": "planning",
     "Beta": "priors",
     "ConvergenceWarning": "exceptions",
     "Evidence": "evidence",
@@ -45,6 +46,7 @@ _WHERE = {
     "in_strength_region": "region",
     "load_posterior": "posterior",
     "one_run_epsilon_bound": "one_run",
+    "plan_audit": "planning",
     "region_area": "region",
     "strength_region_area": "region",
 }
@@ -53,6 +55,7 @@ _SUBMODULES = ("calibration", "plots", "region", "simulate")
 __all__ = [
     "AttackCounts",
     "AuditClaim",
+    "AuditPlan",
     "Beta",
     "ConvergenceWarning",
     "Evidence",
@@ -81,6 +84,7 @@ __all__ = [
     "in_strength_region",
     "load_posterior",
     "one_run_epsilon_bound",
+    "plan_audit",
     "plots",
     "region",
     "region_area",
@@ -113,6 +117,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
     from .observations import AttackCounts
     from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound
+    from .planning import AuditPlan, plan_audit
     from .posterior import Posterior, load_posterior
     from .priors import Beta, HalfNormal, LogNormal, Prior
     from .region import (

@@ -3,6 +3,8 @@
 ``bayes-dp estimate COUNTS.csv --delta 1e-5 --out DIR`` reads attack counts, samples the
 posterior of eps, prints the summary and writes ``DIR/posterior.nc`` and ``DIR/report.html``.
 ``bayes-dp report DIR/posterior.nc`` (re)writes the HTML report of a saved posterior.
+``bayes-dp plan --eps 3 --s 0.7 --delta 1e-5 --bases 10 --n 100 1000 --claim 2`` predicts what
+candidate audit designs will show (:func:`bayes_dp.plan_audit`).
 ``--json`` prints one JSON object to stdout instead of the table; log lines go to stderr
 (``--quiet`` silences them); ``bayes-dp --version`` prints the version.
 
@@ -484,30 +486,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="warm-up iterations per chain (default 1000)",
     )
-    e.add_argument(
-        "--prior-eps-scale",
-        type=_number(float, 0.0, low_open=True),
-        default=10.0,
-        metavar="X",
-        help="scale of the HalfNormal prior of eps (default 10)",
-    )
-    s = e.add_mutually_exclusive_group()
-    s.add_argument(
+    _add_prior_options(
+        e,
         "--s",
-        type=_number(float, 0.0, 1.0),
-        default=None,
-        metavar="FIXED",
-        help="fix the attack strength s at this value in [0, 1] instead of inferring it "
+        "fix the attack strength s at this value in [0, 1] instead of inferring it "
         "(1: an optimal attack on a worst-case base; the interval then holds only if the "
         "attack is that strong)",
-    )
-    s.add_argument(
-        "--prior-s-beta",
-        type=_number(float, 0.0, low_open=True),
-        nargs=2,
-        default=None,
-        metavar=("A", "B"),
-        help="Beta(A, B) prior of s (default 1 1)",
     )
     e.add_argument(
         "--cores",
@@ -576,7 +560,167 @@ def _parser() -> argparse.ArgumentParser:
     from ._cli_gdp import add_gdp_parser
 
     add_gdp_parser(sub, common)
+    _add_plan_parser(sub, common)
     return p
+
+
+def _add_prior_options(p, fixed_flag: str, fixed_help: str) -> None:
+    """Add --prior-eps-scale and, mutually exclusive, ``fixed_flag`` (s fixed), --prior-s-beta."""
+    p.add_argument(
+        "--prior-eps-scale",
+        type=_number(float, 0.0, low_open=True),
+        default=10.0,
+        metavar="X",
+        help="scale of the HalfNormal prior of eps (default 10)",
+    )
+    s = p.add_mutually_exclusive_group()
+    s.add_argument(
+        fixed_flag,
+        type=_number(float, 0.0, 1.0),
+        default=None,
+        metavar="FIXED",
+        dest="s_fixed",
+        help=fixed_help,
+    )
+    s.add_argument(
+        "--prior-s-beta",
+        type=_number(float, 0.0, low_open=True),
+        nargs=2,
+        default=None,
+        metavar=("A", "B"),
+        help="Beta(A, B) prior of s (default 1 1)",
+    )
+
+
+def _prior_from_args(args):
+    """Return the :class:`~bayes_dp.Prior` of the options of :func:`_add_prior_options`."""
+    import bayes_dp as bdp
+
+    if args.s_fixed is not None:
+        s_prior = args.s_fixed
+    else:
+        s_prior = bdp.Beta(*(args.prior_s_beta or (1.0, 1.0)))
+    return bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
+
+
+def _add_plan_parser(sub, common) -> None:
+    """Add the ``plan`` subcommand (:func:`bayes_dp.plan_audit` on the command line)."""
+    p = sub.add_parser(
+        "plan",
+        parents=[common],
+        help="predict what candidate audit designs will show, before running them",
+        description="Simulate audits from a hypothesised eps and attack strength s for every "
+        "design (BASES x N crossed) and print, per design, the median and 10-90%% range of the "
+        "credible interval's ends and width, the power to detect a violated --claim and the "
+        "ceiling (the largest claim a perfect attack could refute). Binomial counts only.",
+    )
+    p.add_argument(
+        "--eps",
+        type=_number(float, 0.0, low_open=True),
+        required=True,
+        help="hypothesised eps (at --delta)",
+    )
+    p.add_argument(
+        "--s",
+        type=_number(float, 0.0, 1.0, high_open=True),
+        required=True,
+        help="hypothesised attack strength s, in [0, 1)",
+    )
+    p.add_argument(
+        "--delta",
+        type=_number(float, 0.0, 1.0, high_open=True),
+        required=True,
+        help="the known DP delta, in [0, 1)",
+    )
+    p.add_argument(
+        "--bases",
+        type=_number(int, 1),
+        nargs="+",
+        default=[1],
+        metavar="B",
+        help="challenge bases (default 1)",
+    )
+    p.add_argument(
+        "--n",
+        type=_number(int, 1),
+        nargs="+",
+        required=True,
+        metavar="N",
+        help="challenges per hypothesis on each base: shadow models, or canaries",
+    )
+    p.add_argument(
+        "--claim",
+        type=_number(float, 0.0, low_open=True),
+        default=None,
+        help="a claimed eps: report the power",
+    )
+    p.add_argument(
+        "--level",
+        type=_number(float, 0.0, 1.0, low_open=True, high_open=True),
+        default=0.9,
+        help="probability of the interval (default 0.9)",
+    )
+    p.add_argument(
+        "--confidence",
+        type=_number(float, 0.0, 1.0, low_open=True, high_open=True),
+        default=0.95,
+        help="posterior probability of eps > CLAIM that counts as detection (default 0.95)",
+    )
+    p.add_argument(
+        "--reps", type=_number(int, 1), default=50, help="simulated audits per design (default 50)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_prior_options(
+        p, "--prior-s-fixed", "the audit will fix s at this value instead of inferring it"
+    )
+    p.add_argument(
+        "--cores", type=_number(int, 1), default=None, help="threads (default: all cores)"
+    )
+    p.add_argument("--plot", default=None, metavar="FILE", help="save the width/power figure")
+
+
+def _plan(args, out, log) -> dict:
+    """Run ``bayes-dp plan``: print the plan's table (or return it for ``--json``)."""
+    import bayes_dp as bdp
+
+    from . import __version__
+
+    prior = _prior_from_args(args)
+    designs = [{"bases": b, "n": n, "level": args.level} for b in args.bases for n in args.n]
+    log(f"planning {len(designs)} design(s) x {args.reps} simulated audits")
+    plan = bdp.plan_audit(
+        {"eps": args.eps, "s": args.s},
+        designs,
+        delta=args.delta,
+        claim=args.claim,
+        prior=prior,
+        reps=args.reps,
+        confidence=args.confidence,
+        seed=args.seed,
+        cores=args.cores,
+    )
+    log(f"done in {plan.seconds:.1f} s")
+    failed = int(plan.table.failed.sum())
+    if failed:
+        log(f"warning: {failed} simulated audit(s) had no usable grid posterior (left out)")
+    files = {"plot": None}
+    if args.plot:
+        import matplotlib.pyplot as plt
+
+        ax = plan.plot(x="n" if len(args.bases) == 1 else "total")
+        ax.figure.savefig(args.plot, dpi=120)
+        plt.close(ax.figure)
+        files["plot"] = str(args.plot)
+        log(f"wrote {args.plot}")
+    if not args.json:
+        print(plan, file=out)
+    return {
+        "exit_status": 0,
+        "exit_status_meaning": EXIT_STATUSES[0],
+        **plan.to_dict(),
+        "files": files,
+        "versions": {"bayes-dp": __version__},
+    }
 
 
 def _check_writable_dir(outdir: Path) -> None:
@@ -821,13 +965,7 @@ def _estimate(args, out, log) -> dict:
     else:
         named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
     log(f"read {n_bases} challenge bases from {args.counts} in {named}")
-    if args.s is not None:
-        s_prior = args.s
-    elif args.prior_s_beta is not None:
-        s_prior = bdp.Beta(*args.prior_s_beta)
-    else:
-        s_prior = bdp.Beta(1.0, 1.0)
-    prior = bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
+    prior = _prior_from_args(args)
     tune = 1000 if args.tune is None else args.tune
     if args.draws is None:
         budget = 600.0 if args.max_time is None else args.max_time
@@ -1012,7 +1150,8 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("ignore", FutureWarning)
             from ._cli_gdp import run_gdp
 
-            run = {"estimate": _estimate, "report": _report, "gdp": run_gdp}[args.command]
+            commands = {"estimate": _estimate, "report": _report, "gdp": run_gdp, "plan": _plan}
+            run = commands[args.command]
             result = run(args, out, log)
     except TimeBudgetError as e:
         return fail(NOT_CONVERGED, str(e).replace("`max_time`", "--max-time"))
