@@ -204,7 +204,7 @@ def test_s_fixed_at_one_is_accepted_at_parse_time():
     from bayes_dp.cli import _parser
 
     args = _parser().parse_args(["estimate", "c.csv", "--delta", "0", "--out", "o", "--s", "1"])
-    assert args.s == 1.0 and args.delta == 0.0
+    assert args.s_fixed == 1.0 and args.delta == 0.0
 
 
 def test_usage_error_status_2(capsys):

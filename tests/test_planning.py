@@ -317,10 +317,13 @@ def test_cli_plan_json(capsys, tmp_path):
 
 
 def test_cli_plan_errors(capsys):
+    """Out-of-range options are usage errors (exit 2) naming the option, before any work."""
     from bayes_dp.cli import main
 
-    assert main(["plan", "--eps", "3", "--s", "1.5", "--delta", "1e-5", "--n", "10"]) == 1
-    assert "must be < 1" in capsys.readouterr().err
+    assert main(["plan", "--eps", "3", "--s", "1.5", "--delta", "1e-5", "--n", "10"]) == 2
+    assert "argument --s: must be in [0, 1), found '1.5'" in capsys.readouterr().err
+    assert main(["plan", "--eps", "3", "--s", "0.5", "--delta", "1e-5", "--n", "0"]) == 2
+    assert "argument --n: must be >= 1, found '0'" in capsys.readouterr().err
     assert main(["plan", "--eps", "3", "--delta", "1e-5", "--n", "10"]) == 2  # no --s
 
 
