@@ -208,7 +208,10 @@ def test_cli_reproduction_repeats_a_python_run(tmp_path, capsys):
     args = shlex.split(command)[1:]
     args[args.index("--out") + 1] = str(tmp_path / "out")
     args[args.index("counts.csv")] = str(tmp_path / "counts.csv")
-    assert main([*args, "--no-report", "--progress-every", "0", "--quiet"]) == 0
+    from bayes_dp.diagnostics import passes_convergence_checks
+
+    status = 0 if passes_convergence_checks(post) else 3  # the short run may fail the checks
+    assert main([*args, "--no-report", "--progress-every", "0", "--quiet"]) == status
     capsys.readouterr()
     again = bdp.load_posterior(tmp_path / "out" / "posterior.nc")
     assert Model.from_settings(again.settings) == Model.from_settings(post.settings)
