@@ -46,4 +46,4 @@ echo "extras installed in $(($(date +%s) - stage_t0)) s"
 
 echo "== tests that need the extras (skips, with their reasons, are listed at the end)"
 python -m pytest -p no:cacheprovider \
-    tests/test_mia_engines.py tests/test_mia_pytorch.py tests/test_canary_flower.py
+    tests/mia/test_engines.py tests/mia/test_pytorch.py tests/mia/canary/test_flower.py

@@ -388,7 +388,7 @@ def mhaar_start_eps(model: Model) -> float:
     (Such runs used to start at 3 or more. That floor came with the first MHAAR sampler,
     without a reason given; measured on perfect bases with N from 50 to 100,000 and warm-ups
     of 50 and 2,000 iterations it changed neither the posterior nor r_hat, so it was removed:
-    ``tests/test_estimate.py::test_mhaar_chains_climb_to_a_perfect_base``.)
+    ``tests/bayes_dp/test_estimate.py::test_mhaar_chains_climb_to_a_perfect_base``.)
     """
     allc = model.counts
     ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)

@@ -1,7 +1,7 @@
 """How the exact sampler mixes on simulated LiRA counts (issue 23, items 1-2).
 
-Simulates a LiRA run the issue's way (``tests/_lira_sim.py``: Gaussian scores, every target IN
-for a random half of the models, per-target effect sizes mostly tiny, a few large), turns it
+Simulates a LiRA run (``tests/_support/lira_sim.py``: Gaussian scores, every target IN for a
+random half of the models, per-target effect sizes mostly tiny, a few large), turns it
 into cross-fed counts with ``mia.counts_from_score_matrix`` (alpha = 0.05), and runs
 ``bayes_dp.estimate_epsilon`` at its defaults (seed 0, delta 1e-5, no pointwise
 log-likelihood). Prints the number of distinct count rows, the seconds, the draws per chain,
@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from _lira_sim import lira_counts, one_group_model  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
 
 import bayes_dp as bdp  # noqa: E402
+
+from tests._support.lira_sim import lira_counts, one_group_model  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -1,7 +1,7 @@
 """Stress grid: the sampler at its default settings against the quadrature reference.
 
-For every case of ``tests/stress_cases.py`` (fixed strengths from 0.5 to 1 and free ones;
-N from 20 to 1e6; 1 to 1000 bases; perfect, near-perfect and weak attacks; delta 0, 1e-5,
+For every case of ``tests/_support/stress_cases.py`` (fixed strengths from 0.5 to 1 and free
+ones; N from 20 to 1e6; 1 to 1000 bases; perfect, near-perfect and weak attacks; delta 0, 1e-5,
 0.1; mixed N; two groups with their own strengths; a bivariate-normal group at fixed tau,
 rho) this runs ``bayes_dp.estimate_epsilon(**case_args, seed=0)`` and prints a markdown table:
 max r_hat and min ESS_bulk over the variables, the worst quantile error in probability points
@@ -24,11 +24,11 @@ import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
 
 import bayes_dp as bdp  # noqa: E402
 
-import stress_cases as sc  # noqa: E402
+from tests._support import stress_cases as sc  # noqa: E402
 
 
 def _kw(items):

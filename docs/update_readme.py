@@ -4,7 +4,7 @@ The README shows what ``python examples/quickstart.py`` prints on stdout, betwee
 ``<!-- quickstart-output:start -->`` and ``<!-- quickstart-output:end -->`` (inside a code
 fence). This script runs the quickstart (minutes: it samples until converged) and rewrites that
 block, or with ``--check`` says whether the block is what the quickstart prints (exit status 1
-and a diff when not). ``tests/test_readme.py`` runs the same check.
+and a diff when not). ``tests/project/test_readme.py`` runs the same check.
 
 The output depends on the seed and the package versions only, not on the machine's speed: the
 sampler's draws are fixed by the seed, and an automatic-length run extends in rounds whose end

@@ -6,7 +6,7 @@ the classical point estimate (which assumes the attack is optimal on a worst-cas
 
 Run: ``python examples/quickstart.py``
 
-What it prints on stdout is shown in the README and checked by ``tests/test_readme.py``
+What it prints on stdout is shown in the README and checked by ``tests/project/test_readme.py``
 (regenerate the README's block with ``python docs/update_readme.py``). It depends only on the
 seed and the package versions, not on the machine's speed, as long as the run converges within
 its time budget; the time it took goes to stderr.

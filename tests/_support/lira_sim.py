@@ -1,0 +1,54 @@
+"""Simulated LiRA runs, as real ones look (shared by tests and benchmarks/lira_mixing.py).
+
+Also the exact sampler's model of one group of such counts (:func:`one_group_model`).
+
+Gaussian scores (N(0, 1) OUT, shifted by the target's effect size IN), every target IN for a
+random half of the models (LiRA's balanced design), effect sizes mostly tiny (Exp(0.15) for
+~90% of the targets, 0 otherwise) plus a few large ones (Exp(2) for ~10%), as in real LiRA runs
+where most targets are barely exposed.
+"""
+
+import numpy as np
+
+
+def lira_counts(n_models, n_targets, seed):
+    """``mia.counts_from_score_matrix`` (alpha = 0.05) of a simulated run (see the module)."""
+    import mia
+
+    rng = np.random.default_rng(seed)
+    keep = np.zeros((n_models, n_targets), dtype=bool)
+    for t in range(n_targets):
+        keep[rng.permutation(n_models)[: n_models // 2], t] = True
+    weak = rng.exponential(0.15, n_targets) * (rng.random(n_targets) < 0.9)
+    strong = rng.exponential(2.0, n_targets) * (rng.random(n_targets) < 0.1)
+    scores = rng.normal(size=keep.shape) + keep * (weak + strong)[None, :]
+    return mia.counts_from_score_matrix(scores, keep, 0.05)
+
+
+def one_group_model(c, lik, tau=0.05, rho=0.0, free=False):
+    """``samplers.driver.build_model`` of one group of counts ``c`` with its own strength.
+
+    ``lik``: a ``samplers.codes`` likelihood code; tau and rho their starting (``free``) or
+    fixed values; delta 1e-5 and the default priors (HalfNormal(10), Beta(1, 1), Beta(1, 1)).
+    """
+    from samplers import driver
+
+    n = len(c.fp)
+    return driver.build_model(
+        c.fp,
+        c.n_neg,
+        c.fn,
+        c.n_pos,
+        np.zeros(n, dtype=np.int64),
+        g_lik=[lik],
+        g_sidx=[0],
+        g_tau=[tau],
+        g_rho=[rho],
+        g_tau_free=[free],
+        g_rho_free=[free],
+        s_fixed=[np.nan],
+        delta=1e-5,
+        eps_prior=(0, 10.0, 0.0),
+        s_prior=(1.0, 1.0),
+        tau_prior=(1.0, 1.0),
+    )
