@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import difflib
 import io
 import json
@@ -53,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import TimeBudgetError
+from .sampler_settings import Exact, option_name, parse_field
 
 __all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
 
@@ -484,8 +486,9 @@ def _parser() -> argparse.ArgumentParser:
         "--tune",
         type=_number(int, 0),
         default=None,
-        help="warm-up iterations per chain (default 1000)",
+        help=f"warm-up iterations per chain (default {Exact.default_tune})",
     )
+    _add_sampler_options(e, Exact)
     _add_prior_options(
         e,
         "--s",
@@ -562,6 +565,39 @@ def _parser() -> argparse.ArgumentParser:
     add_gdp_parser(sub, common)
     _add_plan_parser(sub, common)
     return p
+
+
+def _add_sampler_options(p, cls) -> None:
+    """Add one option per field of the settings class ``cls``, named, typed and checked by it.
+
+    A value the class refuses is a usage error (exit status 2) naming the option.
+    """
+
+    def parser(name):
+        def parse(text: str):
+            try:
+                return parse_field(cls, name, text)
+            except ValueError as e:
+                raise argparse.ArgumentTypeError(str(e)) from None
+
+        parse.__name__ = type(getattr(cls, name)).__name__  # argparse names it in its messages
+        return parse
+
+    for f in dataclasses.fields(cls):
+        p.add_argument(
+            option_name(f.name),
+            dest=f.name,
+            type=parser(f.name),
+            default=None,
+            metavar=f.name.upper(),
+            help=f"{f.metadata['help']} (default {f.default!r})",
+        )
+
+
+def _sampler_from_args(args, cls):
+    """Return the settings object of ``cls`` given by the options of ``_add_sampler_options``."""
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in given.items() if v is not None})
 
 
 def _add_prior_options(p, fixed_flag: str, fixed_help: str) -> None:
@@ -966,7 +1002,7 @@ def _estimate(args, out, log) -> dict:
         named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
     log(f"read {n_bases} challenge bases from {args.counts} in {named}")
     prior = _prior_from_args(args)
-    tune = 1000 if args.tune is None else args.tune
+    tune = Exact.default_tune if args.tune is None else args.tune
     if args.draws is None:
         budget = 600.0 if args.max_time is None else args.max_time
         length = f"until r_hat <= 1.01 and bulk and tail ESS >= 4000 (at most {budget:g} s)"
@@ -996,6 +1032,7 @@ def _estimate(args, out, log) -> dict:
             chains=args.chains,
             draws=args.draws,
             tune=args.tune,
+            sampler=_sampler_from_args(args, Exact),
             max_time=args.max_time,
             seed=args.seed,
             cores=args.cores,
@@ -1150,7 +1187,12 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("ignore", FutureWarning)
             from ._cli_gdp import run_gdp
 
-            commands = {"estimate": _estimate, "report": _report, "gdp": run_gdp, "plan": _plan}
+            commands = {
+                "estimate": _estimate,
+                "report": _report,
+                "gdp": run_gdp,
+                "plan": _plan,
+            }
             run = commands[args.command]
             result = run(args, out, log)
     except TimeBudgetError as e:
