@@ -52,11 +52,16 @@ def _setting(default, check, help_text):
     return field(default=default, metadata={"check": check, "help": help_text})
 
 
+@dataclass(frozen=True)
 class _Settings:
-    """Shared behaviour of the settings classes: checks run from the fields' metadata."""
+    """What both samplers have: the moves' tuning, and checks run from the fields' metadata."""
 
     method: ClassVar[str]
     default_tune: ClassVar[int]
+
+    target_accept: float = _setting(
+        0.3, _target_accept, "acceptance rate, in (0, 1), the warm-up tunes the moves to"
+    )
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -106,10 +111,6 @@ class Exact(_Settings):
     #: Warm-up iterations per chain when ``estimate_epsilon(tune=None)``.
     default_tune: ClassVar[int] = 1000
 
-    target_accept: float = _setting(
-        0.3, _target_accept, "acceptance rate, in (0, 1), the warm-up tunes the moves to"
-    )
-
 
 @dataclass(frozen=True)
 class MHAAR(_Settings):
@@ -121,6 +122,9 @@ class MHAAR(_Settings):
 
     Parameters
     ----------
+    target_accept : float
+        Acceptance rate, in (0, 1), that the warm-up tunes the proposal scales to
+        (default 0.3).
     n_aux : int
         K, auxiliary pairs per challenge base and move (>= 2; default 16; the paper used 1000
         with uniform proposals). With the default likelihood-shaped proposals 8 suffices for
@@ -149,9 +153,6 @@ class MHAAR(_Settings):
     thin : int
         Iterations per stored draw (default 2): the chain runs ``tune + thin * draws``
         iterations and keeps every ``thin``-th state.
-    target_accept : float
-        Acceptance rate, in (0, 1), that the warm-up tunes the proposal scales to
-        (default 0.3).
 
     Raises
     ------
@@ -193,9 +194,6 @@ class MHAAR(_Settings):
         False, _bool, "integrate the latent pairs of over-dispersed groups by quadrature"
     )
     thin: int = _setting(2, check_positive_int, "iterations per stored draw (>= 1)")
-    target_accept: float = _setting(
-        0.3, _target_accept, "acceptance rate, in (0, 1), the warm-up tunes the moves to"
-    )
 
 
 #: method name -> its settings class.
