@@ -15,10 +15,13 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from . import _progress
+from ._first_run import compile_first
 from ._validation import check_positive_int, check_real
+from .evidence import Evidence
 from .exceptions import TimeBudgetError
 from .likelihoods import rho_max
 from .model import Model
+from .observations import AttackCounts
 from .region import classical_epsilon
 from .sampler_settings import MHAAR, Exact, sampler_fields, sampler_from_settings
 
@@ -178,6 +181,7 @@ def run_exact(
     from . import _arviz
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
+    compile_first("exact", lambda: warm_up(Exact(), _likelihoods(model)))
     allc = model.counts
     grp = model.base_group
     kg = model.kernel_groups()
@@ -339,6 +343,7 @@ def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_)
     from samplers.mhaar import SamplerConfig
     from samplers.mhaar import run_mhaar as run_chains
 
+    compile_first("mhaar", lambda: warm_up(cfg.sampler, _likelihoods(model)))
     allc = model.counts
     prior = model.prior
     kg = model.kernel_groups()
@@ -399,3 +404,22 @@ def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_)
 
 #: method -> the function that runs it on a Model.
 SAMPLERS = {"exact": run_exact, "mhaar": run_mhaar}
+
+
+# -- compiling ahead -----------------------------------------------------------------------------
+def _likelihoods(model: Model) -> list[str]:
+    return sorted({g.likelihood for g in model.groups})
+
+
+def warm_up(sampler: Exact | MHAAR, likelihoods) -> None:
+    """Run ``sampler`` briefly on tiny counts of each likelihood: compiles its kernels.
+
+    The runs go through :data:`SAMPLERS`, as real runs do (the exact sampler with the
+    pointwise log-likelihood), so they compile what real runs use.
+    """
+    counts = AttackCounts(fp=[3, 4], n_neg=20, fn=[9, 8], n_pos=20)
+    cfg = SamplerSettings.build(sampler=sampler, chains=1, draws=20, tune=20)
+    auto = AutoLength(20, 20, 2.0, 1.0, np.inf)
+    for lik in likelihoods:
+        model = Model.build(Evidence(counts, likelihood=lik, name="tiny"), delta=1e-5)
+        SAMPLERS[sampler.method](model, cfg, np.random.default_rng(0), auto=auto)

@@ -41,6 +41,12 @@ def test_readme_states_the_codes_numbers(phrase):
     assert phrase in _text("README.md"), phrase
 
 
+def test_readme_quotes_the_first_run_notice():
+    from bayes_dp._first_run import NOTICE
+
+    assert f"`{NOTICE}`" in _text("README.md")
+
+
 def test_correlated_md_states_mhaars_defaults():
     text = _text("docs/correlated.md")
     assert f"lam = `aux_uniform_weight` ({MH.aux_uniform_weight:g})" in text
