@@ -10,7 +10,7 @@ groups), ``accept`` and the tuned ``scales``, plus what the run records about it
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,8 +50,7 @@ class SamplerSettings:
 
     Make it with :meth:`build`, which fills in the method's default ``tune`` and checks every
     value; ``draws`` None is the automatic length (exact) or ``MHAAR.default_draws`` (MHAAR).
-    The sampler's own settings are the fields of ``sampler``; its attributes read through
-    (``cfg.n_aux`` is ``cfg.sampler.n_aux``).
+    The sampler's own settings are the fields of ``sampler``.
     """
 
     sampler: Exact | MHAAR = Exact()
@@ -66,12 +65,6 @@ class SamplerSettings:
     def method(self) -> str:
         """The sampler's name: "exact" or "mhaar"."""
         return self.sampler.method
-
-    def __getattr__(self, name: str):
-        # the sampler's own settings (n_aux, thin, target_accept, ...) read through
-        if name != "sampler" and name in {f.name for f in fields(self.sampler)}:
-            return getattr(self.sampler, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def build(
@@ -220,7 +213,7 @@ def run_exact(
         chain_rngs,
         starts,
         tune=cfg.tune,
-        target_accept=cfg.target_accept,
+        target_accept=cfg.sampler.target_accept,
         store_ll=False,  # computed afterwards, thinned and per distinct base (_pointwise)
         cores=cfg.cores,
     )
@@ -364,13 +357,7 @@ def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_)
         draws=MHAAR.default_draws if cfg.draws is None else cfg.draws,
         tune=cfg.tune,
         chains=chains,
-        thin=cfg.thin,
-        n_aux=cfg.n_aux,
-        aux_proposal=cfg.aux_proposal,
-        aux_uniform_weight=cfg.aux_uniform_weight,
-        aux_band_weight=cfg.aux_band_weight,
-        integrate_latents=cfg.integrate_latents,
-        target_accept=cfg.target_accept,
+        **sampler_fields(cfg.sampler),  # each field of bdp.MHAAR is one of the kernel's
         cores=cfg.cores,
     )
     group_arrays = {
