@@ -53,6 +53,13 @@ def test_correlated_md_states_mhaars_defaults():
     assert f'`bdp.MHAAR(aux_proposal="{MH.aux_proposal}")`' in text
 
 
+def test_model_md_states_mhaars_defaults():
+    text = _text("docs/model.md")
+    phrase = f'The default is `"{MH.aux_proposal}"` with K = {MH.n_aux} and `thin = {MH.thin}`'
+    assert phrase in text
+    assert f"the {100 * MH.aux_uniform_weight:g}% uniform part" in text
+
+
 def test_the_number_check_can_fail():
     """A number the code does not define is not found (the phrases are not vacuous)."""
     wrong = f"r_hat <= {th.RHAT_MAX + 0.01:g} and bulk and tail ESS >= {th.AUTO_ESS_MIN}"
