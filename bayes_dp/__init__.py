@@ -22,10 +22,12 @@ _WHERE = {
     "Beta": "priors",
     "ConvergenceWarning": "exceptions",
     "Evidence": "evidence",
+    "Exact": "sampler_settings",
     "GdpEvidence": "gdp",
     "GdpFitWarning": "gdp",
     "HalfNormal": "priors",
     "LogNormal": "priors",
+    "MHAAR": "sampler_settings",
     "OneRunCounts": "one_run",
     "Posterior": "posterior",
     "Prior": "priors",
@@ -47,6 +49,7 @@ _WHERE = {
     "load_posterior": "posterior",
     "one_run_epsilon_bound": "one_run",
     "plan_audit": "planning",
+    "precompile": "compile_cache",
     "region_area": "region",
     "strength_region_area": "region",
 }
@@ -59,10 +62,12 @@ __all__ = [
     "Beta",
     "ConvergenceWarning",
     "Evidence",
+    "Exact",
     "GdpEvidence",
     "GdpFitWarning",
     "HalfNormal",
     "LogNormal",
+    "MHAAR",
     "OneRunCounts",
     "Posterior",
     "Prior",
@@ -86,6 +91,7 @@ __all__ = [
     "one_run_epsilon_bound",
     "plan_audit",
     "plots",
+    "precompile",
     "region",
     "region_area",
     "simulate",
@@ -111,6 +117,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from . import calibration, plots, region, simulate
     from .claim import AuditClaim, audit_claim
     from .compare import compare_estimators, gdp_lower_bound
+    from .compile_cache import precompile
     from .estimate import estimate_epsilon
     from .evidence import Evidence
     from .exceptions import ConvergenceWarning, TimeBudgetError
@@ -129,3 +136,4 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
         region_area,
         strength_region_area,
     )
+    from .sampler_settings import MHAAR, Exact

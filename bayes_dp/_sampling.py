@@ -15,18 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _progress
+from ._first_run import compile_first
 from ._validation import check_positive_int, check_real
+from .evidence import Evidence
 from .exceptions import TimeBudgetError
 from .likelihoods import rho_max
 from .model import Model
+from .observations import AttackCounts
 from .region import classical_epsilon
-
-#: Sampling methods: the noise-free sampler on the exact marginal likelihood, and the paper's
-#: MHAAR (Alg. 1) over latent (alpha, beta) pairs.
-METHODS = ("exact", "mhaar")
-DEFAULT_TUNE = {"exact": 1000, "mhaar": 2000}
-#: Stored draws per chain of an MHAAR run when ``draws=None``.
-MHAAR_DEFAULT_DRAWS = 5000
+from .sampler_settings import MHAAR, Exact, sampler_fields, sampler_from_settings
 
 
 @dataclass(frozen=True)
@@ -49,138 +46,82 @@ class AutoLength:
 
 @dataclass(frozen=True)
 class SamplerSettings:
-    """The sampler's arguments of :func:`~bayes_dp.estimate_epsilon`, validated (see there).
+    """The sampler and the run keywords of :func:`~bayes_dp.estimate_epsilon`, validated.
 
-    Make it with :meth:`build`, which fills in the method's defaults (``tune``, ``thin``) and
-    checks every value; ``draws`` None is the automatic length (exact) or
-    :data:`MHAAR_DEFAULT_DRAWS` (MHAAR).
+    Make it with :meth:`build`, which fills in the method's default ``tune`` and checks every
+    value; ``draws`` None is the automatic length (exact) or ``MHAAR.default_draws`` (MHAAR).
+    The sampler's own settings are the fields of ``sampler``.
     """
 
-    method: str = "exact"
+    sampler: Exact | MHAAR = Exact()
     chains: int = 4
     draws: int | None = None
-    tune: int = DEFAULT_TUNE["exact"]
-    thin: int = 1
+    tune: int = Exact.default_tune
     max_time: float | None = None
     log_likelihood: bool = True
-    n_aux: int = 16
-    aux_proposal: str = "normal"
-    aux_uniform_weight: float = 0.05
-    aux_band_weight: float = 0.0
-    integrate_latents: bool = False
-    target_accept: float = 0.3
     cores: int | None = None
+
+    @property
+    def method(self) -> str:
+        """The sampler's name: "exact" or "mhaar"."""
+        return self.sampler.method
 
     @classmethod
     def build(
         cls,
         *,
-        method: str = "exact",
+        sampler: Exact | MHAAR | None = None,
         chains: int = 4,
         draws: int | None = None,
         tune: int | None = None,
-        thin: int | None = None,
         max_time: float | None = None,
         log_likelihood: bool = True,
-        n_aux: int = 16,
-        aux_proposal: str = "normal",
-        aux_uniform_weight: float = 0.05,
-        aux_band_weight: float = 0.0,
-        integrate_latents: bool = False,
-        target_accept: float = 0.3,
         cores: int | None = None,
     ) -> SamplerSettings:
         """Check the arguments (naming the argument and the value) and fill in defaults."""
-        from samplers.mhaar import AUX_PROPOSALS
-
-        if method not in METHODS:
-            raise ValueError(f"`method` must be one of {list(METHODS)}; found {method!r}")
+        if sampler is None:
+            sampler = Exact()
+        if not isinstance(sampler, (Exact, MHAAR)):
+            raise TypeError(
+                f"`sampler` must be bdp.Exact(...) or bdp.MHAAR(...); found {sampler!r}"
+            )
         chains = check_positive_int("chains", chains)
         if draws is not None:
             draws = check_positive_int("draws", draws)
         if tune is None:
-            tune = DEFAULT_TUNE[method]
+            tune = sampler.default_tune
         tune = check_positive_int("tune", tune, minimum=0)
-        if thin is None:
-            thin = 2 if method == "mhaar" else 1
-        thin = check_positive_int("thin", thin)
-        if method == "exact" and thin != 1:
-            raise ValueError(f"`thin` applies to method='mhaar' only; found thin={thin!r}")
         if max_time is not None:
             max_time = check_real("max_time", max_time, low=0.0, low_open=True)
         if not isinstance(log_likelihood, bool):
             raise TypeError(f"`log_likelihood` must be True or False; found {log_likelihood!r}")
-        n_aux = check_positive_int("n_aux", n_aux, minimum=2)
-        if aux_proposal not in AUX_PROPOSALS:
-            raise ValueError(
-                f"`aux_proposal` must be one of {sorted(AUX_PROPOSALS)}; found {aux_proposal!r}"
-            )
-        aux_uniform_weight = check_real("aux_uniform_weight", aux_uniform_weight, low=0.0, high=1.0)
-        aux_band_weight = check_real(
-            "aux_band_weight", aux_band_weight, low=0.0, high=1.0, high_open=True
-        )
-        target_accept = check_real(
-            "target_accept", target_accept, low=0.0, high=1.0, low_open=True, high_open=True
-        )
-        if not isinstance(integrate_latents, bool):
-            raise TypeError(
-                f"`integrate_latents` must be True or False; found {integrate_latents!r}"
-            )
-        if method == "exact":
-            defaults = cls()
-            given = {
-                "n_aux": n_aux,
-                "aux_proposal": aux_proposal,
-                "aux_uniform_weight": aux_uniform_weight,
-                "aux_band_weight": aux_band_weight,
-                "integrate_latents": integrate_latents,
-            }
-            for name, val in given.items():
-                if val != getattr(defaults, name):
-                    raise ValueError(
-                        f"`{name}` applies to method='mhaar' only (the exact sampler has no "
-                        f"auxiliary pairs); found {name}={val!r}"
-                    )
         if cores is not None:
             cores = check_positive_int("cores", cores)
         return cls(
-            method=method,
+            sampler=sampler,
             chains=chains,
             draws=draws,
             tune=tune,
-            thin=thin,
             max_time=max_time,
             log_likelihood=log_likelihood,
-            n_aux=n_aux,
-            aux_proposal=aux_proposal,
-            aux_uniform_weight=aux_uniform_weight,
-            aux_band_weight=aux_band_weight,
-            integrate_latents=integrate_latents,
-            target_accept=target_accept,
             cores=cores,
         )
 
     def record(self, out: dict) -> dict:
-        """Return the sampler's part of ``post.settings`` for a run that returned ``out``."""
+        """Return the sampler's part of ``post.settings`` for a run that returned ``out``.
+
+        The sampler's settings are its fields (``sampler_fields``), under their own names.
+        """
         rec = {
             "method": self.method,
             "chains": self.chains,
             "draws": int(out["eps"].shape[1]),
             "draws_requested": self.draws,
             "tune": self.tune,
-            "target_accept": self.target_accept,
+            **sampler_fields(self.sampler),
             "tuned_scales": out["scales"].tolist(),
         }
-        if self.method == "mhaar":
-            rec.update(
-                thin=self.thin,
-                n_aux=self.n_aux,
-                aux_proposal=self.aux_proposal,
-                aux_uniform_weight=self.aux_uniform_weight,
-                aux_band_weight=self.aux_band_weight,
-                integrate_latents=self.integrate_latents,
-            )
-        else:
+        if self.method == "exact":
             rec.update(
                 max_time=out["max_time"],
                 converged=out["converged"],
@@ -199,27 +140,19 @@ class SamplerSettings:
         left out (a time limit can only stop a run early; threads do not change the draws).
         Entries that a file of an earlier version lacks take today's defaults.
         """
-        method = settings.get("method", "exact")
-        keys = ["chains", "tune", "target_accept"]
-        if method == "exact":
-            keys.append("log_likelihood")
-        else:
-            keys += ["thin", "n_aux", "aux_proposal", "aux_uniform_weight", "aux_band_weight"]
-            keys.append("integrate_latents")
+        sampler = sampler_from_settings(settings)
+        keys = ["chains", "tune"] + (["log_likelihood"] if sampler.method == "exact" else [])
         given = {k: settings[k] for k in keys if k in settings}
-        return cls.build(method=method, draws=settings.get("draws"), **given)
+        return cls.build(sampler=sampler, draws=settings.get("draws"), **given)
 
     def to_python(self) -> str:
         """Return the sampler's arguments of ``bdp.estimate_epsilon``, as Python source."""
-        keys = ["chains", "draws", "tune"]
-        if self.method != "exact":
-            keys = ["method", *keys, "thin", "n_aux", "aux_proposal", "aux_uniform_weight"]
-            keys += ["aux_band_weight", "integrate_latents"]
-        elif not self.log_likelihood:
-            keys.append("log_likelihood")
-        if self.target_accept != SamplerSettings.target_accept:
-            keys.append("target_accept")
-        return ", ".join(f"{k}={getattr(self, k)!r}" for k in keys)
+        args = [f"{k}={getattr(self, k)!r}" for k in ("chains", "draws", "tune")]
+        if self.method == "exact" and not self.log_likelihood:
+            args.append("log_likelihood=False")
+        if self.sampler != Exact():
+            args.append(f"sampler={self.sampler.to_python()}")
+        return ", ".join(args)
 
 
 # -- the exact sampler ---------------------------------------------------------------------------
@@ -241,6 +174,7 @@ def run_exact(
     from . import _arviz
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
+    compile_first("exact", lambda: warm_up(Exact(), _likelihoods(model)))
     allc = model.counts
     grp = model.base_group
     kg = model.kernel_groups()
@@ -279,7 +213,7 @@ def run_exact(
         chain_rngs,
         starts,
         tune=cfg.tune,
-        target_accept=cfg.target_accept,
+        target_accept=cfg.sampler.target_accept,
         store_ll=False,  # computed afterwards, thinned and per distinct base (_pointwise)
         cores=cfg.cores,
     )
@@ -402,6 +336,7 @@ def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_)
     from samplers.mhaar import SamplerConfig
     from samplers.mhaar import run_mhaar as run_chains
 
+    compile_first("mhaar", lambda: warm_up(cfg.sampler, _likelihoods(model)))
     allc = model.counts
     prior = model.prior
     kg = model.kernel_groups()
@@ -419,16 +354,10 @@ def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_)
     tau0 = np.tile(kg["tau_start"], (chains, 1))
     rho0 = np.tile(kg["rho_start"], (chains, 1))
     config = SamplerConfig(
-        draws=MHAAR_DEFAULT_DRAWS if cfg.draws is None else cfg.draws,
+        draws=MHAAR.default_draws if cfg.draws is None else cfg.draws,
         tune=cfg.tune,
         chains=chains,
-        thin=cfg.thin,
-        n_aux=cfg.n_aux,
-        aux_proposal=cfg.aux_proposal,
-        aux_uniform_weight=cfg.aux_uniform_weight,
-        aux_band_weight=cfg.aux_band_weight,
-        integrate_latents=cfg.integrate_latents,
-        target_accept=cfg.target_accept,
+        **sampler_fields(cfg.sampler),  # each field of bdp.MHAAR is one of the kernel's
         cores=cfg.cores,
     )
     group_arrays = {
@@ -462,3 +391,22 @@ def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_)
 
 #: method -> the function that runs it on a Model.
 SAMPLERS = {"exact": run_exact, "mhaar": run_mhaar}
+
+
+# -- compiling ahead -----------------------------------------------------------------------------
+def _likelihoods(model: Model) -> list[str]:
+    return sorted({g.likelihood for g in model.groups})
+
+
+def warm_up(sampler: Exact | MHAAR, likelihoods) -> None:
+    """Run ``sampler`` briefly on tiny counts of each likelihood: compiles its kernels.
+
+    The runs go through :data:`SAMPLERS`, as real runs do (the exact sampler with the
+    pointwise log-likelihood), so they compile what real runs use.
+    """
+    counts = AttackCounts(fp=[3, 4], n_neg=20, fn=[9, 8], n_pos=20)
+    cfg = SamplerSettings.build(sampler=sampler, chains=1, draws=20, tune=20)
+    auto = AutoLength(20, 20, 2.0, 1.0, np.inf)
+    for lik in likelihoods:
+        model = Model.build(Evidence(counts, likelihood=lik, name="tiny"), delta=1e-5)
+        SAMPLERS[sampler.method](model, cfg, np.random.default_rng(0), auto=auto)

@@ -494,7 +494,8 @@ def sbc_replicate(
     chains, draws, tune : int
         Sampler settings.
     **estimate_kwargs
-        Passed on to :func:`bayes_dp.estimate_epsilon` (e.g. ``method``, ``integrate_latents``).
+        Passed on to :func:`bayes_dp.estimate_epsilon` (e.g.
+        ``sampler=bdp.MHAAR(integrate_latents=True)``).
 
     Returns
     -------

@@ -5,6 +5,7 @@ posterior of eps, prints the summary and writes ``DIR/posterior.nc`` and ``DIR/r
 ``bayes-dp report DIR/posterior.nc`` (re)writes the HTML report of a saved posterior.
 ``bayes-dp plan --eps 3 --s 0.7 --delta 1e-5 --bases 10 --n 100 1000 --claim 2`` predicts what
 candidate audit designs will show (:func:`bayes_dp.plan_audit`).
+``bayes-dp precompile`` compiles the numba kernels ahead (:func:`bayes_dp.precompile`).
 ``--json`` prints one JSON object to stdout instead of the table; log lines go to stderr
 (``--quiet`` silences them); ``bayes-dp --version`` prints the version.
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import difflib
 import io
 import json
@@ -52,7 +54,9 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _first_run
 from .exceptions import TimeBudgetError
+from .sampler_settings import Exact, option_name, parse_field
 
 __all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
 
@@ -484,8 +488,9 @@ def _parser() -> argparse.ArgumentParser:
         "--tune",
         type=_number(int, 0),
         default=None,
-        help="warm-up iterations per chain (default 1000)",
+        help=f"warm-up iterations per chain (default {Exact.default_tune})",
     )
+    _add_sampler_options(e, Exact)
     _add_prior_options(
         e,
         "--s",
@@ -561,7 +566,49 @@ def _parser() -> argparse.ArgumentParser:
 
     add_gdp_parser(sub, common)
     _add_plan_parser(sub, common)
+    sub.add_parser(
+        "precompile",
+        parents=[common],
+        help="compile the numba kernels ahead (Docker images, CI caches)",
+        description="Compile every numba kernel once on tiny inputs (bayes_dp.precompile), "
+        "filling numba's on-disk cache (__pycache__ next to the kernels, or NUMBA_CACHE_DIR), "
+        "so that later runs do not compile. Prints the seconds of each step.",
+        epilog="example: NUMBA_CACHE_DIR=/opt/numba-cache bayes-dp precompile",
+    )
     return p
+
+
+def _add_sampler_options(p, cls) -> None:
+    """Add one option per field of the settings class ``cls``, named, typed and checked by it.
+
+    A value the class refuses is a usage error (exit status 2) naming the option.
+    """
+
+    def parser(name):
+        def parse(text: str):
+            try:
+                return parse_field(cls, name, text)
+            except ValueError as e:
+                raise argparse.ArgumentTypeError(str(e)) from None
+
+        parse.__name__ = type(getattr(cls, name)).__name__  # argparse names it in its messages
+        return parse
+
+    for f in dataclasses.fields(cls):
+        p.add_argument(
+            option_name(f.name),
+            dest=f.name,
+            type=parser(f.name),
+            default=None,
+            metavar=f.name.upper(),
+            help=f"{f.metadata['help']} (default {f.default!r})",
+        )
+
+
+def _sampler_from_args(args, cls):
+    """Return the settings object of ``cls`` given by the options of ``_add_sampler_options``."""
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in given.items() if v is not None})
 
 
 def _add_prior_options(p, fixed_flag: str, fixed_help: str) -> None:
@@ -966,7 +1013,7 @@ def _estimate(args, out, log) -> dict:
         named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
     log(f"read {n_bases} challenge bases from {args.counts} in {named}")
     prior = _prior_from_args(args)
-    tune = 1000 if args.tune is None else args.tune
+    tune = Exact.default_tune if args.tune is None else args.tune
     if args.draws is None:
         budget = 600.0 if args.max_time is None else args.max_time
         length = f"until r_hat <= 1.01 and bulk and tail ESS >= 4000 (at most {budget:g} s)"
@@ -996,6 +1043,7 @@ def _estimate(args, out, log) -> dict:
             chains=args.chains,
             draws=args.draws,
             tune=args.tune,
+            sampler=_sampler_from_args(args, Exact),
             max_time=args.max_time,
             seed=args.seed,
             cores=args.cores,
@@ -1059,6 +1107,20 @@ def _estimate(args, out, log) -> dict:
         "report": None if html_path is None else str(html_path),
     }
     return result
+
+
+def _precompile(args, out, log) -> dict:
+    """``bayes-dp precompile``: fill numba's compile cache, print the seconds per step."""
+    from .compile_cache import precompile
+
+    log("compiling every kernel on tiny inputs (a warm cache only loads them)")
+    took = precompile(verbose=not args.quiet)
+    total = sum(took.values())
+    if not args.json:
+        for name, sec in took.items():
+            print(f"{sec:7.1f} s  {name}", file=out)
+        print(f"{total:7.1f} s  in all", file=out)
+    return {"exit_status": 0, "compiled": took, "seconds": total}
 
 
 def _report(args, out, log) -> dict:
@@ -1150,9 +1212,19 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("ignore", FutureWarning)
             from ._cli_gdp import run_gdp
 
-            commands = {"estimate": _estimate, "report": _report, "gdp": run_gdp, "plan": _plan}
+            commands = {
+                "estimate": _estimate,
+                "report": _report,
+                "gdp": run_gdp,
+                "plan": _plan,
+                "precompile": _precompile,
+            }
             run = commands[args.command]
-            result = run(args, out, log)
+            quiet, _first_run.QUIET = _first_run.QUIET, args.quiet  # the notice is a log line
+            try:
+                result = run(args, out, log)
+            finally:
+                _first_run.QUIET = quiet
     except TimeBudgetError as e:
         return fail(NOT_CONVERGED, str(e).replace("`max_time`", "--max-time"))
     except NotImplementedError as e:

@@ -24,7 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # pragma: no cover
+from .thresholds import ACCEPT_RANGE, AUTO_ESS_MIN, AUTO_MAX_DRAWS, ESS_PER_CHAIN_MIN, RHAT_MAX
+
+if TYPE_CHECKING:  # pragma: no cover (for type checkers: this module does not import Posterior)
     from .posterior import Posterior
 
 __all__ = [
@@ -39,12 +41,6 @@ __all__ = [
     "stopping_rule",
 ]
 
-#: r_hat above this value is reported.
-RHAT_MAX = 1.01
-#: Bulk or tail ESS below this many per chain is reported.
-ESS_PER_CHAIN_MIN = 100
-#: Acceptance rates outside this range are reported (the warm-up tunes towards 0.3).
-ACCEPT_RANGE = (0.1, 0.6)
 
 #: Every statistic and diagnostic the summary table, the report and ``bayes-dp`` show, in plain
 #: words (:func:`glossary` picks the entries a run shows).
@@ -92,6 +88,9 @@ GLOSSARY = {
 }
 
 
+#: What :func:`findings` reads of a posterior.
+_POSTERIOR_ATTRS = ("diagnostics", "settings", "converged", "n_chains", "n_draws", "acceptance")
+
 #: Kinds of finding that say the chains may not have converged or mixed enough.
 CONVERGENCE_KINDS = ("not_converged", "r_hat", "ess_bulk", "ess_tail")
 
@@ -137,11 +136,7 @@ def stopping_rule() -> str:
     >>> stopping_rule()
     'every variable reached r_hat <= 1.01 and bulk and tail ESS >= 4000'
     """
-    from .estimate import AUTO_ESS_MIN, AUTO_RHAT_MAX
-
-    return (
-        f"every variable reached r_hat <= {AUTO_RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}"
-    )
+    return f"every variable reached r_hat <= {RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}"
 
 
 def glossary(terms=None) -> dict[str, str]:
@@ -189,9 +184,7 @@ def _worst(diag: dict) -> str:
 
     That is the highest r_hat above it, else the smallest ESS.
     """
-    from .estimate import AUTO_RHAT_MAX
-
-    high = [v for v, d in diag.items() if not d["r_hat"] <= AUTO_RHAT_MAX]
+    high = [v for v, d in diag.items() if not d["r_hat"] <= RHAT_MAX]
     if high:
         return max(high, key=lambda v: diag[v]["r_hat"])
     return min(diag, key=lambda v: min(diag[v]["ess_bulk"], diag[v]["ess_tail"]))
@@ -205,8 +198,6 @@ def _not_converged(posterior: Posterior, diag: dict) -> Finding:
         why = f"its time budget{f' of {budget:g} s' if budget else ''} ran out"
         todo = "Run again with more time (max_time, or --max-time on the command line)."
     elif reason == "max_draws":
-        from .estimate import AUTO_MAX_DRAWS
-
         why = f"it reached the largest run the sampler makes ({AUTO_MAX_DRAWS} draws per chain)"
         todo = (
             "The chains mix too slowly for an automatic run: look at the trace plots, or run a "
@@ -258,9 +249,8 @@ def findings(posterior: Posterior) -> list[Finding]:
     r_hat 1.740 for eps (should be <= 1.01): the chains have not reached the same
     distribution; run longer (more draws and tune).
     """
-    from .posterior import Posterior
-
-    if not isinstance(posterior, Posterior):
+    # checked by what is used rather than by class: this module does not import Posterior
+    if not all(hasattr(posterior, a) for a in _POSTERIOR_ATTRS):
         raise TypeError(
             f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
         )

@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
-import importlib.metadata
-import platform
 import warnings
 
 import numpy as np
 
 from . import _progress
-from ._sampling import DEFAULT_TUNE, METHODS, SAMPLERS, AutoLength, SamplerSettings  # noqa: F401
-from ._validation import as_generator
+from ._run_record import _generator, _versions
+from ._sampling import SAMPLERS, AutoLength, SamplerSettings
+from .diagnostics import findings
+from .exceptions import ConvergenceWarning, OutputSkippedWarning
 from .model import Model
 from .posterior import Posterior
 from .priors import Prior
+from .sampler_settings import (
+    DEPRECATED_KEYWORDS,
+    DEPRECATED_UNTIL,
+    MHAAR,
+    Exact,
+    sampler_from_keywords,
+)
+from .thresholds import (
+    AUTO_ESS_MIN,
+    AUTO_FIRST_DRAWS,
+    AUTO_MAX_DRAWS,
+    AUTO_MAX_TIME,
+    RHAT_MAX,
+)
 
 __all__ = ["estimate_epsilon"]
 
@@ -23,34 +37,36 @@ def estimate_epsilon(
     *,
     delta: float,
     prior: Prior | None = None,
-    method: str = "exact",
+    sampler: Exact | MHAAR | None = None,
     chains: int = 4,
     draws: int | None = None,
     tune: int | None = None,
     seed=None,
-    thin: int | None = None,
     max_time: float | None = None,
     log_likelihood: bool = True,
     progress=None,
-    n_aux: int = 16,
-    aux_proposal: str = "normal",
-    aux_uniform_weight: float = 0.05,
-    aux_band_weight: float = 0.0,
-    integrate_latents: bool = False,
-    target_accept: float = 0.3,
     cores: int | None = None,
     check: bool = True,
+    **deprecated,
 ) -> Posterior:
     """Sample the posterior of eps (and the attack strengths) from attack error counts.
 
     The latent error probabilities (alpha_i, beta_i) of each challenge base are a priori
-    uniform on the band R(eps, delta) minus R(s eps, s delta).  ``method="exact"`` (default)
-    integrates them out of each base's likelihood by quadrature and runs an adaptive
+    uniform on the band R(eps, delta) minus R(s eps, s delta).  ``sampler=bdp.Exact()``
+    (default) integrates them out of each base's likelihood by quadrature and runs an adaptive
     random-walk Metropolis sampler with a ridge move over (eps, s, tau, rho): no Monte Carlo
     noise in the acceptance ratio, so it mixes at s near 1, for perfect attacks and for
-    thousands of bases.  ``method="mhaar"`` runs the paper's Algorithm 1 (Yildirim et al.):
-    Metropolis-Hastings with acceptance ratios averaged over K auxiliary pairs per base.
+    thousands of bases.  ``sampler=bdp.MHAAR()`` runs the paper's Algorithm 1 (Yildirim et
+    al.): Metropolis-Hastings with acceptance ratios averaged over K auxiliary pairs per base.
     ``docs/model.md`` compares the two.
+
+    Where each setting lives: the settings object (:class:`~bayes_dp.Exact`,
+    :class:`~bayes_dp.MHAAR`) holds how the chains move, i.e. what exists for one method only
+    (MHAAR's auxiliary pairs, ``thin``) and the tuning of the moves (``target_accept``), so a
+    setting of the other method cannot be given by mistake.  The keywords below are what any
+    run is asked for whatever its sampler: chains, length (``draws``, ``tune``, ``max_time``),
+    threads, what to keep, seed and checks.  ``tune`` is common to both, with each sampler's
+    own default (``default_tune``).
 
     Parameters
     ----------
@@ -60,8 +76,8 @@ def estimate_epsilon(
         The known DP delta, in [0, 1).
     prior : Prior, optional
         Priors of eps and s; default ``Prior()`` = HalfNormal(10) and Beta(1, 1).
-    method : {"exact", "mhaar"}
-        The sampler (see above).
+    sampler : Exact or MHAAR, optional
+        The sampler and its settings (default ``bdp.Exact()``; see above).
     chains : int
         Number of chains (default 4), run in threads.
     draws : int, optional
@@ -70,15 +86,16 @@ def estimate_epsilon(
         draws per chain first, at most 200,000), or until ``max_time`` runs out;
         ``post.converged`` and ``post.settings["stop_reason"]`` say which.  Extending a run
         gives the same draws as asking for its final length at once.  With
-        ``method="mhaar"`` the default is a fixed 5,000 draws per chain, judged only by
+        ``sampler=bdp.MHAAR()`` the default is a fixed 5,000 draws per chain, judged only by
         ``check`` (``post.converged`` is None).
     tune : int, optional
-        Warm-up iterations per chain (default 1,000 exact, 2,000 MHAAR).
+        Warm-up iterations per chain (default: the sampler's ``default_tune``, 1,000 for
+        ``Exact``, 2,000 for ``MHAAR``).
     max_time : float, optional
-        Time budget in seconds (method "exact"), counted from the start of the sampler's
-        set-up (compilation on a first run included). Default: 600 s when ``draws=None``, no
-        limit when ``draws`` is given. When it runs out first, the draws so far are returned,
-        ``post.converged`` is False and (with ``check``) a
+        Time budget in seconds (exact sampler; MHAAR runs its fixed length), counted from the
+        start of the sampler's set-up (compilation on a first run included). Default: 600 s
+        when ``draws=None``, no limit when ``draws`` is given. When it runs out first, the
+        draws so far are returned, ``post.converged`` is False and (with ``check``) a
         :class:`~bayes_dp.exceptions.ConvergenceWarning` says so.
     log_likelihood : bool
         Keep each base's log-likelihood (ArviZ's ``log_likelihood`` group, for ``az.loo``);
@@ -97,43 +114,16 @@ def estimate_epsilon(
         change the draws.
     seed : int, numpy.random.Generator or None
         Seeds everything; each chain gets an independent stream (``Generator.spawn``).
-    thin : int
-        MHAAR iterations per stored draw (default 2): the chain runs ``tune + thin * draws``
-        iterations and keeps every ``thin``-th state, so ``draws`` carry more information
-        without more memory.
-    n_aux : int
-        K, auxiliary pairs per challenge base and move (>= 2; the paper used 1000 with uniform
-        proposals). With the default likelihood-shaped proposals 8 suffices for the paper's
-        10-base case but not for 20 bases, where chains stick (``benchmarks/bench_sampler.py``),
-        hence the default 16.
-    aux_proposal : {"normal", "likelihood", "uniform"}
-        Proposal of the auxiliary pairs of binomial groups: truncated normals shaped like the
-        likelihood (default, fastest), the binomial likelihood's Beta shape, or uniform
-        (reproduces the paper). Over-dispersed groups use a bivariate normal that follows
-        their (tau, rho), mixed with draws from R_s near the data, unless "uniform" is asked
-        for (see ``docs/correlated.md``).
-    aux_uniform_weight : float
-        Weight of the defensive uniform part of the auxiliary proposal, in [0, 1].
-    aux_band_weight : float
-        Weight, in [0, 1), of the part of the binomial groups' auxiliary proposal that draws
-        uniformly from the bands R_s of the current and the proposed state (half each). It
-        keeps the averaged acceptance ratio stable when the band is thin (s near 1); 0 gives
-        the proposal of ``aux_proposal`` alone. (Over-dispersed groups always have such a
-        part, restricted to a box around the data, of weight 0.5.)
-    integrate_latents : bool
-        For over-dispersed groups ("bivariate_normal", "beta_binomial"), integrate each base's
-        latent (alpha, beta) out by quadrature over R_s (adaptive Gauss-Kronrod in the rates'
-        standard scores, relative error goal 1e-4) instead of averaging over auxiliary pairs
-        (default False). Exact up to the quadrature and with the best mixing per iteration,
-        but each integral costs tens of microseconds: about 5x fewer effective draws of eps
-        per second on the 20-base benchmark (see ``docs/correlated.md``).
-    target_accept : float
-        Acceptance rate the warm-up tunes both moves to, in (0, 1).
     cores : int, optional
         Threads for the chains (default: all cores).
     check : bool
         Emit :class:`~bayes_dp.exceptions.ConvergenceWarning` when r_hat > 1.01 or ESS is small,
         or when an automatic-length run stopped before it converged.
+    **deprecated
+        The sampler keywords of version 0.1 (``method``, ``thin``, ``n_aux``,
+        ``aux_proposal``, ``aux_uniform_weight``, ``aux_band_weight``, ``integrate_latents``,
+        ``target_accept``) still work, with a ``DeprecationWarning`` that names the
+        ``sampler=`` to pass instead, until version 0.2.0.
 
     Returns
     -------
@@ -154,28 +144,23 @@ def estimate_epsilon(
     >>> post.var_names
     ['eps']
     """
+    if deprecated:
+        sampler = _deprecated_keywords(deprecated, sampler)
     model = Model.build(counts, delta=delta, prior=prior)
     cfg = SamplerSettings.build(
-        method=method,
+        sampler=sampler,
         chains=chains,
         draws=draws,
         tune=tune,
-        thin=thin,
         max_time=max_time,
         log_likelihood=log_likelihood,
-        n_aux=n_aux,
-        aux_proposal=aux_proposal,
-        aux_uniform_weight=aux_uniform_weight,
-        aux_band_weight=aux_band_weight,
-        integrate_latents=integrate_latents,
-        target_accept=target_accept,
         cores=cores,
     )
     progress_owned = progress is None or progress is True  # a bar made here is closed here
     progress = _progress.resolve(progress)  # method "mhaar" shows no progress
     model.check_method(cfg.method)
     rng, seed_record = _generator(seed)
-    auto = AutoLength(AUTO_FIRST_DRAWS, AUTO_MAX_DRAWS, AUTO_RHAT_MAX, AUTO_ESS_MIN, AUTO_MAX_TIME)
+    auto = AutoLength(AUTO_FIRST_DRAWS, AUTO_MAX_DRAWS, RHAT_MAX, AUTO_ESS_MIN, AUTO_MAX_TIME)
     out = SAMPLERS[cfg.method](
         model, cfg, rng, auto=auto, progress=progress, progress_owned=progress_owned
     )
@@ -188,25 +173,36 @@ def estimate_epsilon(
         except Warning:  # warnings turned into errors by a filter are the caller's choice
             raise
         except Exception as e:  # a finished run is never lost to its diagnostics
-            from .exceptions import OutputSkippedWarning
-
             why = f"{type(e).__name__}: {e}"
             msg = f"the convergence check failed ({why}); the draws are returned unchecked"
             warnings.warn(OutputSkippedWarning(msg, output="check", reason=why), stacklevel=2)
     return post
 
 
-def _generator(seed) -> tuple[np.random.Generator, int | str]:
-    """Return the run's Generator, and the seed as recorded.
+def _deprecated_keywords(deprecated: dict, sampler) -> Exact | MHAAR:
+    """Return the settings object that the sampler keywords of earlier versions ask for.
 
-    The seed is fresh entropy when ``seed`` is None.
+    Warns (DeprecationWarning) naming the replacement; unknown keywords raise TypeError.
     """
-    if seed is None:
-        # record fresh entropy so that the run can be reproduced
-        entropy = np.random.SeedSequence().entropy
-        return np.random.default_rng(entropy), entropy
-    rng = as_generator(seed)
-    return rng, int(seed) if isinstance(seed, (int, np.integer)) else "Generator"
+    unknown = sorted(set(deprecated) - set(DEPRECATED_KEYWORDS))
+    if unknown:
+        raise TypeError(f"estimate_epsilon() got an unexpected keyword argument {unknown[0]!r}")
+    if sampler is not None:
+        raise TypeError(
+            f"give the sampler's settings either as `sampler` or as the deprecated keywords "
+            f"{sorted(deprecated)}, not both; found sampler={sampler!r}"
+        )
+    if deprecated.get("thin", 0) is None:  # thin=None was the method's default
+        deprecated = {k: v for k, v in deprecated.items() if k != "thin"}
+    new = sampler_from_keywords(deprecated)
+    old = ", ".join(f"{k}={v!r}" for k, v in deprecated.items())
+    warnings.warn(
+        f"estimate_epsilon's sampler keywords are deprecated and stop working in version "
+        f"{DEPRECATED_UNTIL}: instead of {old}, pass sampler={new.to_python(every=False)}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return new
 
 
 def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Posterior:
@@ -246,34 +242,7 @@ def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Po
 
 def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
     """ConvergenceWarning for a run that stopped (time or size limit) before it converged."""
-    from .diagnostics import findings
-    from .exceptions import ConvergenceWarning
-
     for f in findings(post):
         if f.kind == "not_converged":
             d = post.diagnostics()[f.var]
             warnings.warn(ConvergenceWarning(f.message, var=f.var, **d), stacklevel=stacklevel + 1)
-
-
-#: Automatic run length of the exact sampler: first round, largest round, the criteria every
-#: sampled variable must meet, and the default time budget in seconds.
-AUTO_FIRST_DRAWS = 1000
-AUTO_MAX_DRAWS = 200_000
-AUTO_RHAT_MAX = 1.01
-#: ESS target of the automatic run length, bulk and tail.  The issue's bar is ESS_bulk >= 400
-#: and quantiles within 1.5 probability points of the exact posterior, but the Monte Carlo sd of
-#: F(estimated q-quantile) is sqrt(q (1 - q) / ESS): at 400, 1.1 points at 5%/95% and 2.5 at the
-#: median.  At 2,000 a stress row missed at seed 0 (1.61; 0.16 with 4 x 25,000 draws: noise, not
-#: bias); 4,000 gives 0.35 points at 5%/95% and 0.8 at the median (docs/model.md).
-AUTO_ESS_MIN = 4000
-AUTO_MAX_TIME = 600.0
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in ("bayes-dp", "numpy", "scipy", "numba", "arviz"):
-        try:
-            out[pkg] = importlib.metadata.version(pkg)
-        except importlib.metadata.PackageNotFoundError:  # pragma: no cover
-            out[pkg] = "unknown"
-    return out

@@ -20,6 +20,7 @@ import numpy as np
 from scipy import special
 
 from ._gaussians import gaussian_epsilon_array, gaussian_mechanism_delta
+from ._grid import GRID_COARSE, refine_grid, s_cells, sample_grid
 from ._validation import (
     check_delta,
     check_int_array,
@@ -430,14 +431,6 @@ def laplace_log_marginal(m, a, b, *, tol: float = 1e-8, max_iter: int = 200):
 
 
 # -- the grid posterior ---------------------------------------------------------------------------
-#: Points of the coarse grid of mu, of each group's fine grid, and cells of the s grid.
-GRID_COARSE = 400
-GRID_FINE = 400
-GRID_S = 100
-#: A group's fine grid covers the in-shifts whose log marginal is within this of its maximum.
-GRID_SPAN_LOG = 40.0
-
-
 @dataclass
 class _Group:
     ev: GdpEvidence
@@ -459,47 +452,6 @@ class _Group:
         return math.sqrt(2.0) * float(special.ndtri(auc))
 
 
-def refine_grid(coarse: np.ndarray, log_liks: list[np.ndarray]) -> np.ndarray:
-    """Add to ``coarse`` a fine grid (``GRID_FINE`` cells) where each log likelihood is high.
-
-    Each curve (values on ``coarse``) gets fine points over the coarse cells where it is within
-    ``GRID_SPAN_LOG`` of its maximum, so that the posterior's peak is resolved however narrow.
-    """
-    pts = [coarse]
-    for lz in log_liks:
-        near = np.flatnonzero(lz >= np.max(lz) - GRID_SPAN_LOG)
-        lo = coarse[max(near[0] - 1, 0)]
-        hi = coarse[min(near[-1] + 1, coarse.size - 1)]
-        pts.append(np.linspace(lo, hi, GRID_FINE + 1))
-    return np.unique(np.concatenate(pts))
-
-
-def sample_grid(grid, log_lik, prior, s, s_edges, n: int, rng):
-    """Draw (theta, s) from a posterior tabulated on cells of theta x cells of s.
-
-    ``log_lik`` (cells of theta, cells of s) is the log likelihood at the cells' midpoints
-    (theta) and at the prior-median of each s cell. A cell is drawn with probability
-    proportional to prior x likelihood x width (s cells carry equal prior mass), then theta
-    uniformly in its cell and s from the prior restricted to its cell. Returns theta, s and
-    the flat index of each draw's cell.
-    """
-    from scipy import stats
-
-    mid = 0.5 * (grid[1:] + grid[:-1])
-    width = np.diff(grid)
-    with np.errstate(divide="ignore"):
-        logp = log_lik + (prior.logpdf(mid) + np.log(width))[:, None]
-    prob = np.exp(logp - np.max(logp))
-    prob /= prob.sum()
-    cell = rng.choice(prob.size, size=n, p=prob.ravel())
-    i_t, i_s = np.unravel_index(cell, prob.shape)
-    theta = grid[i_t] + rng.random(n) * width[i_t]
-    if s_edges is None:
-        return theta, np.full(n, float(s)), cell
-    u = s_edges[i_s] + rng.random(n) * (s_edges[i_s + 1] - s_edges[i_s])
-    return theta, stats.beta.ppf(u, s.a, s.b), cell
-
-
 def _interval_mean(gr: _Group, lo, hi):
     """Mean of exp(log_z - max) over [lo, hi] (its value at the middle when the span is tiny)."""
     grid = gr.grid
@@ -509,20 +461,6 @@ def _interval_mean(gr: _Group, lo, hi):
     with np.errstate(divide="ignore", invalid="ignore"):
         quot = (np.interp(hi, grid, gr.cum) - np.interp(lo, grid, gr.cum)) / span
     return np.where(span > 2.0 * cell, quot, mid)
-
-
-def s_cells(s):
-    """Return the s of each cell (prior median) and the cells' edges in prior probability.
-
-    A fixed s is one cell with no edges (None).
-    """
-    if isinstance(s, Beta):
-        from scipy import stats
-
-        p = np.linspace(0.0, 1.0, GRID_S + 1)
-        mid = stats.beta.ppf(0.5 * (p[1:] + p[:-1]), s.a, s.b)
-        return mid, p
-    return np.array([float(s)]), None
 
 
 def estimate_gdp(
@@ -594,7 +532,7 @@ def estimate_gdp(
     >>> bool(lo < 1.0 < hi)
     True
     """
-    from .estimate import _generator, _versions
+    from ._run_record import _generator, _versions
     from .posterior import Posterior
 
     evidence = _evidence_list(in_scores, out_scores, bins)

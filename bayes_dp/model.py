@@ -281,10 +281,12 @@ class Model:
         likelihoods that support it (binomial); each group's likelihood must support
         ``method`` (:attr:`bayes_dp.likelihoods.Likelihood.methods`).
         """
+        name = {"exact": "bdp.Exact()", "mhaar": "bdp.MHAAR()"}
         if self.s_fixed and float(self.prior.s) == 1.0:
             if method != "exact":
                 raise ValueError(
-                    f"s = 1 (`prior.s=1.0`) needs method='exact'; found method={method!r}"
+                    f"s = 1 (`prior.s=1.0`) needs sampler={name['exact']}; found "
+                    f"sampler={name.get(method, method)}"
                 )
             bad = [
                 g.name
@@ -300,7 +302,8 @@ class Model:
             if method not in spec.methods:
                 raise ValueError(
                     f"the {spec.name!r} likelihood of group {g.name!r} is not supported by "
-                    f"method={method!r}; use one of {list(spec.methods)}"
+                    f"sampler={name.get(method, method)}; use "
+                    f"{' or '.join(name.get(m, m) for m in spec.methods)}"
                 )
 
     # -- arrays for the samplers ---------------------------------------------------------------

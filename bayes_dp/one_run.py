@@ -249,8 +249,8 @@ def estimate_one_run(
     >>> bool(lo < float(np.log(0.7 / 0.3)) < hi)
     True
     """
-    from .estimate import _generator, _versions
-    from .gdp import GRID_COARSE, refine_grid, s_cells, sample_grid
+    from ._grid import GRID_COARSE, refine_grid, s_cells, sample_grid
+    from ._run_record import _generator, _versions
     from .posterior import Posterior
 
     if not isinstance(counts, OneRunCounts):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._first_run import compile_first
 from ._validation import as_generator, check_delta, check_positive_int, check_real
 from .observations import AttackCounts
 from .priors import Prior
@@ -757,6 +758,7 @@ def plan_audit(
     hi = np.full_like(lo, np.nan)
     p_above = np.full_like(lo, np.nan)
     ceiling = np.full(len(designs), np.nan)
+    compile_first("plan", _warm_up)
     with ThreadPoolExecutor(max_workers=min(cores, len(tasks))) as pool:
         try:
             for (k, r, _), g in pool.map(one, tasks):
@@ -789,3 +791,8 @@ def plan_audit(
         seed=seed_record,
         seconds=time.perf_counter() - t0,
     )
+
+
+def _warm_up() -> None:
+    """Plan one tiny audit: compiles the planner's kernels (see ``bayes_dp._first_run``)."""
+    plan_audit({"eps": 2.0, "s": 0.5}, {"bases": 2, "n": 100}, delta=1e-5, reps=1, seed=0)

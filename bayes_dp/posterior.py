@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from . import _arviz
+from ._gaussians import gaussian_epsilon_array
 from ._validation import check_prob, check_real
 from .diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX  # noqa: F401 (defined there, kept here)
 from .exceptions import ConvergenceWarning
@@ -211,9 +212,9 @@ class Posterior:
                 f"`epsilon_at` needs draws of mu (a posterior of bayes_dp.estimate_gdp); this one "
                 f"has {self.var_names}"
             )
-        from .gdp import gdp_epsilon
-
-        return gdp_epsilon(self._draws["mu"], delta)
+        # the draws of mu are finite and >= 0: only delta needs a check (as in gdp_epsilon)
+        delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        return gaussian_epsilon_array(self._draws["mu"], delta)
 
     # -- statistics ------------------------------------------------------------------------
     def mean(self, var: str = "eps") -> float:
@@ -430,6 +431,8 @@ class Posterior:
                 f"the HTML report does not cover {model!r} posteriors yet (estimate_gdp, "
                 "estimate_one_run); use summary(), settings['fit_check'] and to_netcdf()"
             )
+        # The package's one lazy import of a module that imports this one: the report draws
+        # plots of a Posterior (tests/test_import_graph.py allows this edge and no other).
         from .report import write_report
 
         return write_report(self, path, **kwargs)

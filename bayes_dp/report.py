@@ -31,8 +31,10 @@ from ._files import atomic_path
 from ._validation import check_prob
 from .claim import audit_claim
 from .diagnostics import ACCEPT_RANGE, ESS_PER_CHAIN_MIN, RHAT_MAX, findings, glossary  # noqa: F401
+from .observations import AttackCounts
 from .posterior import ROUGH_REWEIGHTING, Posterior
 from .region import classical_epsilon, clopper_pearson_epsilon
+from .sampler_settings import cli_options
 
 __all__ = ["write_report", "plain_warnings"]
 
@@ -301,8 +303,6 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
         why.append("fixed tau or rho of a group")
     if not isinstance(st.get("seed"), int):
         why.append("a numpy Generator as seed")
-    if cfg.target_accept != 0.3:
-        why.append(f"target_accept={cfg.target_accept!r}")
     if not cfg.log_likelihood:
         why.append("log_likelihood=False")
     if why:
@@ -325,6 +325,7 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
     cmd = ["bayes-dp estimate counts.csv", f"--delta {model.delta!r}", "--out results"]
     cmd += [f"--seed {st['seed']}", f"--chains {cfg.chains}", f"--tune {cfg.tune}"]
     cmd.append(f"--draws {cfg.draws}")
+    cmd += cli_options(cfg.sampler)  # the command runs the exact sampler, its options by field
     if prior.eps.scale != 10.0:
         cmd.append(f"--prior-eps-scale {prior.eps.scale!r}")
     if prior.s_fixed:
@@ -576,7 +577,7 @@ def write_report(
         + "</dl>"
     )
     if groups and delta is not None:
-        allc = plots._all_counts(posterior)
+        allc = AttackCounts.concat([c for _, c in groups])  # the groups shown above
         point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))
         clo, chi = clopper_pearson_epsilon(
             allc.fp, allc.n_neg, allc.fn, allc.n_pos, delta, confidence

@@ -1,9 +1,10 @@
 """Speed of the two samplers: ESS_bulk/s of every variable, the scale curve, the first run.
 
 1. ESS/s: the paper's strong-attack counts (Sec. 4.1, 10 bases, N = 1000, delta = 1e-5) with s
-   free and with s fixed at 0.95, for ``method="exact"`` (the default) and ``method="mhaar"``
-   (Alg. 1 with its default auxiliary proposals), 4 chains at fixed lengths.  ESS/s is the
-   smallest ESS_bulk over the variables divided by the wall time (compilation excluded).
+   free and with s fixed at 0.95, for ``sampler=bdp.Exact()`` (the default) and
+   ``sampler=bdp.MHAAR()`` (Alg. 1 with its default auxiliary proposals), 4 chains at fixed
+   lengths.  ESS/s is the smallest ESS_bulk over the variables divided by the wall time
+   (compilation excluded).
 2. Scale: 10 to 1,000 bases at N = 100 (counts drawn from the model, s free), each method at
    its default run length (``draws=None``; exact: until r_hat <= 1.01 and bulk and tail ESS >=
    4,000, within ``--max-time`` seconds; MHAAR: a fixed 5,000 draws per chain); prints
@@ -59,7 +60,7 @@ def _run(counts, prior, method, draws, tune, max_time=None):
             counts,
             delta=1e-5,
             prior=prior,
-            method=method,
+            sampler=bdp.MHAAR() if method == "mhaar" else bdp.Exact(),
             chains=4,
             draws=draws,
             tune=tune,

@@ -45,7 +45,7 @@ def sbc(
         n_neg=[n] * N_BASES,
         n_pos=[n] * N_BASES,
         likelihood=likelihood,
-        **({"method": "mhaar", "integrate_latents": True} if integrate_latents else {}),
+        **({"sampler": bdp.MHAAR(integrate_latents=True)} if integrate_latents else {}),
     )
     return run_sbc(replicate, reps, seed=seed, n_jobs=n_jobs, level=0.9, thin=10)
 

@@ -99,12 +99,14 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="only the quick subset of cases")
     ap.add_argument("--out", help="write the markdown table to this file")
     ap.add_argument("--cases", help="comma-separated case names (default: all or --quick)")
-    ap.add_argument("--method", help="passed as method= to estimate_epsilon when given")
+    ap.add_argument(
+        "--method", choices=("exact", "mhaar"), help="the sampler (default exact; MHAAR's defaults)"
+    )
     ap.add_argument("--kw", nargs="*", help="extra estimate_epsilon arguments, key=value")
     args = ap.parse_args(argv)
     extra = _kw(args.kw)
     if args.method is not None:
-        extra["method"] = args.method
+        extra["sampler"] = bdp.MHAAR() if args.method == "mhaar" else bdp.Exact()
     if args.cases:
         cases = [sc.CASES[n] for n in args.cases.split(",")]
     else:

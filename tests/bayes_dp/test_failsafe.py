@@ -269,14 +269,14 @@ def test_not_converged_exit_status_3_and_report(counts_csv, tmp_path, capsys, mo
 
 def test_help_lists_exit_statuses(capsys):
     from bayes_dp.cli import EXIT_STATUSES, main
-    from bayes_dp.estimate import AUTO_ESS_MIN, AUTO_RHAT_MAX
+    from bayes_dp.thresholds import AUTO_ESS_MIN, RHAT_MAX
 
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     for needle in ("0 success", "1 bad input", "2 usage error", "3 not converged", "130 inter"):
         assert needle in text, needle
     # the criteria quoted are the sampler's
-    assert f"r_hat <= {AUTO_RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}" in EXIT_STATUSES[3]
+    assert f"r_hat <= {RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN}" in EXIT_STATUSES[3]
 
 
 def test_ctrl_c_mid_sampling_exits_130_at_once(counts_csv, tmp_path):

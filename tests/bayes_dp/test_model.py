@@ -82,7 +82,7 @@ def test_a_fixed_rho_moves_the_starting_tau_to_where_it_is_admissible():
 @pytest.mark.parametrize(
     "counts, prior, method, words",
     [
-        (A, bdp.Prior(s=1.0), "mhaar", ["s = 1", "method='exact'", "'mhaar'"]),
+        (A, bdp.Prior(s=1.0), "mhaar", ["s = 1", "sampler=bdp.Exact()", "bdp.MHAAR()"]),
         (
             bdp.Evidence(C, likelihood="beta_binomial", name="bb"),
             bdp.Prior(s=1.0),
@@ -97,7 +97,8 @@ def test_check_method(counts, prior, method, words):
         m.check_method(method)
     assert all(w in str(info.value) for w in words)
     with pytest.raises(ValueError) as info:
-        bdp.estimate_epsilon(counts, delta=1e-5, prior=prior, method=method)
+        sampler = bdp.MHAAR() if method == "mhaar" else bdp.Exact()
+        bdp.estimate_epsilon(counts, delta=1e-5, prior=prior, sampler=sampler)
     assert all(w in str(info.value) for w in words)
 
 
@@ -141,20 +142,20 @@ def _same_run(a, b):
 
 
 @pytest.mark.parametrize(
-    "method, extra",
+    "sampler, extra",
     [
-        ("exact", dict(log_likelihood=False, target_accept=0.35)),
-        ("mhaar", dict(thin=3, n_aux=8, aux_band_weight=0.1, aux_proposal="likelihood")),
+        (bdp.Exact(target_accept=0.35), dict(log_likelihood=False)),
+        (bdp.MHAAR(thin=3, n_aux=8, aux_band_weight=0.1, aux_proposal="likelihood"), {}),
     ],
 )
-def test_reproduce_snippet_repeats_the_run(tmp_path, method, extra):
+def test_reproduce_snippet_repeats_the_run(tmp_path, sampler, extra):
     """Fixed rho, custom priors, several groups, a bivariate-normal group, delta: the report's
     Python snippet, run as it stands, gives the same settings and draws, also when written from
     a posterior read back from its file."""
     from bayes_dp.report import _cli_reproduction, _reproduce_snippet
 
     post = bdp.estimate_epsilon(
-        _groups(), delta=1e-6, prior=PRIOR, method=method, seed=3, **FAST, **extra
+        _groups(), delta=1e-6, prior=PRIOR, sampler=sampler, seed=3, **FAST, **extra
     )
     assert post.settings["fixed"] == {"rho_c": 0.04}
     post.to_netcdf(tmp_path / "p.nc")

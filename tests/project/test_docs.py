@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 import re
 from pathlib import Path
 
@@ -79,28 +78,30 @@ def _model_md() -> str:
 
 
 def test_model_md_states_the_default_samplers_constants():
-    from bayes_dp import estimate
     from samplers import exact
 
     text = _model_md()
-    target = inspect.signature(estimate.estimate_epsilon).parameters["target_accept"].default
+    from bayes_dp import thresholds
+    from bayes_dp.sampler_settings import MHAAR, Exact
+
+    target = Exact().target_accept
     for phrase in (
         f"sd {exact.INITIAL_STEP:g} in every coordinate",
         f"(gain (t + 1)^-{exact.RM_POWER:g})",
         f"towards `target_accept` ({100 * target:g}%)",
-        f"(`tune`, {estimate.DEFAULT_TUNE['exact']:,} iterations by default)",
-        f"(`tune`, {estimate.DEFAULT_TUNE['mhaar']:,} iterations by default)",
-        f"r_hat <= {estimate.AUTO_RHAT_MAX} and bulk and tail ESS >= {estimate.AUTO_ESS_MIN:,}",
-        f"within `max_time` ({estimate.AUTO_MAX_TIME:g} s)",
+        f"(`tune`, {Exact.default_tune:,} iterations by default)",
+        f"(`tune`, {MHAAR.default_tune:,} iterations by default)",
+        f"r_hat <= {thresholds.RHAT_MAX} and bulk and tail ESS >= {thresholds.AUTO_ESS_MIN:,}",
+        f"within `max_time` ({thresholds.AUTO_MAX_TIME:g} s)",
     ):
         assert phrase in text, phrase
 
 
-def test_model_md_names_only_the_methods_there_are():
-    from bayes_dp.estimate import METHODS
+def test_model_md_names_only_the_samplers_there_are():
+    from bayes_dp.sampler_settings import SAMPLER_CLASSES
 
-    named = set(re.findall(r'`method="(\w+)"`', _model_md()))
-    assert named == set(METHODS)
+    named = set(re.findall(r"`sampler=bdp\.(\w+)\(", _model_md()))
+    assert named == {cls.__name__ for cls in SAMPLER_CLASSES.values()}
 
 
 def test_model_md_states_the_block_quadratures_constants():

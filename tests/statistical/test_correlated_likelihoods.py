@@ -147,7 +147,7 @@ def test_simulated_counts_follow_the_model():
 
 @pytest.mark.parametrize(
     "kw",
-    [{}, {"method": "mhaar"}, {"method": "mhaar", "integrate_latents": True}],
+    [{}, {"sampler": bdp.MHAAR()}, {"sampler": bdp.MHAAR(integrate_latents=True)}],
     ids=["exact", "mhaar-aux-pairs", "mhaar-integrated"],
 )
 @pytest.mark.parametrize("tau, rho_frac", [(0.03, 0.0), (0.01, 0.7)])

@@ -124,13 +124,17 @@ def test_sampler_matches_exact_posterior(case):
     ],
 )
 def test_every_aux_proposal_is_exact(proposal, k, case):
-    _compare(case, 20_000, 0.03, 0.015, method="mhaar", aux_proposal=proposal, n_aux=k)
+    _compare(case, 20_000, 0.03, 0.015, sampler=bdp.MHAAR(aux_proposal=proposal, n_aux=k))
 
 
 def test_band_proposal_is_exact():
     # the auxiliary proposal's band component depends on both states (symmetrically)
     _compare(
-        CASES[0], 4000, 0.03 * np.sqrt(5), 0.015 * np.sqrt(5), method="mhaar", aux_band_weight=0.5
+        CASES[0],
+        4000,
+        0.03 * np.sqrt(5),
+        0.015 * np.sqrt(5),
+        sampler=bdp.MHAAR(aux_band_weight=0.5),
     )
 
 

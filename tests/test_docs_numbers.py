@@ -1,0 +1,79 @@
+"""Numbers that README.md and docs/correlated.md state and the code defines: the samplers'
+defaults (bdp.Exact, bdp.MHAAR) and the thresholds that judge a run (bayes_dp.thresholds)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+import bayes_dp as bdp
+from bayes_dp import thresholds as th
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _text(name: str) -> str:
+    """The document with its whitespace runs (line breaks included) made single spaces."""
+    return re.sub(r"\s+", " ", (ROOT / name).read_text(encoding="utf-8"))
+
+
+MH = bdp.MHAAR()
+
+README_PHRASES = [
+    # the sampler's settings
+    f"`tune` (default {bdp.Exact.default_tune:,} for `Exact`, {bdp.MHAAR.default_tune:,} for "
+    "`MHAAR`)",
+    f'`bdp.MHAAR(aux_proposal="{MH.aux_proposal}", n_aux={MH.n_aux})`, the defaults',
+    f"mixed with {100 * MH.aux_uniform_weight:g}% uniform",
+    f"Each stored draw is `thin={MH.thin}` iterations",
+    # the thresholds: the API tour and the command line
+    f"r_hat <= {th.RHAT_MAX} and bulk and tail ESS >= {th.AUTO_ESS_MIN}",
+    f"`max_time` seconds (default {th.AUTO_MAX_TIME:g})",
+    f"r_hat > {th.RHAT_MAX} or an ESS is below {th.ESS_PER_CHAIN_MIN} per chain",
+    f"(`--max-time SEC`, default {th.AUTO_MAX_TIME:g} s",
+    f"samples {th.AUTO_FIRST_DRAWS} draws per chain and then extends",
+    f"an ESS below {th.ESS_PER_CHAIN_MIN} per chain), the exit status is 3",
+]
+
+
+@pytest.mark.parametrize("phrase", README_PHRASES)
+def test_readme_states_the_codes_numbers(phrase):
+    assert phrase in _text("README.md"), phrase
+
+
+def test_readme_quotes_the_first_run_notice():
+    from bayes_dp._first_run import NOTICE
+
+    assert f"`{NOTICE}`" in _text("README.md")
+
+
+def test_correlated_md_states_mhaars_defaults():
+    text = _text("docs/correlated.md")
+    assert f"lam = `aux_uniform_weight` ({MH.aux_uniform_weight:g})" in text
+    assert f'`bdp.MHAAR(aux_proposal="{MH.aux_proposal}")`' in text
+
+
+def test_model_md_states_mhaars_defaults():
+    text = _text("docs/model.md")
+    phrase = f'The default is `"{MH.aux_proposal}"` with K = {MH.n_aux} and `thin = {MH.thin}`'
+    assert phrase in text
+    assert f"the {100 * MH.aux_uniform_weight:g}% uniform part" in text
+
+
+def test_the_number_check_can_fail():
+    """A number the code does not define is not found (the phrases are not vacuous)."""
+    wrong = f"r_hat <= {th.RHAT_MAX + 0.01:g} and bulk and tail ESS >= {th.AUTO_ESS_MIN}"
+    assert wrong not in _text("README.md")
+
+
+def test_docs_call_the_default_sampler_by_its_name():
+    """No doc calls MHAAR's proposals "the default sampler" (the exact sampler is)."""
+    for name in ("README.md", "docs/correlated.md", "docs/model.md"):
+        text = _text(name)
+        assert "inferred inside the MHAAR sampler" not in text, name
+        assert "pairs (default)" not in text, name
+        assert "the default sampler for these groups" not in text, name
+        # the sampler is `sampler=bdp.Exact()` / `bdp.MHAAR()`; the old keyword only where
+        # the deprecation is explained
+        for m in re.finditer(r'method="(exact|mhaar)"', text):
+            assert "of version 0.1" in text[max(0, m.start() - 40) : m.start()], (name, m[0])
