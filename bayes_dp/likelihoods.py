@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from samplers import codes
+from samplers.model import codes
 
 from ._validation import check_real
 

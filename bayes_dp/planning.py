@@ -193,8 +193,8 @@ class _GridPosterior:
 
 def _kernel_model(counts: AttackCounts, delta: float, prior: Prior):
     """Build the exact sampler's model of one binomial group (``build_model``)."""
-    from samplers.codes import LIK_BINOMIAL
-    from samplers.driver import build_model
+    from samplers.exact.driver import build_model
+    from samplers.model.codes import LIK_BINOMIAL
 
     n = counts.fp.size
     s_code = prior._s_code()
@@ -247,7 +247,7 @@ def _log_post(model, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
     """
     from scipy.special import expit
 
-    from samplers.grid import log_lik_points
+    from samplers.exact.grid import log_lik_points
 
     mesh = np.meshgrid(*axes, indexing="ij")
     if s_fixed is None:

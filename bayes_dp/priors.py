@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from samplers.codes import EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED
+from samplers.model.codes import EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED
 
 from ._validation import as_generator, check_real
 

@@ -6,9 +6,12 @@ from numba import njit
 from scipy import stats
 
 import bayes_dp as bdp
-from samplers import aux_proposals, band_geometry, band_quadrature, codes, densities
-from samplers.densities import BSD0, BSD1, M0, M1, N0, N1, SD0, SD1, X, Y
-from samplers.mhaar import QUAD_NODES, aux_params, gauss_legendre_table
+from samplers.mhaar import aux_proposals
+from samplers.model import band_geometry, band_quadrature, codes, densities
+from samplers.model.band_quadrature import QUAD_NODES
+from samplers.model.densities import BSD0, BSD1, M0, M1, N0, N1, SD0, SD1, X, Y
+from samplers.model.params import aux_params
+from samplers.numerics.quadrature import gauss_legendre_table
 
 
 @pytest.mark.parametrize(
@@ -55,7 +58,7 @@ def test_betaln_and_normal_cdf_of_aux_params_match_scipy_and_mpmath():
     import mpmath
     from scipy import special
 
-    from samplers.mhaar import betaln, norm_cdf
+    from samplers.model.params import betaln, norm_cdf
 
     rng = np.random.default_rng(3)
     a = np.concatenate([[1, 1, 2, 29, 30, 7, 5e6], 10 ** rng.uniform(0, 7, 200)])

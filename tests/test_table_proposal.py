@@ -1,4 +1,4 @@
-"""The independence proposal drawn from the tabulated posterior (samplers/table_proposal.py).
+"""The independence proposal drawn from the tabulated posterior (samplers/exact/table_proposal.py).
 
 The independence move is exact only if ``log_density`` is the density of what ``draw`` draws
 (in the coordinates of z). The two are written separately (one walks cumulative sums, the other
@@ -17,7 +17,8 @@ import pytest
 # the strong-attack subset (5 bases) the table's own tests use
 from test_surrogate import _model as surrogate_model
 
-from samplers import exact, surrogate, table_proposal
+from samplers.exact import chain as exact
+from samplers.exact import surrogate, table_proposal
 
 
 def _model(s_fixed):
@@ -113,7 +114,7 @@ def test_the_proposal_follows_the_tabulated_posterior():
 
 @pytest.mark.parametrize("s_fixed", [None, 0.95])
 def test_strong_data_take_the_independence_move(s_fixed):
-    from samplers.driver import ExactRun, starting_points
+    from samplers.exact.driver import ExactRun, starting_points
 
     model = _model(s_fixed)
     names = ["eps"] + ([("s", 0)] if s_fixed is None else [])

@@ -13,8 +13,8 @@ _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 def gaussian_step(z, chol, sc, rng, xi, zp):
     """Set zp = z + sc * chol @ xi, xi standard normal (drawn into ``xi``), chol lower-triangular.
 
-    The joint random walk of :mod:`samplers.exact` and of MHAAR's move 1
-    (:mod:`samplers.mhaar_chain`).
+    The joint random walk of :mod:`samplers.exact.chain` and of MHAAR's move 1
+    (:mod:`samplers.mhaar.chain`).
     """
     d = z.shape[0]
     for a in range(d):

@@ -1,6 +1,6 @@
 """Tabulated tails of Beta distribution functions, checked against SciPy's ``betainc``.
 
-The band integrals of :mod:`samplers.binomial` evaluate a Beta distribution function at a few
+The band integrals of :mod:`samplers.model.binomial` evaluate a Beta distribution function at a few
 dozen points per base and likelihood evaluation. SciPy's ``betainc`` costs 0.1-3 microseconds a
 call (more for large counts), which would dominate the sampler. Each density's integration
 window is therefore tabulated once, in the variable w = logit(v) on a uniform grid of cells
@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._special import betainc, betaincc, lbeta
+from ..numerics.special import betainc, betaincc, lbeta
 
 __all__ = [
     "build_tables",

@@ -5,10 +5,10 @@ priori (uniform on it). MHAAR tests membership in folded coordinates: (a, b) map
 lower-left half of the square (:func:`fold`, :func:`in_rs`), draws uniformly from the band
 (:func:`draw_band`) and from its part inside a box around the data (:func:`band_box`,
 :func:`draw_band_box`, the band part of the PROP_PAIR_NORMAL proposal of
-:mod:`samplers.aux_proposals`).
+:mod:`samplers.mhaar.aux_proposals`).
 
 The exact sampler's geometry (the band's edges in the unit square and a log area stable for
-s -> 1) is :mod:`samplers.region`; :func:`log_area` here is the paper's closed form and stays
+s -> 1) is :mod:`samplers.model.region`; :func:`log_area` here is the paper's closed form and stays
 separate (see its comment).
 """
 
@@ -22,7 +22,7 @@ from numba import njit
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
-# Not merged with samplers.region.log_area: both are log |R_s(eps, delta)|, but that one is
+# Not merged with samplers.model.region.log_area: both are log |R_s(eps, delta)|, but that one is
 # log(|R_s| / (1 - s)) + log(1 - s) (exact as s -> 1) and this is the paper's closed form; they
 # differ in the last bits (on 3/4 of random (eps, s, delta), by up to ~6e-12 relative), and
 # MHAAR's acceptance ratios and so its draws depend on these bits.

@@ -7,15 +7,16 @@ beta-binomial with intra-class correlation tau_j). (alpha_i, beta_i) | eps, s ar
 R_s(eps, delta) = R(eps, delta) minus R(s eps, s delta).
 
 :func:`mhaar_update` is one move of the paper's Alg. 1: K auxiliary pairs per base (the current
-one and K - 1 draws from the proposal q of :mod:`samplers.aux_proposals`, optionally mixed with
+one and K - 1 draws from the proposal q of :mod:`samplers.mhaar.aux_proposals`, optionally mixed
+with
 a band component uniform on R_s of either state), their weights under the current and the
 proposed state, the averaged acceptance ratio, and the resampled latent pairs. The weight of a
 candidate (a, b) is ``1{(a, b) in R_s} / |R_s| * g(X, Y | a, b) / q(a, b)``. We store
 ``r = log g - log q`` (up to per-base constants that do not depend on the parameters) and test
 membership with the folded coordinates lo = min, hi = max of (a, b) mapped into the lower-left
-half of the square (:mod:`samplers.band_geometry`). Bases of groups whose latent pairs are
+half of the square (:mod:`samplers.model.band_geometry`). Bases of groups whose latent pairs are
 integrated out contribute the exact ratio of their band integrals
-(:mod:`samplers.band_quadrature`) instead.
+(:mod:`samplers.model.band_quadrature`) instead.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..model.band_geometry import band_box, draw_band, draw_band_box, fold, in_box, in_rs, log_area
+from ..model.band_quadrature import log_band_integral
+from ..model.codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
+from ..model.densities import M0, M1, log_g
 from .aux_proposals import (
     PAIR_BAND_WEIGHT,
     PAIR_BOX_K,
@@ -35,14 +40,10 @@ from .aux_proposals import (
     log_q_pair,
     pair_shape,
 )
-from .band_geometry import band_box, draw_band, draw_band_box, fold, in_box, in_rs, log_area
-from .band_quadrature import log_band_integral
-from .codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
-from .densities import M0, M1, log_g
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-#: The data: P (n, N_PARAMS), one row per challenge base (columns: :mod:`samplers.densities`);
+#: The data: P (n, N_PARAMS), one row per challenge base (columns: :mod:`samplers.model.densities`);
 #: qkind (n,), the auxiliary proposal of each base (``codes.PROP_*``); delta; XG, WG, the
 #: Gauss-Legendre table of the band quadrature (row m holds the m-point rule).
 Data = namedtuple("Data", ["P", "qkind", "delta", "XG", "WG"])

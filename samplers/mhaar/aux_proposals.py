@@ -3,7 +3,7 @@
 MHAAR (Yildirim et al., Alg. 1) refreshes the latent pair (alpha_i, beta_i) of each challenge
 base by importance sampling from a proposal q (per base). q does not depend on the parameters
 after warm-up, so the averaged acceptance ratio keeps the posterior exact for any K (Andrieu et
-al. 2020). The proposals (codes in :mod:`samplers.codes`):
+al. 2020). The proposals (codes in :mod:`samplers.model.codes`):
 
 * ``PROP_UNIFORM`` (0): q uniform on the unit square, as in the paper.
 * ``PROP_BETA_MIX`` (1): q = (1 - lam) Beta(X+1, N0-X+1) x Beta(Y+1, N1-Y+1) + lam Uniform, the
@@ -14,12 +14,12 @@ al. 2020). The proposals (codes in :mod:`samplers.codes`):
   (N_theta + N_theta') / 2 + m B], where N_theta is the bivariate normal (untruncated: draws
   outside the square get weight 0) with the mean of (2), sds sqrt(1 + (N - 1) tau) times those
   of (2) and the correlation of eq. 7 at the state's (tau, rho), and B is uniform on R_s of
-  either state within a box around the data (:func:`samplers.band_geometry.band_box`; m =
+  either state within a box around the data (:func:`samplers.model.band_geometry.band_box`; m =
   PAIR_BAND_WEIGHT). It follows the likelihood's width and tilt as tau and rho move and puts
   pairs into thin bands; being symmetric in the current and the proposed state, it keeps MHAAR
-  exact (the same argument as for the band component of :func:`samplers.mhaar_moves.mhaar_update`).
+  exact (the same argument as for the band component of :func:`samplers.mhaar.moves.mhaar_update`).
 
-The shapes of (1) and (2) are columns of the per-base matrix P (:mod:`samplers.densities`).
+The shapes of (1) and (2) are columns of the per-base matrix P (:mod:`samplers.model.densities`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL, PROP_BETA_MIX, PROP_UNIFORM
-from .densities import (
+from ..model.codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL, PROP_BETA_MIX, PROP_UNIFORM
+from ..model.densities import (
     A0,
     A1,
     B0,

@@ -1,9 +1,9 @@
 """Likelihood of many binomial bases of the same sizes on one shared quadrature (numpy, numba).
 
-:func:`samplers.binomial.log_lik` integrates each base on its own adaptive pieces: about
+:func:`samplers.model.binomial.log_lik` integrates each base on its own adaptive pieces: about
 20-50 microseconds a base, so a model with 1,000 bases costs ~35 ms per evaluation. Bases that
 share their sizes (N0 negatives, N1 positives) and their strength can share the work instead.
-In each of the four halves of the band (see :mod:`samplers.binomial`), with u the outer rate
+In each of the four halves of the band (see :mod:`samplers.model.binomial`), with u the outer rate
 (density of base i: ``(N_o + 1) Binom(x_i | N_o, u)``) and v the inner one,
 
     M_i(half) = integral du  (N_o + 1) Binom(x_i | N_o, u) [F_{y_i}(psi_2(u)) - F_{y_i}(psi_1(u))],
@@ -16,7 +16,8 @@ node. For 1,000 bases with N = 100 that is ~1-3 ms instead of ~35 ms.
 
 The quadrature: the u-axis of a half is cut at the kinks of the band's edges (``xs`` and ``c``
 of both boundaries) and restricted to the union of the bases' integration windows (the
-10^-20 tails, as in :mod:`samplers.binomial`); each stretch is covered by Gauss-Legendre panels
+10^-20 tails, as in :mod:`samplers.model.binomial`); each stretch is covered by Gauss-Legendre
+panels
 of ``NODES`` nodes and at most ``PANEL_SD`` local scales wide, where the local scale is the
 smallest of the outer density's spread at u and the inner density's spread at psi_k(u) over
 the edge's slope (the spreads are those of a Beta density with mean u: sqrt(u (1 - u) / N)
@@ -29,8 +30,8 @@ accuracy in the tails); where the band is thin at the node (v2 - v1 below ``THIN
 spread, as s -> 1) it is integrated from the inner density instead (``THIN_NODES``-point
 Gauss-Legendre), free of cancellation.
 
-Exactness is kept by falling back to :func:`samplers.binomial.log_band_mass` (with its wide
-second pass) for every base whose mass here is below ``samplers.binomial.TAIL_PASS_BELOW``
+Exactness is kept by falling back to :func:`samplers.model.binomial.log_band_mass` (with its wide
+second pass) for every base whose mass here is below ``samplers.model.binomial.TAIL_PASS_BELOW``
 (the band then lies in the base's tails, beyond the windows), and for s = 1, whose likelihood is
 a line integral. ``tests/test_binomial_block.py`` compares the two over a grid of counts, sizes
 and parameters.
@@ -44,9 +45,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .binomial import TAIL_PASS_BELOW, gauss_legendre_table, log_band_mass, log_tail_bound
+from ..numerics.quadrature import gauss_legendre_table
+from ..numerics.smallsort import sort_small
+from .binomial import TAIL_PASS_BELOW, log_band_mass, log_tail_bound
 from .region import log_area_rate, make_band, psi
-from .smallsort import sort_small
 
 __all__ = ["Blocks", "make_blocks", "fill_log_lik", "block_cost", "BLOCK_N_MAX"]
 
@@ -70,7 +72,7 @@ _GX, _GW = gauss_legendre_table(max(NODES, THIN_NODES))
 #: window (lo, hi) and the inner window (lo, hi) of half h (0: FPR outer, 1: FNR outer, 2 and 3
 #: the same for the reflected counts); ``cnt[:, m]`` holds the counts of member m of
 #: ``idx`` (rows: x, y, n0 - x, n1 - y, as integers); ``rest`` lists the bases left to
-#: :func:`samplers.binomial.log_band_mass`. Models without blocks have None instead (see
+#: :func:`samplers.model.binomial.log_band_mass`. Models without blocks have None instead (see
 #: :func:`make_blocks`).
 Blocks = namedtuple(
     "Blocks",
@@ -103,7 +105,7 @@ def make_blocks(
     for tests). Returns None when no block pays: :func:`fill_log_lik` then takes every base on
     its own and a run does not compile the block quadrature at all (~4 s of first-run compile
     time); with ``none_if_empty=False`` a :class:`Blocks` without blocks instead (a model whose
-    numba type must match another's, see :func:`samplers.driver.start_model`).
+    numba type must match another's, see :func:`samplers.exact.driver.start_model`).
     """
     base_k = np.asarray(base_k, dtype=np.int64)
     n = B.x.size
@@ -348,9 +350,10 @@ def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
     then pruned at compile time). Only the bases of strength variable ``k_only`` when it is
     >= 0 (the others are left alone). Returns 0 as soon as some base has likelihood zero (its
     ll is -inf), else 1, or 2 when some ll is only an upper bound: with ``bound_tails``
-    (likelihood tables, see :func:`samplers.surrogate.build`), a base whose band lies in its
+    (likelihood tables, see :func:`samplers.exact.surrogate.build`), a base whose band lies in its
     tails (fast-window mass below TAIL_PASS_BELOW, s < 1) gets
-    :func:`samplers.binomial.log_tail_bound` instead of the wide pass, which costs ~3 ms a base
+    :func:`samplers.model.binomial.log_tail_bound` instead of the wide pass, which costs ~3 ms a
+    base
     there.
     """
     status = 1

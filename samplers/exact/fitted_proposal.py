@@ -1,6 +1,6 @@
 """Independence proposal fitted to the warm-up: a multivariate Student t in z (numpy, numba).
 
-The tabulated proposal of :mod:`samplers.table_proposal` exists only for binomial groups, and
+The tabulated proposal of :mod:`samplers.exact.table_proposal` exists only for binomial groups, and
 only fits posteriors that are bands along the ridge s eps = const in (u, v) = (log(s eps),
 logit s). Two common posteriors have neither:
 
@@ -16,7 +16,7 @@ and roughly elliptical. :func:`fit` takes the mean and covariance of z over the 
 the warm-up, and q is the multivariate t with DF degrees of freedom, that location and the
 covariance times SCALE^2 as its scale matrix: its polynomial tails are heavier than the
 posterior's (Gaussian, or exponential in logit s towards 0 under a Beta prior), so the
-importance weights pi / q stay bounded where it matters. :mod:`samplers.exact` uses it in the
+importance weights pi / q stay bounded where it matters. :mod:`samplers.exact.chain` uses it in the
 same independence Metropolis-Hastings move as the table's proposal, after the same pilot test;
 the move leaves the exact posterior invariant whatever q is.
 """

@@ -8,7 +8,7 @@ went during the second half of the warm-up (its range plus ``BOX_SD`` standard d
 side), and :func:`log_density` interpolates it with 4-point Lagrange (local cubic) rules: exact
 for quadratics, so errors come from the third derivatives only.
 
-The table is never the target. :mod:`samplers.exact` uses it as the proposal mechanism of a
+The table is never the target. :mod:`samplers.exact.chain` uses it as the proposal mechanism of a
 surrogate-transition move (Liu 2001, *Monte Carlo Strategies in Scientific Computing*, Sec. 9.4.3;
 Christen and Fox 2005): a few dozen cheap Metropolis steps on the tabulated posterior, then one
 exact evaluation and an acceptance ratio that corrects for the table's error. The stored chain
@@ -18,7 +18,8 @@ acceptance rate, which the sampler reports.
 Far below the mode the table holds upper bounds, not values: a base whose band lies in its tails
 (mass over the fast windows below ``TAIL_PASS_BELOW``) would need the likelihood's wide pass,
 ~3 ms a base, and such nodes were most of a table's cost. :func:`build` first stores the bound
-:func:`samplers.binomial.log_tail_bound` there, then recomputes exactly every node whose bound is
+:func:`samplers.model.binomial.log_tail_bound` there, then recomputes exactly every node whose
+bound is
 within ``REFINE_GAP`` of the table's largest exact value (repeating while that value rises). A
 node left with a bound is certainly more than ``REFINE_GAP`` below the maximum, and the bound
 only makes the table's far tails heavier, which a proposal may be.
@@ -37,9 +38,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ._special import expit as _expit
-from ._special import log_expit as _log_expit
-from .binomial_block import fill_log_lik
+from ..model.binomial_block import fill_log_lik
+from ..numerics.special import expit as _expit
+from ..numerics.special import log_expit as _log_expit
 
 __all__ = ["Table", "GRID", "BOX_SD", "DROP", "REFINE_GAP", "build", "log_density", "value_k"]
 
@@ -54,7 +55,7 @@ DROP = 700.0
 #: Table nodes with log eps outside [Z0_MIN, Z0_MAX] get -inf (eps from 2e-9 to 8,100).
 Z0_MIN, Z0_MAX = -20.0, 9.0
 #: Nodes whose upper bound is within this of the table's largest exact value are recomputed
-#: exactly (more than the box rules of :mod:`samplers.exact` look at: EDGE_GAP and SHRINK_GAP
+#: exactly (more than the box rules of :mod:`samplers.exact.chain` look at: EDGE_GAP and SHRINK_GAP
 #: see exact values or nodes certainly below them).
 REFINE_GAP = 40.0
 #: Results of :func:`build`.

@@ -8,7 +8,7 @@ For a base with X false positives of N0 and Y false negatives of N1,
 where M is the mass of the band R_s under the product of the densities Beta(a; X+1, N0-X+1)
 and Beta(b; Y+1, N1-Y+1) (``Binom(X | N, a) = Beta(a; X+1, N-X+1) / (N+1)``).
 
-How M is computed (see :mod:`samplers.region` for the geometry). The band has four pieces: the
+How M is computed (see :mod:`samplers.model.region` for the geometry). The band has four pieces: the
 two halves (y <= x and y > x) of the lower-left corner and of the upper-right one. On the half
 y <= x of the lower-left corner, with u the FPR and the FNR the inner variable,
 
@@ -37,7 +37,7 @@ density's local scale, by 4-point Gauss-Legendre on the density (no cancellation
 s = 1: the band is the boundary curve, M and |R_s| vanish like (1 - s) and the likelihood is the
 ratio of their derivatives: dM / d(1 - s) = integral over the line piece of
 p_X(u) f_Y(psi(u)) e^-eps (eps (1 - delta - u) + delta) du (the diagonal piece does not move),
-and :func:`samplers.region.log_area_rate`.
+and :func:`samplers.model.region.log_area_rate`.
 
 It is long because the likelihood of one base is one careful computation (windows, pieces, panels,
 the s = 1 limit), documented step by step here.
@@ -51,10 +51,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ._special import betainc, betaincc, lbeta, xlogy
+from ..numerics.quadrature import gauss_legendre_table
+from ..numerics.smallsort import argsort_desc_small, sort_small
+from ..numerics.special import betainc, betaincc, lbeta, xlogy
 from .cdf_table import build_tables, log_tail_scipy, log_tail_table
 from .region import log_area_rate, make_band, psi
-from .smallsort import argsort_desc_small, sort_small
 
 __all__ = [
     "BinomialBases",
@@ -87,15 +88,6 @@ NODES_MAX = 24
 SMALL_STEP = 0.05
 
 _GL4_X, _GL4_W = np.polynomial.legendre.leggauss(4)
-
-
-def gauss_legendre_table(n_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rules on [-1, 1]: row n of (nodes, weights) holds the n-point Gauss-Legendre rule."""
-    X = np.zeros((n_max + 1, n_max))
-    W = np.zeros((n_max + 1, n_max))
-    for n in range(1, n_max + 1):
-        X[n, :n], W[n, :n] = np.polynomial.legendre.leggauss(n)
-    return X, W
 
 
 #: One Beta(a, b) density: log B(a, b), mean, sd, the integration window [lo, hi], and where

@@ -1,8 +1,8 @@
 """Band quadrature: the likelihood of a base with its latent pair integrated out (numpy, numba).
 
-:func:`log_band_integral` integrates g_i(a, b) (:func:`samplers.densities.log_g`) of an
+:func:`log_band_integral` integrates g_i(a, b) (:func:`samplers.model.densities.log_g`) of an
 over-dispersed base (bivariate normal or beta-binomial) over the band R_s(eps, delta). The
-exact sampler (:mod:`samplers.exact`) calls it for every over-dispersed base; MHAAR calls it
+exact sampler (:mod:`samplers.exact.chain`) calls it for every over-dispersed base; MHAAR calls it
 for the bases of groups whose latent pairs are integrated out (``integrate_latents``).
 """
 
@@ -13,11 +13,14 @@ import math
 import numpy as np
 from numba import njit
 
+from ..numerics.smallsort import sort_small
 from .codes import LIK_BIVARIATE_NORMAL
 from .densities import N0, N1, X, Y, log_g
-from .smallsort import sort_small
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: Most Gauss-Legendre nodes of the inner rule of the band integrals of over-dispersed groups.
+QUAD_NODES = 24
 
 
 #: Half-width of the integration window around the likelihood's peak, in standard scores.

@@ -1,8 +1,8 @@
 """Independence proposal drawn from the tabulated posterior (numpy and numba only).
 
-After the warm-up :mod:`samplers.surrogate` tabulates the binomial log likelihood of every
+After the warm-up :mod:`samplers.exact.surrogate` tabulates the binomial log likelihood of every
 strength variable. :func:`build` turns the tabulated posterior (priors included) into a proposal
-q(z) that can be drawn from and evaluated exactly, and :mod:`samplers.exact` uses it in an
+q(z) that can be drawn from and evaluated exactly, and :mod:`samplers.exact.chain` uses it in an
 independence Metropolis-Hastings move: propose y ~ q, accept with probability
 min(1, pi(y) q(z) / (pi(z) q(y))), pi the exact posterior. The move leaves pi invariant whatever
 q is; the closer q is to pi, the closer the draws are to independent.
@@ -21,7 +21,7 @@ Jacobian |du_k / dv_k| = 1 - s_k. Every z0 of the range lies above every ulo_k
 
 Cells where the table is -inf (outside its box, or a cliff) get probability zero: the move never
 proposes there and never leaves a point whose q is zero (the exact random walk of
-:mod:`samplers.exact` covers those).
+:mod:`samplers.exact.chain` covers those).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from collections import namedtuple
 
 from numba import njit
 
+from ..model.densities import log_prior_eps
+from ..numerics.special import log_expit as _log_expit
 from . import surrogate
-from ._special import log_expit as _log_expit
-from .densities import log_prior_eps
 
 __all__ = [
     "Z_CELLS",
@@ -50,8 +50,8 @@ __all__ = [
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: The priors of eps and of a free strength as scalars (the model's ``pz``, see
-#: :class:`samplers.exact.Model`): the hot loops take these, not the model (see
-#: :class:`samplers.surrogate.Table`).
+#: :class:`samplers.exact.chain.Model`): the hot loops take these, not the model (see
+#: :class:`samplers.exact.surrogate.Table`).
 PriorZ = namedtuple("PriorZ", ["eps_kind", "eps_p1", "eps_p2", "s_a", "s_b"])
 #: The tabulated proposal of one chain (its state's ``q``): ``zr`` the range of z0, ``L0`` /
 #: ``C0`` the log probabilities and cumulative sums of the eps cells, ``LS[k, i]`` / ``CS[k, i]``

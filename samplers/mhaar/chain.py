@@ -1,9 +1,9 @@
 """MHAAR's chain driver: warm-up with tuning, then stored draws (numpy and numba only).
 
-:func:`run_chain` runs one chain of the paper's Alg. 1 (moves: :mod:`samplers.mhaar_moves`);
+:func:`run_chain` runs one chain of the paper's Alg. 1 (moves: :mod:`samplers.mhaar.moves`);
 the public wrapper :mod:`samplers.mhaar` validates its arguments, packs them into the named
-tuples :data:`samplers.mhaar_moves.Data`, :data:`samplers.mhaar_moves.Groups`,
-:data:`samplers.mhaar_moves.Settings`, :data:`Priors` and :data:`Start`, and runs chains in
+tuples :data:`samplers.mhaar.moves.Data`, :data:`samplers.mhaar.moves.Groups`,
+:data:`samplers.mhaar.moves.Settings`, :data:`Priors` and :data:`Start`, and runs chains in
 threads.
 """
 
@@ -15,11 +15,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .band_geometry import log_area
-from .band_quadrature import log_band_integral
-from .densities import N0, N1, log_prior_eps, log_prior_s, rho_max
-from .mhaar_moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
-from .walk import gaussian_step
+from ..model.band_geometry import log_area
+from ..model.band_quadrature import log_band_integral
+from ..model.densities import N0, N1, log_prior_eps, log_prior_s, rho_max
+from ..model.moves import gaussian_step
+from .moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -81,9 +81,9 @@ def run_chain(rng, data, groups, priors, start, cfg):
 
     Warm-up with tuning (then frozen), then ``cfg.n_draws`` stored draws, one every
     ``cfg.thin`` iterations. The joint move is a random walk on (log eps, logit s). The
-    arguments are the named tuples :data:`samplers.mhaar_moves.Data`,
-    :data:`samplers.mhaar_moves.Groups`, :data:`Priors`, :data:`Start` and
-    :data:`samplers.mhaar_moves.Settings`.
+    arguments are the named tuples :data:`samplers.mhaar.moves.Data`,
+    :data:`samplers.mhaar.moves.Groups`, :data:`Priors`, :data:`Start` and
+    :data:`samplers.mhaar.moves.Settings`.
 
     Each iteration makes up to three kinds of MHAAR move: the paper's joint random walk on
     (log eps, s); a ridge move (eps, s) -> (eps c, s / c) that keeps s eps fixed, along which

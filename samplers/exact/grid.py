@@ -1,11 +1,13 @@
 """Summed binomial log likelihood at many (eps, s) points, for grid posteriors (numpy and numba).
 
 :func:`log_lik_points` evaluates the exact likelihood of every base of a model
-(:func:`samplers.driver.build_model`, one strength variable) at a list of points, with the same
-kernel as the sampler (:func:`samplers.binomial_block.fill_log_lik`: shared block quadrature for
-bases of equal sizes, identical bases once). As in :func:`samplers.surrogate.build`, a point
+(:func:`samplers.exact.driver.build_model`, one strength variable) at a list of points, with the
+same
+kernel as the sampler (:func:`samplers.model.binomial_block.fill_log_lik`: shared block quadrature
+for
+bases of equal sizes, identical bases once). As in :func:`samplers.exact.surrogate.build`, a point
 where some base's band lies in its tails first gets an upper bound
-(:func:`samplers.binomial.log_tail_bound`); every bounded point within ``REFINE_GAP`` of the
+(:func:`samplers.model.binomial.log_tail_bound`); every bounded point within ``REFINE_GAP`` of the
 largest exact value is then computed exactly, so a bound is left only far below the maximum.
 Used by :mod:`bayes_dp.planning`.
 """
@@ -17,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .binomial_block import fill_log_lik
+from ..model.binomial_block import fill_log_lik
 from .surrogate import REFINE_GAP
 
 __all__ = ["log_lik_points"]

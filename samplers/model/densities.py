@@ -1,11 +1,11 @@
 """Priors and the likelihood densities of one challenge base, for the MHAAR and exact kernels.
 
 Only numpy and numba live here: plain numba functions of scalars and the per-base parameter
-matrix P (one row per challenge base, filled by :func:`samplers.mhaar.aux_params`), which the
-auxiliary proposals (:mod:`samplers.aux_proposals`) and the band quadrature
-(:mod:`samplers.band_quadrature`) read too.
+matrix P (one row per challenge base, filled by :func:`samplers.model.params.aux_params`), which the
+auxiliary proposals (:mod:`samplers.mhaar.aux_proposals`) and the band quadrature
+(:mod:`samplers.model.band_quadrature`) read too.
 
-A challenge base i of an evidence group with likelihood code ``lik`` (:mod:`samplers.codes`:
+A challenge base i of an evidence group with likelihood code ``lik`` (:mod:`samplers.model.codes`:
 0 binomial, 1 the bivariate normal of the paper's eq. 7 with (tau, rho), 2 beta-binomial with
 intra-class correlation tau) has the density :func:`log_g` of its counts (X_i, Y_i) given its
 latent error rates (alpha_i, beta_i) = (a, b).
@@ -18,11 +18,11 @@ import math
 import numpy as np
 from numba import njit
 
-# the integer codes the kernels switch on are defined in one place, samplers.codes
+# the integer codes the kernels switch on are defined in one place, samplers.model.codes
 from .codes import EPS_HALFNORMAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
 
 # -- columns of the per-base parameter matrix P (one row per challenge base, filled by
-# samplers.mhaar.aux_params); plain ints, which numba reads as compile-time constants
+# samplers.model.params.aux_params); plain ints, which numba reads as compile-time constants
 #: The shapes of the normalised binomial likelihood, Beta(X + 1, N0 - X + 1) of alpha (A0, B0)
 #: and Beta(Y + 1, N1 - Y + 1) of beta (A1, B1), and their log normalisers log B(A0, B0) (LB0)
 #: and log B(A1, B1) (LB1).

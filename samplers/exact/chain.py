@@ -1,8 +1,9 @@
 """Noise-free sampler on the exact marginal likelihood (numpy and numba only).
 
 The latent (alpha_i, beta_i) are integrated out of the model exactly (binomial bases:
-:mod:`samplers.binomial`, or :mod:`samplers.binomial_block` for many bases of equal sizes, which
-share one quadrature; over-dispersed bases: :mod:`samplers.band_quadrature`),
+:mod:`samplers.model.binomial`, or :mod:`samplers.model.binomial_block` for many bases of equal
+sizes, which
+share one quadrature; over-dispersed bases: :mod:`samplers.model.band_quadrature`),
 so the chain runs on theta = (eps, the free strengths, the free tau and rho of each group) alone,
 in unconstrained coordinates
 
@@ -19,14 +20,15 @@ Each iteration makes up to three Metropolis moves:
    scale. With s free the likelihood is nearly flat along that ridge and the joint walk alone
    crawls along it;
 3. after the warm-up, with binomial bases only, a move on the likelihood table of
-   :mod:`samplers.surrogate` (built at the end of the warm-up): the independence move, which
-   draws from the tabulated posterior (:mod:`samplers.table_proposal`) when a pilot shows that
+   :mod:`samplers.exact.surrogate` (built at the end of the warm-up): the independence move, which
+   draws from the tabulated posterior (:mod:`samplers.exact.table_proposal`) when a pilot shows that
    it fits, else the table walk (``n_inner`` walk steps and ``n_inner - 1`` ridge steps on the
    table); either way one exact evaluation corrects for the table's error. Moves 1 and 2 then
    run every ``exact_every_indep``-th or ``exact_every``-th iteration (a fixed schedule).
    Where the table's proposal fails its pilot, or there is no table (over-dispersed groups),
    the independence move proposes from a Student t fitted to the warm-up
-   (:mod:`samplers.fitted_proposal`) when its own pilot passes; for over-dispersed groups the t
+   (:mod:`samplers.exact.fitted_proposal`) when its own pilot passes; for over-dispersed groups the
+   t
    is fitted at the middle of the warm-up too and proposed from in its second half.
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
@@ -37,7 +39,7 @@ The kernel advances a chain by a given number of iterations from a
 seed and the number of iterations, not on how they are chunked.
 
 It is long because the chain's state, its three moves and the table's construction share one numba
-state tuple; the table's own arithmetic is in :mod:`samplers.surrogate`.
+state tuple; the table's own arithmetic is in :mod:`samplers.exact.surrogate`.
 """
 
 from __future__ import annotations
@@ -48,28 +50,28 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..model.band_quadrature import log_band_integral
+from ..model.binomial_block import fill_log_lik
+from ..model.densities import N0, N1, rho_max
+from ..model.moves import gaussian_step as _walk
+from ..model.region import log_area
+from ..numerics.special import expit as _expit
+from ..numerics.special import log_expit as _log_expit
 from . import fitted_proposal, surrogate, table_proposal
-from ._special import expit as _expit
-from ._special import log_expit as _log_expit
-from .band_quadrature import log_band_integral
-from .binomial_block import fill_log_lik
-from .densities import N0, N1, rho_max
-from .region import log_area
-from .walk import gaussian_step as _walk
 
 __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Everything the log posterior needs but the over-dispersed bases.
-#: B: :class:`samplers.binomial.BinomialBases` of the distinct binomial bases;
-#: Q: their :class:`samplers.binomial_block.Blocks` (which share one quadrature), or None when
+#: B: :class:`samplers.model.binomial.BinomialBases` of the distinct binomial bases;
+#: Q: their :class:`samplers.model.binomial_block.Blocks` (which share one quadrature), or None when
 #: no block pays (then the block quadrature is not compiled); b_grp, b_mult, b_k: their group,
 #: multiplicity and strength variable.
 #: Per group j: g_sidx (strength variable); g_tau_z, g_rho_z (index in z, -1 when fixed or
 #: absent); g_tau, g_rho (the fixed values).
 #: Per strength variable k: s_z (index in z or -1), s_fixed (its value when fixed).
-#: Priors: pz (:class:`samplers.table_proposal.PriorZ`: eps of kind 0 half-normal(p1) or
+#: Priors: pz (:class:`samplers.exact.table_proposal.PriorZ`: eps of kind 0 half-normal(p1) or
 #: 1 lognormal(p1, p2), s ~ Beta(s_a, s_b)), tau ~ Beta(tau_a, tau_b), rho uniform on
 #: (-rho_max, rho_max).
 Model = namedtuple(
@@ -99,14 +101,15 @@ Model = namedtuple(
 #: cov_n, cov_sum, cov_sq: running sums for the covariance; n_acc: accepted moves (joint, ridge)
 #: since the last reset; win_*: count, sums and range of z over the second half of the warm-up
 #: (they set the box of the table); sg_on[0]: the table's state (TABLE_* below; 0 not yet
-#: built); tb: the table (:class:`samplers.surrogate.Table`: its box, values and largest value
-#: of each table); q: the proposal tabulated from it (:class:`samplers.table_proposal.Proposal`);
+#: built); tb: the table (:class:`samplers.exact.surrogate.Table`: its box, values and largest value
+#: of each table); q: the proposal tabulated from it
+#: (:class:`samplers.exact.table_proposal.Proposal`);
 #: win_cross: cross sums of z over the second half of the warm-up, and fq the t proposal fitted
-#: to that window (:class:`samplers.fitted_proposal.Fitted`).
+#: to that window (:class:`samplers.exact.fitted_proposal.Fitted`).
 #: All arrays, so the kernel updates them in place.
 #: The over-dispersed bases (None when there are none, so that their quadrature is not even
 #: compiled): P, c_grp, c_lik, c_const, c_mult: distinct rows
-#: (:func:`samplers.mhaar.aux_params`), their group, likelihood code, additive constant and
+#: (:func:`samplers.model.params.aux_params`), their group, likelihood code, additive constant and
 #: multiplicity (bases with the same group and counts); XG, WG: Gauss-Legendre table of their
 #: quadrature.
 Corr = namedtuple("Corr", ["P", "c_grp", "c_lik", "c_const", "c_mult", "XG", "WG"])
@@ -364,7 +367,7 @@ def log_posterior(z, M, C, ll_b, ll_c):
 
 @njit(**_JIT)
 def _log_surrogate(z, tb, pz):
-    """Return the log posterior with the tabulated likelihood of :mod:`samplers.surrogate`.
+    """Return the log posterior with the tabulated likelihood of :mod:`samplers.exact.surrogate`.
 
     Takes the table and the priors' scalars, not the model or the chain state: the table walk
     calls it ~80 times an iteration.
@@ -690,7 +693,7 @@ def build_table(state, M, stop):
 def _choose_proposal(tb, q, sg_on, M, C, rng, zp, llb_p, llc_p):
     """Switch the chain to the independence move when the table's proposal q fits.
 
-    Tabulates q (:mod:`samplers.table_proposal`), draws PILOT points from it and evaluates the
+    Tabulates q (:mod:`samplers.exact.table_proposal`), draws PILOT points from it and evaluates the
     exact posterior there; when the importance weights pi / q have an effective sample size of
     at least INDEP_MIN_ESS of the draws, ``sg_on[0]`` becomes TABLE_INDEP, else it stays
     TABLE_WALK. Decided once, before the first draw, so the stored chain is time-homogeneous.
@@ -732,7 +735,8 @@ def _choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
     """Switch the chain to the independence move with the t proposal fitted to the warm-up.
 
     ``n``, ``s1``, ``s2``: count, sums and cross sums of z over the second half of the warm-up;
-    ``fq``: the chain's :class:`samplers.fitted_proposal.Fitted`, fitted here. PILOT draws from
+    ``fq``: the chain's :class:`samplers.exact.fitted_proposal.Fitted`, fitted here. PILOT draws
+    from
     it and the exact posterior there decide, as in :func:`_choose_proposal` (threshold
     FIT_MIN_ESS with over-dispersed groups, else INDEP_MIN_ESS); ``sg_on[0]`` becomes TABLE_FIT
     when they pass, else it is left as it was.
@@ -793,7 +797,7 @@ def advance(
     ``row0`` on (the per-base log likelihoods only with ``store_ll``); returns the next free
     row.
 
-    After the warm-up, when the table of :mod:`samplers.surrogate` could be built (binomial
+    After the warm-up, when the table of :mod:`samplers.exact.surrogate` could be built (binomial
     bases only, ``cfg.n_inner > 0``), each iteration makes a table move (the exact walk and
     ridge only on their schedule): with ``cfg.indep`` and a proposal that passes the pilot of
     :func:`_choose_proposal`, y ~ q accepted with probability min(1, pi(y) q(z) / (pi(z) q(y)));
