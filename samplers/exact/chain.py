@@ -55,13 +55,13 @@ from ..model.binomial_block import fill_log_lik
 from ..model.densities import N0, N1, rho_max
 from ..model.moves import gaussian_step as _walk
 from ..model.region import log_area
+from ..numerics.jit import JIT
 from ..numerics.special import expit as _expit
 from ..numerics.special import log_expit as _log_expit
 from . import fitted_proposal, surrogate, table_proposal
 
 __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "log_posterior"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Everything the log posterior needs but the over-dispersed bases.
 #: B: :class:`samplers.model.binomial.BinomialBases` of the distinct binomial bases;
@@ -249,7 +249,7 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _copy(dst, src):
     """Set dst[:] = src for 1-d arrays.
 
@@ -260,7 +260,7 @@ def _copy(dst, src):
         dst[i] = src[i]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def group_rho_max(C, j, tau):
     """Largest admissible |rho| of group j at tau (minimum over its rows, as eq. 7 needs)."""
     out = math.inf
@@ -271,7 +271,7 @@ def group_rho_max(C, j, tau):
     return out
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _corr_log_lik(z, M, C, eps, s, ll_c):
     """Prior terms of the free tau, rho and the log likelihood of the over-dispersed bases."""
     lp = 0.0
@@ -306,7 +306,7 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
     return lp
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_prior_z(z, s_z, pz):
     """Return the log prior density of z's eps and strength coordinates (Jacobians included).
 
@@ -327,7 +327,7 @@ def _log_prior_z(z, s_z, pz):
     return lp
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_prior(z, M, s):
     """Return the log prior density of z in its own coordinates (Jacobians included).
 
@@ -341,7 +341,7 @@ def _log_prior(z, M, s):
     return lp
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_posterior(z, M, C, ll_b, ll_c):
     """Return the log posterior density of z (up to a constant).
 
@@ -365,7 +365,7 @@ def log_posterior(z, M, C, ll_b, ll_c):
     return lp + total
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_surrogate(z, tb, pz):
     """Return the log posterior with the tabulated likelihood of :mod:`samplers.exact.surrogate`.
 
@@ -378,7 +378,7 @@ def _log_surrogate(z, tb, pz):
     return lp + surrogate.log_density(z, tb)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _metropolis(z, lp, ll_b, ll_c, rng, la, zp, lpp, llb_p, llc_p):
     """Accept the proposal zp with probability min(1, e^la) (never when la is -inf or nan).
 
@@ -397,7 +397,7 @@ def _metropolis(z, lp, ll_b, ll_c, rng, la, zp, lpp, llb_p, llc_p):
     return ok
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _ridge(z, s_z, uu, zp):
     """Set zp = z moved by uu along the ridge s * eps = const: (log eps + uu, log s_k - uu).
 
@@ -421,7 +421,7 @@ def _ridge(z, s_z, uu, zp):
     return True, ljac
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _table_walk(y, ly, tb, pz, log_scale, chol, n_inner, rng, xi, yp):
     """n_inner Metropolis steps on the tabulated posterior from (y, ly), in place.
 
@@ -453,7 +453,7 @@ def _table_walk(y, ly, tb, pz, log_scale, chol, n_inner, rng, xi, yp):
 PROFILE_CELLS = 512
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _profiles(tb, pz, zr, prof):
     """Fill ``prof[k, c]`` with table k's profile over log eps.
 
@@ -478,7 +478,7 @@ def _profiles(tb, pz, zr, prof):
             prof[k, c] = best
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _edge_gaps(tb, pz, k, zr, prof, gaps, span):
     """Measure how far table k's posterior at each edge of its box lies below its maximum.
 
@@ -542,7 +542,7 @@ def _edge_gaps(tb, pz, k, zr, prof, gaps, span):
                 span[3] = max(span[3], j)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _resize(lo, hi, gap_lo, gap_hi, first, last, G, lo_min, hi_max):
     """Return the new (lo, hi) of one coordinate of a table's box, and whether it changed.
 
@@ -565,7 +565,7 @@ def _resize(lo, hi, gap_lo, gap_hi, first, last, G, lo_min, hi_max):
     return n_lo, n_hi, (n_lo != lo or n_hi != hi)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _z_union(tb, zr):
     """``zr``: the range of log eps that some table's box reaches."""
     zr[0] = math.inf
@@ -582,7 +582,7 @@ def _z_union(tb, zr):
     zr[1] = min(zr[1], surrogate.Z0_MAX)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _box_from_window(n, s1, s2, mn, mx):
     """(lo, hi): the range of a coordinate over the window plus BOX_SD standard deviations."""
     m = s1 / n
@@ -590,7 +590,7 @@ def _box_from_window(n, s1, s2, mn, mx):
     return mn - surrogate.BOX_SD * sd, mx + surrogate.BOX_SD * sd
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def build_table(state, M, stop):
     """Tabulate the likelihood over a box around the warm-up's second half (sets sg_on).
 
@@ -689,7 +689,7 @@ def build_table(state, M, stop):
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _choose_proposal(tb, q, sg_on, M, C, rng, zp, llb_p, llc_p):
     """Switch the chain to the independence move when the table's proposal q fits.
 
@@ -709,7 +709,7 @@ def _choose_proposal(tb, q, sg_on, M, C, rng, zp, llb_p, llc_p):
         sg_on[0] = TABLE_INDEP
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pilot_ess(lw):
     """Return the effective sample size of importance weights e^lw as a fraction of their number.
 
@@ -730,7 +730,7 @@ def _pilot_ess(lw):
     return s1 * s1 / (n * s2)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
     """Switch the chain to the independence move with the t proposal fitted to the warm-up.
 
@@ -751,7 +751,7 @@ def _choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
         sg_on[0] = TABLE_FIT
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _indep_move(mode, state, tb, q, M, C, rng, zp, llb_p, llc_p):
     """Make one independence Metropolis-Hastings move; return whether it was accepted.
 
@@ -770,7 +770,7 @@ def _indep_move(mode, state, tb, q, M, C, rng, zp, llb_p, llc_p):
     return _metropolis(state.z, state.lp, state.ll_b, state.ll_c, rng, la, zp, lpp, llb_p, llc_p)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _indep_draw(mode, rng, tb, q, fq, zp):
     """Draw the independence move's proposal into zp: the fitted t (TABLE_FIT) or the table's."""
     if mode == TABLE_FIT:
@@ -779,7 +779,7 @@ def _indep_draw(mode, rng, tb, q, fq, zp):
         table_proposal.draw(rng, tb, q, zp)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _indep_log_density(mode, z, tb, q, fq):
     """Log density at z of the independence move's proposal (see :func:`_indep_draw`)."""
     if mode == TABLE_FIT:
@@ -787,7 +787,7 @@ def _indep_log_density(mode, z, tb, q, fq):
     return table_proposal.log_density(z, tb, q)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def advance(
     state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll, stop
 ):

@@ -20,14 +20,13 @@ import numpy as np
 from numba import njit
 
 from ..model.binomial_block import fill_log_lik
+from ..numerics.jit import JIT
 from .surrogate import REFINE_GAP
 
 __all__ = ["log_lik_points"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _point(M, eps, s, s_all, ll, bound_tails):
     """Return the summed log likelihood at (eps, s) and whether it is only an upper bound."""
     s_all[0] = s
@@ -41,7 +40,7 @@ def _point(M, eps, s, s_all, ll, bound_tails):
     return tot, status == 2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_lik_points(M, eps, s, out, stop):
     """Set ``out[p]`` to the summed log likelihood of the bases of M at (eps[p], s[p]).
 

@@ -16,14 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+from ..numerics.jit import JIT
 from . import chain as exact
 
 __all__ = ["fill_pointwise", "pointwise_log_lik"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def fill_pointwise(z, M, C, out_b, out_c):
     """Fill the per-base log likelihoods of the draws ``z`` (draws, d).
 

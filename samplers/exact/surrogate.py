@@ -39,12 +39,12 @@ import numpy as np
 from numba import njit
 
 from ..model.binomial_block import fill_log_lik
+from ..numerics.jit import JIT
 from ..numerics.special import expit as _expit
 from ..numerics.special import log_expit as _log_expit
 
 __all__ = ["Table", "GRID", "BOX_SD", "DROP", "REFINE_GAP", "build", "log_density", "value_k"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Nodes per free coordinate.
 GRID = 32
@@ -70,7 +70,7 @@ BUILT, FAILED, STOPPED = 1, 0, -1
 Table = namedtuple("Table", ["s_z", "lo", "hi", "ulo", "uhi", "V", "vmax"])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def build(M, tb, stop):
     """Fill the tables ``tb.V`` and their maxima ``tb.vmax`` (a :class:`Table` on the box).
 
@@ -127,7 +127,7 @@ def build(M, tb, stop):
     return BUILT
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _node(M, tb, bounded, k, i, j, s_all, ll, bound_tails):
     """Set V[k, i, j] (see :func:`build`) and whether it is only an upper bound."""
     lo, hi, ulo, uhi, V = tb.lo, tb.hi, tb.ulo, tb.uhi, tb.V
@@ -153,7 +153,7 @@ def _node(M, tb, bounded, k, i, j, s_all, ll, bound_tails):
         bounded[k, i, j] = status == 2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _weights(t):
     """4-point Lagrange weights at t for nodes -1, 0, 1, 2 (a tuple: no array to allocate)."""
     return (
@@ -164,7 +164,7 @@ def _weights(t):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _cell(u, G):
     """Stencil start (node of weight index 1) and offset t for grid coordinate u."""
     i = int(math.floor(u))
@@ -172,7 +172,7 @@ def _cell(u, G):
     return i, u - i
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _interp_1d(row, u, floor_v):
     G = row.shape[0]
     i, t = _cell(u, G)
@@ -191,7 +191,7 @@ def _interp_1d(row, u, floor_v):
     return (1.0 - f) * a + f * b
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _interp_2d(T, u, v, floor_v):
     G = T.shape[0]
     i, t = _cell(u, G)
@@ -221,7 +221,7 @@ def _interp_2d(T, u, v, floor_v):
     return (1.0 - f) * (1.0 - g) * a + f * (1.0 - g) * b + (1.0 - f) * g * e + f * g * h
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def value_k(k, z0, v, tb):
     """Return the tabulated ``f_k`` at z0 = log eps and v = logit s_k (``tb``: a :class:`Table`).
 
@@ -243,7 +243,7 @@ def value_k(k, z0, v, tb):
     return _interp_1d(V[k, :, 0], x, floor_v)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_density(z, tb):
     """Sum over strength variables of the tabulated ``f_k`` at z (-inf outside the box)."""
     tot = 0.0

@@ -32,6 +32,7 @@ from collections import namedtuple
 from numba import njit
 
 from ..model.densities import log_prior_eps
+from ..numerics.jit import JIT
 from ..numerics.special import log_expit as _log_expit
 from . import surrogate
 
@@ -47,7 +48,6 @@ __all__ = [
     "log_density",
 ]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: The priors of eps and of a free strength as scalars (the model's ``pz``, see
 #: :class:`samplers.exact.chain.Model`): the hot loops take these, not the model (see
@@ -64,7 +64,7 @@ Z_CELLS = 1024
 U_CELLS = 128
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_prior_z0(z0, pz):
     """Log prior of the eps coordinate z0 = log eps (Jacobian eps included; pz: PriorZ)."""
     eps = math.exp(z0)
@@ -73,7 +73,7 @@ def log_prior_z0(z0, pz):
     return log_prior_eps(eps, pz.eps_kind, pz.eps_p1, pz.eps_p2) + z0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_prior_zs(v, pz):
     """Log prior of a free strength's coordinate v = logit s (pz: PriorZ).
 
@@ -82,7 +82,7 @@ def log_prior_zs(v, pz):
     return pz.s_a * _log_expit(v) + pz.s_b * _log_expit(-v)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _normalise(lw, cum):
     """Turn log weights lw into log probabilities (in place) and their cumulative sums.
 
@@ -106,7 +106,7 @@ def _normalise(lw, cum):
     return ln
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def z_range(tb):
     """Return the range of z0 the proposal covers: where every table's box has points.
 
@@ -126,13 +126,13 @@ def z_range(tb):
     return max(z_lo, surrogate.Z0_MIN), min(z_hi, surrogate.Z0_MAX)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _u_top(k, z0, uhi):
     """Upper end of the u cells of strength k at log eps z0 (u < z0: s < 1)."""
     return min(uhi[k], z0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def build(tb, pz, q):
     """Tabulate q into the :class:`Proposal` ``q`` from the tables ``tb`` and the priors ``pz``.
 
@@ -180,7 +180,7 @@ def build(tb, pz, q):
     return _normalise(L0, C0) > -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pick(cum, u):
     """Smallest index i with u < cum[i] (cum nondecreasing)."""
     lo_i, hi_i = 0, cum.shape[0] - 1
@@ -193,7 +193,7 @@ def _pick(cum, u):
     return lo_i
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw(rng, tb, q, out):
     """Draw z from q into ``out`` (z0 and the free strengths' coordinates)."""
     ulo, uhi, zr, C0, CS = tb.ulo, tb.uhi, q.zr, q.C0, q.CS
@@ -211,7 +211,7 @@ def draw(rng, tb, q, out):
             out[a] = ls - math.log1p(-math.exp(ls))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_density(z, tb, q):
     """Return log q(z) in the coordinates of z (-inf where q is zero)."""
     ulo, uhi, zr, L0, LS = tb.ulo, tb.uhi, q.zr, q.L0, q.LS

@@ -50,13 +50,12 @@ from ..model.densities import (
     log_g,
     log_lik_shape,
 )
+from ..numerics.jit import JIT
 
 _SD_INFLATION = 1.5
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def log_q(a, b, P, i, kind, lam):
     """Return the log density of the auxiliary proposal q of base i at (a, b)."""
     if kind == PROP_UNIFORM:
@@ -79,7 +78,7 @@ def log_q(a, b, P, i, kind, lam):
     return m + math.log(math.exp(u - m) + math.exp(v - m))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_weight_ratio(a, b, P, i, kind, lam):
     """Return r = log g - log q for the binomial likelihood.
 
@@ -88,7 +87,7 @@ def log_weight_ratio(a, b, P, i, kind, lam):
     return log_g(a, b, P, i, LIK_BINOMIAL, 0.0, 0.0) - log_q(a, b, P, i, kind, lam)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _trunc_normal01(rng, m, sd):
     while True:
         x = m + sd * rng.standard_normal()
@@ -96,7 +95,7 @@ def _trunc_normal01(rng, m, sd):
             return x
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_aux(rng, P, i, kind, lam):
     """Draw one auxiliary pair (a, b) from q for challenge base ``i``."""
     if kind == PROP_UNIFORM or (lam > 0.0 and rng.random() < lam):
@@ -110,7 +109,7 @@ def draw_aux(rng, P, i, kind, lam):
 PAIR_RC_MAX = 0.995
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def pair_shape(P, i, lik, tau, rho, Q, o):
     """Write base i's PROP_PAIR_NORMAL component at (tau, rho) into Q[o:o + 3].
 
@@ -128,7 +127,7 @@ def pair_shape(P, i, lik, tau, rho, Q, o):
     Q[o + 2] = min(max(rc, -PAIR_RC_MAX), PAIR_RC_MAX)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_n2(a, b, m0, m1, s0, s1, rc):
     za = (a - m0) / s0
     zb = (b - m1) / s1
@@ -141,7 +140,7 @@ def _log_n2(a, b, m0, m1, s0, s1, rc):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_q_pair(a, b, P, i, Q, lam, mb, bd):
     """Return the log density of base i's PROP_PAIR_NORMAL proposal.
 
@@ -173,7 +172,7 @@ def log_q_pair(a, b, P, i, Q, lam, mb, bd):
     return m + math.log(math.exp(u - m) + math.exp(v - m))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_aux_pair(rng, P, i, Q, lam):
     """Draw one auxiliary pair from base i's PROP_PAIR_NORMAL proposal (may leave the square)."""
     if lam > 0.0 and rng.random() < lam:

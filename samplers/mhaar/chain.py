@@ -19,9 +19,8 @@ from ..model.band_geometry import log_area
 from ..model.band_quadrature import log_band_integral
 from ..model.densities import N0, N1, log_prior_eps, log_prior_s, rho_max
 from ..model.moves import gaussian_step
+from ..numerics.jit import JIT
 from .moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
-
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: The priors: eps (eps_kind ``codes.EPS_*`` with parameters eps_p1, eps_p2); per strength
 #: variable: s_free (whether sampled), s ~ Beta(s_a, s_b); per group: tau ~ Beta(tau_a, tau_b)
@@ -34,7 +33,7 @@ Priors = namedtuple(
 Start = namedtuple("Start", ["eps0", "s0", "tau0", "rho0"])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def group_rho_max(tau, j, grp, P):
     """Largest admissible |rho| of group j at tau: the minimum over the group's rows."""
     out = np.inf
@@ -46,12 +45,12 @@ def group_rho_max(tau, j, grp, P):
     return out
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _logit(x):
     return math.log(x) - math.log1p(-x)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pack(z, cur, s_free, g_tau_free, g_rho_free, grp, P):
     """Fill z with the coordinates of the joint move at ``cur`` (a Theta).
 
@@ -75,7 +74,7 @@ def _pack(z, cur, s_free, g_tau_free, g_rho_free, grp, P):
             k += 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def run_chain(rng, data, groups, priors, start, cfg):
     """Run one MHAAR chain.
 

@@ -31,6 +31,7 @@ from ..model.band_geometry import band_box, draw_band, draw_band_box, fold, in_b
 from ..model.band_quadrature import log_band_integral
 from ..model.codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
 from ..model.densities import M0, M1, log_g
+from ..numerics.jit import JIT
 from .aux_proposals import (
     PAIR_BAND_WEIGHT,
     PAIR_BOX_K,
@@ -40,8 +41,6 @@ from .aux_proposals import (
     log_q_pair,
     pair_shape,
 )
-
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: The data: P (n, N_PARAMS), one row per challenge base (columns: :mod:`samplers.model.densities`);
 #: qkind (n,), the auxiliary proposal of each base (``codes.PROP_*``); delta; XG, WG, the
@@ -74,7 +73,7 @@ Theta = namedtuple("Theta", ["eps", "s", "tau", "rho"])
 Latents = namedtuple("Latents", ["lat_a", "lat_b", "AA", "AB", "WC", "WP", "CUR", "NEW"])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, lat):
     """One MHAAR move from ``cur`` towards ``prop`` (both :data:`Theta`); updates the latents.
 
@@ -275,7 +274,7 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
     return accept
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def init_latents(rng, cur, data, groups, cfg, lat):
     """Start each latent pair (``lat.lat_a``, ``lat.lat_b``) inside R_s at ``cur`` (a Theta).
 
@@ -345,7 +344,7 @@ S_THIN = 0.01
 K_MULT_MAX = 32
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def k_eff(K, s, s_p, s_free):
     """Auxiliary pairs for a move between strengths s and s_p (symmetric in the two)."""
     top = 0.0

@@ -19,14 +19,14 @@ import math
 import numpy as np
 from numba import njit
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+from ..numerics.jit import JIT
 
 
 # Not merged with samplers.model.region.log_area: both are log |R_s(eps, delta)|, but that one is
 # log(|R_s| / (1 - s)) + log(1 - s) (exact as s -> 1) and this is the paper's closed form; they
 # differ in the last bits (on 3/4 of random (eps, s, delta), by up to ~6e-12 relative), and
 # MHAAR's acceptance ratios and so its draws depend on these bits.
-@njit(**_JIT)
+@njit(**JIT)
 def log_area(eps, s, delta):
     """Return log |R_s(eps, delta)| (paper, below eq. 3)."""
     v = 2.0 * (
@@ -39,7 +39,7 @@ def log_area(eps, s, delta):
 
 
 # ---------------------------------------------------------- membership, uniform draws
-@njit(**_JIT)
+@njit(**JIT)
 def fold(a, b):
     """Map (a, b) into the lower-left half and return (lo, hi)."""
     if a + b > 1.0:
@@ -50,13 +50,13 @@ def fold(a, b):
     return b, a
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def in_rs(lo, hi, e_eps, e_seps, delta, s):
     """Whether a folded point is in R(eps, delta) but not in R(s eps, s delta)."""
     return (hi + e_eps * lo >= 1.0 - delta) and (hi + e_seps * lo < 1.0 - s * delta)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_band(rng, eps, s, delta):
     """Draw (a, b) uniformly from the band R_s(eps, delta).
 
@@ -95,7 +95,7 @@ def draw_band(rng, eps, s, delta):
 
 
 # ------------------------------------------------- the band within a box (PROP_PAIR_NORMAL)
-@njit(**_JIT)
+@njit(**JIT)
 def _clip_half(V, nv, W, axis, bound, keep_below):
     """Sutherland-Hodgman: clip polygon V[:nv] to {v[axis] <= bound} (or >=) into W."""
     m = 0
@@ -118,7 +118,7 @@ def _clip_half(V, nv, W, axis, bound, keep_below):
     return m
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def band_box(eps, s, delta, box, V, NV, AR, W, U):
     """Clip the four quadrilaterals that make up R_s(eps, delta) to a box.
 
@@ -178,7 +178,7 @@ def band_box(eps, s, delta, box, V, NV, AR, W, U):
     return tot
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_band_box(rng, V, NV, AR, tot):
     """Draw uniformly from the clipped band of :func:`band_box` (tot > 0)."""
     u = rng.random() * tot
@@ -215,7 +215,7 @@ def draw_band_box(rng, V, NV, AR, tot):
     return a, b
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def in_box(a, b, box):
     """Whether (a, b) lies in the box (a_lo, a_hi, b_lo, b_hi)."""
     return a >= box[0] and a <= box[1] and b >= box[2] and b <= box[3]

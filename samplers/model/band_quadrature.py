@@ -13,11 +13,10 @@ import math
 import numpy as np
 from numba import njit
 
+from ..numerics.jit import JIT
 from ..numerics.smallsort import sort_small
 from .codes import LIK_BIVARIATE_NORMAL
 from .densities import N0, N1, X, Y, log_g
-
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Most Gauss-Legendre nodes of the inner rule of the band integrals of over-dispersed groups.
 QUAD_NODES = 24
@@ -75,7 +74,7 @@ _C_FLIP, _C_SWAP = 6, 7
 _C_LEN = 8
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _z_of(p, x, n, f):
     """Return the standard score (x - n p) / sd(p) of the count x at rate p.
 
@@ -85,7 +84,7 @@ def _z_of(p, x, n, f):
     return (x - n * p) / math.sqrt(sh * (1.0 - sh) * n * f)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _p_of(z, x, n, f):
     """Return the rate p with :func:`_z_of` (p) = z: a root of a quadratic in q = n p.
 
@@ -105,7 +104,7 @@ def _p_of(z, x, n, f):
     return q / n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _dp_dz(p, z, n, f):
     """|dp/dz| / sd(p) = 1 / (n + z sd'(p)) along :func:`_z_of` (positive: z is monotone)."""
     sh = (n * p + 0.5) / (n + 1.0)
@@ -114,7 +113,7 @@ def _dp_dz(p, z, n, f):
     return 1.0 / max(n + z * dsd, 1e-12)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _clip_linear(alpha, beta, u0, u1):
     """Intersect [u0, u1] with {u : alpha u <= beta}."""
     if alpha > 0.0:
@@ -126,7 +125,7 @@ def _clip_linear(alpha, beta, u0, u1):
     return u0, u1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _n_nodes(u0, u1, centre, sd, nmax):
     """Place nodes for a Gaussian-like integrand on [u0, u1].
 
@@ -140,7 +139,7 @@ def _n_nodes(u0, u1, centre, sd, nmax):
     return int(min(float(nmax), math.ceil(n)))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     """Return the outer integrand at the standard score zo of the outer rate (one image).
 
@@ -204,7 +203,7 @@ def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     return ih * sdpo * _dp_dz(po, zo, no_, fo) * inner
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _gk15(za, zb, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     """Gauss-Kronrod 7-15 estimate of the outer integral over [za, zb] and its error."""
     c = 0.5 * (za + zb)
@@ -222,7 +221,7 @@ def _gk15(za, zb, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     return res_k * h, abs((res_k - res_g) * h)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
     """Return log of the integral of g_i(a, b) (as :func:`log_g`) over R_s(eps, delta).
 
@@ -251,7 +250,7 @@ def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
     return v
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
     x = P[i, X]
     n0 = P[i, N0]

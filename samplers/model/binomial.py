@@ -51,6 +51,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..numerics.jit import JIT
 from ..numerics.quadrature import gauss_legendre_table
 from ..numerics.smallsort import argsort_desc_small, sort_small
 from ..numerics.special import betainc, betaincc, lbeta, xlogy
@@ -67,7 +68,6 @@ __all__ = [
     "NODE_DENSITY",
 ]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Tail mass of each Beta density left outside its integration window (fast pass).
 WINDOW_TAIL = 1e-20
@@ -120,7 +120,7 @@ def _window(a: np.ndarray, b: np.ndarray, tail: float) -> tuple[np.ndarray, np.n
     return lo, hi
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _quantile(a, b, p, upper):
     """Find v with I_v(a, b) = p (upper=False) or 1 - I_v(a, b) = p (upper=True), by bisection."""
     lo_v, hi_v = 0.0, 1.0
@@ -164,7 +164,7 @@ def binomial_bases(fp, n_neg, fn, n_pos) -> BinomialBases:
     return BinomialBases(x, n0, y, n1, wins[0], wins[1], lconst, GX, GW, tab, tok, tmeta, twin)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
     """Make the density Beta(a, b) (reflected: Beta(b, a) of the tabulated one) on [lo, hi]."""
     mean = a / (a + b)
@@ -172,7 +172,7 @@ def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
     return Dens(a, b, lbeta(a, b), mean, sd, lo, hi, wlo, whi, off, m, refl)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_tail(tab, tok, d, v, upper):
     """Return log F(v) (or log(1 - F(v)) with ``upper``) of the density d.
 
@@ -189,7 +189,7 @@ def _log_tail(tab, tok, d, v, upper):
     return log_tail_scipy(d.a, d.b, v, upper)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _logpdf(d, v):
     if v <= 0.0 or v >= 1.0:
         if (v <= 0.0 and d.a == 1.0) or (v >= 1.0 and d.b == 1.0):
@@ -198,7 +198,7 @@ def _logpdf(d, v):
     return xlogy(d.a - 1.0, v) + (d.b - 1.0) * math.log1p(-v) - d.lb
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _local_scale(d, v):
     """Scale on which the density varies at v: 1 / (|log-slope| + sqrt(|log-curvature|))."""
     v = min(max(v, 1e-300), 1.0 - 1e-16)
@@ -207,7 +207,7 @@ def _local_scale(d, v):
     return 1.0 / (abs(g1) + math.sqrt(g2) + 1e-300)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _cdf_diff(tab, tok, d, v2, v1):
     """F(v2) - F(v1) for the Beta density d, v1 <= v2, without cancellation."""
     v1 = min(max(v1, 0.0), 1.0)
@@ -252,7 +252,7 @@ def _cdf_diff(tab, tok, d, v2, v1):
     return 1.0 - math.exp(l1) - math.exp(l2)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _z_gap(d, v0, v1):
     """Distance (in sds, at least 1) from the density's mean to the interval [v0, v1]."""
     lo_v = min(v0, v1)
@@ -263,7 +263,7 @@ def _z_gap(d, v0, v1):
     return max(1.0, gap)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _edge_scale(inner, v0, v1, slope):
     """Scale in u of F_inner(psi(u)) on a piece where psi runs from v0 to v1 with this slope."""
     if slope <= 0.0:
@@ -273,14 +273,14 @@ def _edge_scale(inner, v0, v1, slope):
     return inner.sd / (slope * _z_gap(inner, v0, v1))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _slope(u, c, e, xs):
     if u <= xs:
         return 1.0
     return e if u < c else 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _lse(m, acc, term):
     """Add e^term to the running sum acc e^m; returns the new (m, acc)."""
     if term > m:
@@ -300,7 +300,7 @@ PANEL_STOP = 1e-17
 WIDE_PANELS_MAX = 8
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
     """Append the pieces of half h (outer, inner) of the lower-left band to P (rows from npc).
 
@@ -374,7 +374,7 @@ def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
     return npc
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_integrand(tab, tok, outer, inner, bd, rate, u):
     """Return log of the integrand at u.
 
@@ -399,7 +399,7 @@ def _log_integrand(tab, tok, outer, inner, bd, rate, u):
     return -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, tot, max_panels):
     """Add the integral over [ua, ub] (composite Gauss-Legendre) to the log sum (m, tot).
 
@@ -453,7 +453,7 @@ def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, to
     return m, tot
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_band_mass_window(T, i, wide, bd, rate):
     """Return the log band mass of base i of T over its fast (or, with ``wide``, wide) windows."""
     x, n0, y, n1 = T.x[i], T.n0[i], T.y[i], T.n1[i]
@@ -517,7 +517,7 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     return -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_tail_bound(lm_fast):
     """Return an upper bound on log M given the fast pass's log mass ``lm_fast``.
 
@@ -527,7 +527,7 @@ def log_tail_bound(lm_fast):
     return math.log(math.exp(lm_fast) + TAIL_DROPPED)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_band_mass(T, i, eps, s, delta, bound_tails):
     """Return log of the band mass M (or of dM / d(1 - s) at s = 1) of base i of T, and a flag.
 
@@ -554,7 +554,7 @@ def log_band_mass(T, i, eps, s, delta, bound_tails):
     return _log_band_mass_window(T, i, fast, bd, rate), False
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_lik(B, i, eps, s, delta):
     """Return log P(X_i, Y_i | eps, s) of base i of ``B`` (a :class:`BinomialBases`)."""
     # bound_tails False as a run-time value (a literal would compile log_band_mass again)

@@ -45,6 +45,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..numerics.jit import JIT
 from ..numerics.quadrature import gauss_legendre_table
 from ..numerics.smallsort import sort_small
 from .binomial import TAIL_PASS_BELOW, log_band_mass, log_tail_bound
@@ -52,7 +53,6 @@ from .region import log_area_rate, make_band, psi
 
 __all__ = ["Blocks", "make_blocks", "fill_log_lik", "block_cost", "BLOCK_N_MAX"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Gauss-Legendre nodes per panel and panel width in local scales.
 NODES = 10
@@ -162,7 +162,7 @@ def make_blocks(
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pmf(n, v, out):
     """Set out[k] = Binom(k | n, v) for k = 0..n (a recurrence from the mode; tails may be 0)."""
     for k in range(n + 1):
@@ -195,13 +195,13 @@ def _pmf(n, v, out):
         out[k - 1] = p
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _spread(v, n):
     """Spread of a Beta density with mean v and n trials (bounded below by 1 / (n + 2))."""
     return math.sqrt(max(v * (1.0 - v), 0.0) / (n + 2.0)) + 1.0 / (n + 2.0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _density(u, n_o, n_i, bd):
     """Nodes needed per unit of u at u: the inverse of the smallest local scale there."""
     r = 1.0 / _spread(u, n_o)
@@ -219,7 +219,7 @@ def _density(u, n_o, n_i, bd):
     return r
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW):
     """Set D[y] = F_y(v2) - F_y(v1) for y = 0..n_i (Beta(y + 1, n_i - y + 1) distribution).
 
@@ -267,7 +267,7 @@ def _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW):
         D[y] = d if d > 0.0 else 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
     """Add the band mass of one half to acc[j] for member j of a block.
 
@@ -314,7 +314,7 @@ def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
             u = ub
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _block_log_mass(Q, b, bd, out):
     """Set out[j] = log band mass of base idx[start[b] + j] of block b, over the fast windows.
 
@@ -342,7 +342,7 @@ def _block_log_mass(Q, b, bd, out):
         out[jj] = math.log(acc[jj]) if acc[jj] > 0.0 else -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
     """Set ll[i] = log P(x_i, y_i | eps, s[base_k[i]]) for every distinct base i of B.
 

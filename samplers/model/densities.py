@@ -18,6 +18,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..numerics.jit import JIT
+
 # the integer codes the kernels switch on are defined in one place, samplers.model.codes
 from .codes import EPS_HALFNORMAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
 
@@ -37,11 +39,9 @@ BSD0, BSD1 = 16, 17
 #: Number of columns of P.
 N_PARAMS = 18
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
-
 
 # ------------------------------------------------------------------------------- priors
-@njit(**_JIT)
+@njit(**JIT)
 def log_prior_eps(eps, kind, p1, p2):
     """Log prior density of eps up to a constant (0: half-normal(p1), 1: lognormal(p1, p2))."""
     if not eps > 0.0:
@@ -52,7 +52,7 @@ def log_prior_eps(eps, kind, p1, p2):
     return -le - 0.5 * ((le - p1) / p2) ** 2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_prior_s(s, a, b):
     """Log Beta(a, b) density of s up to a constant; -inf outside (0, 1)."""
     if not (s > 0.0 and s < 1.0):
@@ -61,7 +61,7 @@ def log_prior_s(s, a, b):
 
 
 # --------------------------------------------------------------------------- likelihoods
-@njit(**_JIT)
+@njit(**JIT)
 def _xlogy(c, v):
     # c * log(v) with 0 * log(0) = 0
     if c == 0.0:
@@ -69,7 +69,7 @@ def _xlogy(c, v):
     return c * math.log(v)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
     """Return log of Beta(a; a0, b0) * Beta(b; a1, b1), the normalised binomial likelihood."""
     return (
@@ -82,7 +82,7 @@ def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rho_max(tau, n0, n1):
     """Largest |rho| keeping the covariance of eq. 7 positive definite for one row."""
     c0 = 1.0 + (n0 - 1.0) * tau
@@ -92,7 +92,7 @@ def rho_max(tau, n0, n1):
     return math.sqrt(c0 * c1 / (n0 * n1))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_bvn(a, b, x, n0, y, n1, tau, rho):
     """Bivariate normal log density of (X, Y) given (alpha, beta) = (a, b) (paper eq. 7).
 
@@ -125,12 +125,12 @@ def log_bvn(a, b, x, n0, y, n1, tau, rho):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _lbeta(p, q):
     return math.lgamma(p) + math.lgamma(q) - math.lgamma(p + q)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_betabinom(x, n, m, tau):
     # log BetaBin(x | n, mean m, intra-class correlation tau) without the binomial coefficient
     phi = 1.0 / tau - 1.0
@@ -139,7 +139,7 @@ def _log_betabinom(x, n, m, tau):
     return _lbeta(x + p, n - x + q) - _lbeta(p, q)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_g(a, b, P, i, lik, tau, rho):
     """Return log g(X_i, Y_i | a, b) up to a constant that does not depend on (a, b, tau, rho)."""
     if lik == LIK_BINOMIAL:

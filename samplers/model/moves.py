@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..numerics.jit import JIT
+
 __all__ = ["gaussian_step"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def gaussian_step(z, chol, sc, rng, xi, zp):
     """Set zp = z + sc * chol @ xi, xi standard normal (drawn into ``xi``), chol lower-triangular.
 

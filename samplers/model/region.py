@@ -24,9 +24,10 @@ from collections import namedtuple
 
 from numba import njit
 
+from ..numerics.jit import JIT
+
 __all__ = ["Band", "make_band", "psi", "log_area_rate", "log_area"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: The two boundaries of the band R_s(eps, delta): index 1 is R(eps, delta) (outer region,
 #: smaller corner), index 2 is R(s eps, s delta). ``e`` is e^-t, ``E`` is e^t, ``xs`` the kink.
@@ -36,7 +37,7 @@ Band = namedtuple(
 )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _logistic_neg(t):
     """1 / (1 + e^t) without overflow."""
     if t > 0.0:
@@ -45,7 +46,7 @@ def _logistic_neg(t):
     return 1.0 / (1.0 + math.exp(t))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def make_band(eps, s, delta):
     """Make the band of (eps, s, delta), 0 <= s <= 1."""
     t1 = eps
@@ -69,7 +70,7 @@ def make_band(eps, s, delta):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def psi(u, c, e, xs):
     """Upper edge of the corner C in the half y <= x at abscissa u (see the module text)."""
     if u <= xs:
@@ -78,7 +79,7 @@ def psi(u, c, e, xs):
     return v if v > 0.0 else 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_area_rate(eps, s, delta):
     """log(|R_s(eps, delta)| / (1 - s)) for 0 <= s <= 1 (the limit at s = 1).
 
@@ -102,7 +103,7 @@ def log_area_rate(eps, s, delta):
     return -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_area(eps, s, delta):
     """Return log |R_s(eps, delta)| (-inf at s = 1)."""
     r = 1.0 - s
