@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..numerics.jit import JIT
-from ..numerics.special import betainc, betaincc, lbeta
+from ..numerics.special import betainc, betaincc, expit, lbeta
 
 __all__ = [
     "build_tables",
@@ -48,15 +48,6 @@ CELL_TOL = 1e-10
 
 # columns of a table row: log F and its two derivatives, log(1 - F) and its two derivatives
 _L, _L1, _L2, _K, _K1, _K2 = range(6)
-
-
-@njit(**JIT)
-def expit(w):
-    """1 / (1 + e^-w) without overflow."""
-    if w >= 0.0:
-        return 1.0 / (1.0 + math.exp(-w))
-    e = math.exp(w)
-    return e / (1.0 + e)
 
 
 @njit(**JIT)

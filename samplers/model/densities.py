@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from ..numerics.jit import JIT
+from ..numerics.special import lbeta, xlogy
 
 # the integer codes the kernels switch on are defined in one place, samplers.model.codes
 from .codes import EPS_HALFNORMAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
@@ -62,22 +63,14 @@ def log_prior_s(s, a, b):
 
 # --------------------------------------------------------------------------- likelihoods
 @njit(**JIT)
-def _xlogy(c, v):
-    # c * log(v) with 0 * log(0) = 0
-    if c == 0.0:
-        return 0.0
-    return c * math.log(v)
-
-
-@njit(**JIT)
 def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
     """Return log of Beta(a; a0, b0) * Beta(b; a1, b1), the normalised binomial likelihood."""
     return (
-        _xlogy(a0 - 1.0, a)
-        + _xlogy(b0 - 1.0, 1.0 - a)
+        xlogy(a0 - 1.0, a)
+        + xlogy(b0 - 1.0, 1.0 - a)
         - lb0
-        + _xlogy(a1 - 1.0, b)
-        + _xlogy(b1 - 1.0, 1.0 - b)
+        + xlogy(a1 - 1.0, b)
+        + xlogy(b1 - 1.0, 1.0 - b)
         - lb1
     )
 
@@ -126,17 +119,12 @@ def log_bvn(a, b, x, n0, y, n1, tau, rho):
 
 
 @njit(**JIT)
-def _lbeta(p, q):
-    return math.lgamma(p) + math.lgamma(q) - math.lgamma(p + q)
-
-
-@njit(**JIT)
 def _log_betabinom(x, n, m, tau):
     # log BetaBin(x | n, mean m, intra-class correlation tau) without the binomial coefficient
     phi = 1.0 / tau - 1.0
     p = m * phi
     q = (1.0 - m) * phi
-    return _lbeta(x + p, n - x + q) - _lbeta(p, q)
+    return lbeta(x + p, n - x + q) - lbeta(p, q)
 
 
 @njit(**JIT)
@@ -151,10 +139,10 @@ def log_g(a, b, P, i, lik, tau, rho):
     if tau < 1e-10:
         # the tau -> 0 limit of the beta-binomial (same constant as below: no coefficient)
         return (
-            _xlogy(P[i, X], a)
-            + _xlogy(P[i, N0] - P[i, X], 1.0 - a)
-            + _xlogy(P[i, Y], b)
-            + _xlogy(P[i, N1] - P[i, Y], 1.0 - b)
+            xlogy(P[i, X], a)
+            + xlogy(P[i, N0] - P[i, X], 1.0 - a)
+            + xlogy(P[i, Y], b)
+            + xlogy(P[i, N1] - P[i, Y], 1.0 - b)
         )
     # beta-binomial counts: the binomial coefficients are constants and are left out
     x_part = _log_betabinom(P[i, X], P[i, N0], a, tau)
