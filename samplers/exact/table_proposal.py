@@ -33,6 +33,7 @@ from numba import njit
 
 from ..model.densities import log_prior_eps
 from ..numerics.jit import JIT
+from ..numerics.logsum import logsumexp
 from ..numerics.special import log_expit as _log_expit
 from . import surrogate
 
@@ -88,16 +89,10 @@ def _normalise(lw, cum):
 
     Returns the log of the sum of the weights (-inf when every weight is zero).
     """
-    m = -math.inf
-    for i in range(lw.shape[0]):
-        m = max(m, lw[i])
-    if m == -math.inf:
+    ln = logsumexp(lw)
+    if ln == -math.inf:
         cum[:] = 0.0
         return -math.inf
-    tot = 0.0
-    for i in range(lw.shape[0]):
-        tot += math.exp(lw[i] - m)
-    ln = m + math.log(tot)
     run = 0.0
     for i in range(lw.shape[0]):
         lw[i] -= ln

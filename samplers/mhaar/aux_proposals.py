@@ -51,6 +51,7 @@ from ..model.densities import (
     log_lik_shape,
 )
 from ..numerics.jit import JIT
+from ..numerics.logsum import logaddexp
 
 _SD_INFLATION = 1.5
 
@@ -74,8 +75,7 @@ def log_q(a, b, P, i, kind, lam):
     # log((1 - lam) e^lq + lam)
     u = math.log1p(-lam) + lq if lam < 1.0 else -np.inf
     v = math.log(lam)
-    m = max(u, v)
-    return m + math.log(math.exp(u - m) + math.exp(v - m))
+    return logaddexp(u, v)
 
 
 @njit(**JIT)
@@ -158,8 +158,7 @@ def log_q_pair(a, b, P, i, Q, lam, mb, bd):
         u = math.log1p(-mb) + lq
         if bd > 0.0:
             v = math.log(mb * bd)
-            m = max(u, v)
-            lq = m + math.log(math.exp(u - m) + math.exp(v - m))
+            lq = logaddexp(u, v)
         else:
             lq = u
     if lam <= 0.0:
@@ -168,8 +167,7 @@ def log_q_pair(a, b, P, i, Q, lam, mb, bd):
     if not (a > 0.0 and a < 1.0 and b > 0.0 and b < 1.0):
         return u
     v = math.log(lam)
-    m = max(u, v)
-    return m + math.log(math.exp(u - m) + math.exp(v - m))
+    return logaddexp(u, v)
 
 
 @njit(**JIT)

@@ -32,6 +32,7 @@ from ..model.band_quadrature import log_band_integral
 from ..model.codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
 from ..model.densities import M0, M1, log_g
 from ..numerics.jit import JIT
+from ..numerics.logsum import logaddexp, lse_push
 from .aux_proposals import (
     PAIR_BAND_WEIGHT,
     PAIR_BOX_K,
@@ -216,8 +217,7 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
                 elif in_p:
                     lb = math.log(0.5 * mu) - la_p[g]
                 if lb > -np.inf:
-                    m = max(lq, lb)
-                    lq = m + math.log(math.exp(lq - m) + math.exp(lb - m))
+                    lq = logaddexp(lq, lb)
             rc = -np.inf
             rp = -np.inf
             if in_c:
@@ -317,14 +317,8 @@ def init_latents(rng, cur, data, groups, cfg, lat):
                 if r == -np.inf:
                     continue
                 # streaming weighted reservoir of size one, in log space
-                if r > best_w:
-                    tot = tot * math.exp(best_w - r) + 1.0
-                    best_w = r
-                    p_new = 1.0 / tot
-                else:
-                    w = math.exp(r - best_w)
-                    tot += w
-                    p_new = w / tot
+                best_w, tot = lse_push(best_w, tot, r)
+                p_new = math.exp(r - best_w) / tot
                 if rng.random() < p_new:
                     cand_a = a
                     cand_b = b

@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from ..numerics.jit import JIT
+from ..numerics.logsum import lse_push
 from ..numerics.quadrature import gauss_legendre_table
 from ..numerics.smallsort import argsort_desc_small, sort_small
 from ..numerics.special import betainc, betaincc, lbeta, xlogy
@@ -280,14 +281,6 @@ def _slope(u, c, e, xs):
     return e if u < c else 0.0
 
 
-@njit(**JIT)
-def _lse(m, acc, term):
-    """Add e^term to the running sum acc e^m; returns the new (m, acc)."""
-    if term > m:
-        return term, acc * math.exp(m - term) + 1.0
-    return m, acc + math.exp(term - m)
-
-
 #: Columns of the piece table: ends, local scale, log upper bound of the mass, which half.
 _PA, _PB, _PSC, _PBOUND, _PHALF = range(5)
 _MAX_PIECES = 12
@@ -421,7 +414,7 @@ def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, to
             for j in range(n):
                 li = _log_integrand(tab, tok, outer, inner, bd, rate, centre + half * GX[n, j])
                 if li > -math.inf:
-                    m, tot = _lse(m, tot, lh + math.log(GW[n, j]) + li)
+                    m, tot = lse_push(m, tot, lh + math.log(GW[n, j]) + li)
         return m, tot
     eps_u = 1e-9 * (ub - ua)
     backward = _log_integrand(tab, tok, outer, inner, bd, rate, ub - eps_u) > _log_integrand(
@@ -438,10 +431,10 @@ def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, to
         for j in range(n):
             li = _log_integrand(tab, tok, outer, inner, bd, rate, centre + half * GX[n, j])
             if li > -math.inf:
-                pm, pt = _lse(pm, pt, lh + math.log(GW[n, j]) + li)
+                pm, pt = lse_push(pm, pt, lh + math.log(GW[n, j]) + li)
         if pt > 0.0:
             lpanel = pm + math.log(pt)
-            m, tot = _lse(m, tot, lpanel)
+            m, tot = lse_push(m, tot, lpanel)
             seen = True
         elif seen:
             break  # past the end of the (convex) support of the integrand
