@@ -52,7 +52,7 @@ from numba import njit
 
 from ..model.band_quadrature import log_band_integral
 from ..model.binomial_block import fill_log_lik
-from ..model.densities import N0, N1, rho_max
+from ..model.densities import group_rho_max
 from ..model.moves import gaussian_step as _walk
 from ..model.region import log_area
 from ..numerics.jit import JIT
@@ -261,17 +261,6 @@ def _copy(dst, src):
 
 
 @njit(**JIT)
-def group_rho_max(C, j, tau):
-    """Largest admissible |rho| of group j at tau (minimum over its rows, as eq. 7 needs)."""
-    out = math.inf
-    for i in range(C.c_grp.shape[0]):
-        if C.c_grp[i] == j:
-            r = rho_max(tau, C.P[i, N0], C.P[i, N1])
-            out = min(out, r)
-    return out
-
-
-@njit(**JIT)
 def _corr_log_lik(z, M, C, eps, s, ll_c):
     """Prior terms of the free tau, rho and the log likelihood of the over-dispersed bases."""
     lp = 0.0
@@ -289,7 +278,7 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
             lp += M.tau_a * _log_expit(zt) + M.tau_b * _log_expit(-zt)
         if M.g_rho_z[j] >= 0:
             zr = z[M.g_rho_z[j]]
-            rmax = group_rho_max(C, j, tau[j])
+            rmax = group_rho_max(tau[j], j, C.c_grp, C.P)
             th = math.tanh(zr)
             rho[j] = rmax * th
             # uniform on (-rmax, rmax) times the Jacobian rmax (1 - tanh^2)

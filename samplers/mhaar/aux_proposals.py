@@ -47,6 +47,7 @@ from ..model.densities import (
     N1,
     SD0,
     SD1,
+    dispersion,
     log_g,
     log_lik_shape,
 )
@@ -117,8 +118,8 @@ def pair_shape(P, i, lik, tau, rho, Q, o):
     """
     n0 = P[i, N0]
     n1 = P[i, N1]
-    f0 = max(1.0 + (n0 - 1.0) * tau, 1e-6)
-    f1 = max(1.0 + (n1 - 1.0) * tau, 1e-6)
+    f0 = dispersion(n0, tau)
+    f1 = dispersion(n1, tau)
     Q[o] = _SD_INFLATION * P[i, BSD0] * math.sqrt(f0)
     Q[o + 1] = _SD_INFLATION * P[i, BSD1] * math.sqrt(f1)
     rc = 0.0

@@ -17,7 +17,7 @@ from numba import njit
 
 from ..model.band_geometry import log_area
 from ..model.band_quadrature import log_band_integral
-from ..model.densities import N0, N1, log_prior_eps, log_prior_s, rho_max
+from ..model.densities import group_rho_max, log_prior_eps, log_prior_s
 from ..model.moves import gaussian_step
 from ..numerics.jit import JIT
 from .moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
@@ -31,18 +31,6 @@ Priors = namedtuple(
 
 #: The starting point: eps0, s0 (G,), tau0, rho0 (J,).
 Start = namedtuple("Start", ["eps0", "s0", "tau0", "rho0"])
-
-
-@njit(**JIT)
-def group_rho_max(tau, j, grp, P):
-    """Largest admissible |rho| of group j at tau: the minimum over the group's rows."""
-    out = np.inf
-    for i in range(grp.shape[0]):
-        if grp[i] == j:
-            r = rho_max(tau, P[i, N0], P[i, N1])
-            if r < out:
-                out = r
-    return out
 
 
 @njit(**JIT)

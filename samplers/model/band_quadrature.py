@@ -16,7 +16,7 @@ from numba import njit
 from ..numerics.jit import JIT
 from ..numerics.smallsort import sort_small
 from .codes import LIK_BIVARIATE_NORMAL
-from .densities import N0, N1, X, Y, log_g
+from .densities import N0, N1, X, Y, dispersion, log_g
 
 #: Most Gauss-Legendre nodes of the inner rule of the band integrals of over-dispersed groups.
 QUAD_NODES = 24
@@ -264,8 +264,8 @@ def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
     d2 = t2 / (1.0 + c2)
     band = np.array([t1, t2, c1, c2])
     bvn = lik == LIK_BIVARIATE_NORMAL
-    f0 = max(1.0 + (n0 - 1.0) * tau, 1e-12)
-    f1 = max(1.0 + (n1 - 1.0) * tau, 1e-12)
+    f0 = dispersion(n0, tau)
+    f1 = dispersion(n1, tau)
     r = 0.0
     if bvn:
         r = rho * math.sqrt(n0 * n1 / (f0 * f1))

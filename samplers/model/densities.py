@@ -76,13 +76,44 @@ def log_lik_shape(a, b, a0, b0, a1, b1, lb0, lb1):
 
 
 @njit(**JIT)
+def dispersion(n, tau):
+    """Return 1 + (n - 1) tau, the variance factor of a count of n decisions with correlation tau.
+
+    The variance of the sum of n exchangeable decisions, each with variance v and pairwise
+    correlation tau, is n v (1 + (n - 1) tau) (paper eq. 7; the beta-binomial's too). No floor:
+    for tau in [0, 1] and n >= 1 (all the samplers pass: tau is a logistic of a real or a
+    validated fixed value) it is >= 1. The copies it replaced floored it at 1e-6 or 1e-12,
+    which never bound there, so the values are unchanged.
+    """
+    return 1.0 + (n - 1.0) * tau
+
+
+@njit(**JIT)
 def rho_max(tau, n0, n1):
-    """Largest |rho| keeping the covariance of eq. 7 positive definite for one row."""
-    c0 = 1.0 + (n0 - 1.0) * tau
-    c1 = 1.0 + (n1 - 1.0) * tau
+    """Largest |rho| keeping the covariance of eq. 7 positive definite for one row.
+
+    ``bayes_dp.likelihoods.rho_max`` is its numpy twin (``tests/test_layout.py`` compares them).
+    """
+    c0 = dispersion(n0, tau)
+    c1 = dispersion(n1, tau)
     if c0 <= 0.0 or c1 <= 0.0:
         return 0.0
     return math.sqrt(c0 * c1 / (n0 * n1))
+
+
+@njit(**JIT)
+def group_rho_max(tau, j, grp, P):
+    """Largest admissible |rho| of group j at tau: the minimum of :func:`rho_max` over its rows.
+
+    ``grp[i]`` is the group of row i of the per-base matrix ``P`` (inf when j has no rows).
+    """
+    out = np.inf
+    for i in range(grp.shape[0]):
+        if grp[i] == j:
+            r = rho_max(tau, P[i, N0], P[i, N1])
+            if r < out:
+                out = r
+    return out
 
 
 @njit(**JIT)
@@ -96,8 +127,8 @@ def log_bvn(a, b, x, n0, y, n1, tau, rho):
     """
     if not (a > 0.0 and a < 1.0 and b > 0.0 and b < 1.0):
         return -np.inf
-    c0 = 1.0 + (n0 - 1.0) * tau
-    c1 = 1.0 + (n1 - 1.0) * tau
+    c0 = dispersion(n0, tau)
+    c1 = dispersion(n1, tau)
     # Variances at the rates shrunk by half a count, (N a + 1/2) / (N + 1): eq. 7 as printed
     # has Var X -> 0 as a -> 0, so at X = 0 its density grows without bound as a -> 0 and
     # drags the latent rate (and eps) to the corner; the floor keeps it bounded.
