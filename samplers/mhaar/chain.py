@@ -15,10 +15,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..model.band_geometry import log_area
 from ..model.band_quadrature import log_band_integral
 from ..model.densities import group_rho_max, log_prior_eps, log_prior_s
 from ..model.moves import gaussian_step
+from ..model.region import log_area_paper
 from ..numerics.jit import JIT
 from .moves import K_MULT_MAX, Latents, Theta, init_latents, k_eff, mhaar_update
 
@@ -131,7 +131,7 @@ def run_chain(rng, data, groups, priors, start, cfg):
             # log of the integrated likelihood (over R_s, per unit area) of a collapsed base
             lat.CUR[i] = log_band_integral(
                 i, g_lik[j], tau[j], rho[j], eps, s[g], delta, P, data.XG, data.WG
-            ) - log_area(eps, s[g], delta)
+            ) - log_area_paper(eps, s[g], delta)
 
     eps_out = np.empty(n_draws)
     s_out = np.empty((n_draws, G))

@@ -27,10 +27,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..model.band_geometry import band_box, draw_band, draw_band_box, fold, in_box, in_rs, log_area
+from ..model.band_geometry import band_box, draw_band, draw_band_box, fold, in_box, in_rs
 from ..model.band_quadrature import log_band_integral
 from ..model.codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
 from ..model.densities import M0, M1, log_g
+from ..model.region import log_area_paper
 from ..numerics.jit import JIT
 from ..numerics.logsum import logaddexp, lse_push
 from .aux_proposals import (
@@ -103,8 +104,8 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
     for g in range(G):
         es_c[g] = math.exp(s[g] * eps)
         es_p[g] = math.exp(s_p[g] * eps_p)
-        la_c[g] = log_area(eps, s[g], delta)
-        la_p[g] = log_area(eps_p, s_p[g], delta)
+        la_c[g] = log_area_paper(eps, s[g], delta)
+        la_p[g] = log_area_paper(eps_p, s_p[g], delta)
     log_ratio = log_extra
     possible = True
     QP = np.empty(6)

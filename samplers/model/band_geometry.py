@@ -7,35 +7,17 @@ lower-left half of the square (:func:`fold`, :func:`in_rs`), draws uniformly fro
 :func:`draw_band_box`, the band part of the PROP_PAIR_NORMAL proposal of
 :mod:`samplers.mhaar.aux_proposals`).
 
-The exact sampler's geometry (the band's edges in the unit square and a log area stable for
-s -> 1) is :mod:`samplers.model.region`; :func:`log_area` here is the paper's closed form and stays
-separate (see its comment).
+The band's edges in the unit square and its area (both samplers' ``log_area``) are in
+:mod:`samplers.model.region`.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from ..numerics.jit import JIT
-
-
-# Not merged with samplers.model.region.log_area: both are log |R_s(eps, delta)|, but that one is
-# log(|R_s| / (1 - s)) + log(1 - s) (exact as s -> 1) and this is the paper's closed form; they
-# differ in the last bits (on 3/4 of random (eps, s, delta), by up to ~6e-12 relative), and
-# MHAAR's acceptance ratios and so its draws depend on these bits.
-@njit(**JIT)
-def log_area(eps, s, delta):
-    """Return log |R_s(eps, delta)| (paper, below eq. 3)."""
-    v = 2.0 * (
-        (1.0 - s * delta) ** 2 / (1.0 + math.exp(s * eps))
-        - (1.0 - delta) ** 2 / (1.0 + math.exp(eps))
-    )
-    if v > 0.0:
-        return math.log(v)
-    return -np.inf
 
 
 # ---------------------------------------------------------- membership, uniform draws
