@@ -55,6 +55,7 @@ from ..model.binomial_block import fill_log_lik
 from ..model.densities import group_rho_max
 from ..model.moves import gaussian_step as _walk
 from ..model.region import log_area
+from ..model.transforms import log_prior_z, log_prior_z0, log_prior_zs
 from ..numerics.jit import JIT
 from ..numerics.special import expit as _expit
 from ..numerics.special import log_expit as _log_expit
@@ -71,7 +72,7 @@ __all__ = ["Model", "Corr", "ChainState", "Settings", "new_state", "advance", "l
 #: Per group j: g_sidx (strength variable); g_tau_z, g_rho_z (index in z, -1 when fixed or
 #: absent); g_tau, g_rho (the fixed values).
 #: Per strength variable k: s_z (index in z or -1), s_fixed (its value when fixed).
-#: Priors: pz (:class:`samplers.exact.table_proposal.PriorZ`: eps of kind 0 half-normal(p1) or
+#: Priors: pz (:class:`samplers.model.transforms.PriorZ`: eps of kind 0 half-normal(p1) or
 #: 1 lognormal(p1, p2), s ~ Beta(s_a, s_b)), tau ~ Beta(tau_a, tau_b), rho uniform on
 #: (-rho_max, rho_max).
 Model = namedtuple(
@@ -296,33 +297,12 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
 
 
 @njit(**JIT)
-def _log_prior_z(z, s_z, pz):
-    """Return the log prior density of z's eps and strength coordinates (Jacobians included).
-
-    ``s_z``: coordinate of each strength variable (-1 when fixed); ``pz``: the priors as
-    scalars. -inf outside the support. The one place that knows the prior of z: the posterior
-    (:func:`_log_prior`) and the table walk (:func:`_log_surrogate`) both call it.
-    """
-    lp = table_proposal.log_prior_z0(z[0], pz)
-    if lp == -math.inf:
-        return -math.inf
-    for k in range(s_z.shape[0]):
-        if s_z[k] >= 0:
-            zk = z[s_z[k]]
-            sk = _expit(zk)
-            if not (sk > 0.0 and sk < 1.0):
-                return -math.inf
-            lp += table_proposal.log_prior_zs(zk, pz)
-    return lp
-
-
-@njit(**JIT)
 def _log_prior(z, M, s):
     """Return the log prior density of z in its own coordinates (Jacobians included).
 
     Fills the strength of every strength variable into ``s``. -inf outside the support.
     """
-    lp = _log_prior_z(z, M.s_z, M.pz)
+    lp = log_prior_z(z, M.s_z, M.pz)
     if lp == -math.inf:
         return -math.inf
     for k in range(M.s_z.shape[0]):
@@ -361,7 +341,7 @@ def _log_surrogate(z, tb, pz):
     Takes the table and the priors' scalars, not the model or the chain state: the table walk
     calls it ~80 times an iteration.
     """
-    lp = _log_prior_z(z, tb.s_z, pz)
+    lp = log_prior_z(z, tb.s_z, pz)
     if lp == -math.inf:
         return -math.inf
     return lp + surrogate.log_density(z, tb)
@@ -462,7 +442,7 @@ def _profiles(tb, pz, zr, prof):
             best = -math.inf
             for j in range(G):
                 v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
-                val = table_proposal.log_prior_zs(v, pz) + surrogate.value_k(k, z0, v, tb)
+                val = log_prior_zs(v, pz) + surrogate.value_k(k, z0, v, tb)
                 best = max(best, val)
             prof[k, c] = best
 
@@ -494,11 +474,11 @@ def _edge_gaps(tb, pz, k, zr, prof, gaps, span):
                 v = lo[a] + j * (hi[a] - lo[a]) / (G - 1)
                 z0 = tb.ulo[k] + i * (tb.uhi[k] - tb.ulo[k]) / (G - 1)
                 z0 -= _log_expit(v)
-                g = table_proposal.log_prior_zs(v, pz) + tb.V[k, i, j]
+                g = log_prior_zs(v, pz) + tb.V[k, i, j]
             else:
                 z0 = lo[0] + i * (hi[0] - lo[0]) / (G - 1)
                 g = tb.V[k, i, 0]
-            g += table_proposal.log_prior_z0(z0, pz)
+            g += log_prior_z0(z0, pz)
             x = (z0 - zr[0]) / (zr[1] - zr[0]) * nc
             c = min(max(int(x), 0), nc - 1)
             for k2 in range(tb.s_z.shape[0]):

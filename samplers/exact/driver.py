@@ -21,9 +21,9 @@ from ..model.binomial import binomial_bases
 from ..model.binomial_block import make_blocks
 from ..model.codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL
 from ..model.params import aux_params
+from ..model.transforms import PriorZ
 from ..numerics.quadrature import gauss_legendre_table
 from . import chain as exact
-from .table_proposal import PriorZ
 
 __all__ = ["ExactRun", "build_model", "LIK_BINOMIAL"]
 

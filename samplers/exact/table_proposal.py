@@ -31,7 +31,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from ..model.densities import log_prior_eps
+from ..model.transforms import log_prior_z0, log_prior_zs
 from ..numerics.jit import JIT
 from ..numerics.logsum import logsumexp
 from ..numerics.special import log_expit as _log_expit
@@ -40,20 +40,13 @@ from . import surrogate
 __all__ = [
     "Z_CELLS",
     "U_CELLS",
-    "PriorZ",
     "Proposal",
-    "log_prior_z0",
-    "log_prior_zs",
     "build",
     "draw",
     "log_density",
 ]
 
 
-#: The priors of eps and of a free strength as scalars (the model's ``pz``, see
-#: :class:`samplers.exact.chain.Model`): the hot loops take these, not the model (see
-#: :class:`samplers.exact.surrogate.Table`).
-PriorZ = namedtuple("PriorZ", ["eps_kind", "eps_p1", "eps_p2", "s_a", "s_b"])
 #: The tabulated proposal of one chain (its state's ``q``): ``zr`` the range of z0, ``L0`` /
 #: ``C0`` the log probabilities and cumulative sums of the eps cells, ``LS[k, i]`` / ``CS[k, i]``
 #: those of the u cells of free strength k given eps cell i.
@@ -63,24 +56,6 @@ Proposal = namedtuple("Proposal", ["zr", "L0", "C0", "LS", "CS"])
 Z_CELLS = 1024
 #: Cells of u_k = log(s_k eps) given an eps cell, per free strength.
 U_CELLS = 128
-
-
-@njit(**JIT)
-def log_prior_z0(z0, pz):
-    """Log prior of the eps coordinate z0 = log eps (Jacobian eps included; pz: PriorZ)."""
-    eps = math.exp(z0)
-    if not (eps > 0.0 and eps < math.inf):
-        return -math.inf
-    return log_prior_eps(eps, pz.eps_kind, pz.eps_p1, pz.eps_p2) + z0
-
-
-@njit(**JIT)
-def log_prior_zs(v, pz):
-    """Log prior of a free strength's coordinate v = logit s (pz: PriorZ).
-
-    The Beta(a, b) density times the Jacobian s (1 - s) of logit s.
-    """
-    return pz.s_a * _log_expit(v) + pz.s_b * _log_expit(-v)
 
 
 @njit(**JIT)
