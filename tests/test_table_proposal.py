@@ -18,7 +18,7 @@ import pytest
 from test_surrogate import _model as surrogate_model
 
 from samplers.exact import chain as exact
-from samplers.exact import surrogate, table_proposal
+from samplers.exact import posterior, surrogate, table_proposal
 
 
 def _model(s_fixed):
@@ -102,9 +102,9 @@ def test_the_proposal_follows_the_tabulated_posterior():
     s = np.empty(1)
     lw = []
     for z in Z:
-        lt = exact._log_prior(z, model, s) + surrogate.log_density(z, tb)
+        lt = posterior.log_prior(z, model, s) + surrogate.log_density(z, tb)
         # the table walk's own log posterior is the same sum
-        assert exact._log_surrogate(z, tb, model.pz) == pytest.approx(lt, abs=1e-12)
+        assert posterior.log_surrogate(z, tb, model.pz) == pytest.approx(lt, abs=1e-12)
         lw.append(lt - table_proposal.log_density(z, tb, q))
     lw = np.asarray(lw)
     # q is the tabulated posterior up to its cells: the log ratio is nearly constant

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
 from ..numerics.jit import JIT
+from ..numerics.special import expit, log_expit
 
-__all__ = ["gaussian_step"]
+__all__ = ["gaussian_step", "ridge_step"]
 
 
 @njit(**JIT)
@@ -24,3 +27,28 @@ def gaussian_step(z, chol, sc, rng, xi, zp):
         for b in range(a + 1):
             acc += chol[a, b] * xi[b]
         zp[a] = z[a] + sc * acc
+
+
+@njit(**JIT)
+def ridge_step(z, s_z, uu, zp):
+    """Set zp = z moved by uu along the ridge s * eps = const: (log eps + uu, log s_k - uu).
+
+    Returns (valid, log Jacobian of the move in z); invalid when some s_k would leave (0, 1).
+    """
+    for a in range(z.shape[0]):
+        zp[a] = z[a]
+    zp[0] = z[0] + uu
+    ljac = 0.0
+    for k in range(s_z.shape[0]):
+        ik = s_z[k]
+        if ik >= 0:
+            s_old = expit(z[ik])
+            ls_new = log_expit(z[ik]) - uu
+            if not ls_new < 0.0:
+                return False, 0.0
+            s_new = math.exp(ls_new)
+            if not s_new < 1.0:
+                return False, 0.0
+            zp[ik] = ls_new - math.log1p(-s_new)
+            ljac += math.log1p(-s_old) - math.log1p(-s_new)
+    return True, ljac
