@@ -6,7 +6,9 @@ neither sampler imports the other:
 ``samplers.numerics``
     Numerics that know nothing of the model: :mod:`~samplers.numerics.special` (SciPy's
     incomplete beta functions called from numba, log B, x log y, the logistic function),
-    :mod:`~samplers.numerics.smallsort`, :mod:`~samplers.numerics.quadrature` (Gauss-Legendre).
+    :mod:`~samplers.numerics.logsum` (log-sum-exp), :mod:`~samplers.numerics.quadrature`
+    (Gauss-Legendre), :mod:`~samplers.numerics.smallsort`, :mod:`~samplers.numerics.arrays` and
+    :mod:`~samplers.numerics.jit` (the options every kernel is compiled with).
 ``samplers.model``
     The model both samplers share: :mod:`~samplers.model.codes` (the integer codes the kernels
     switch on), :mod:`~samplers.model.densities` (priors of eps and s, the likelihood g of one
@@ -15,16 +17,21 @@ neither sampler imports the other:
     edges, area, membership and uniform draws), :mod:`~samplers.model.binomial`,
     :mod:`~samplers.model.binomial_block` and :mod:`~samplers.model.cdf_table` (the exact
     binomial likelihood of a base, integrated over R_s), :mod:`~samplers.model.band_quadrature`
-    (the same for over-dispersed bases) and :mod:`~samplers.model.moves` (the moves on theta).
+    (the same for over-dispersed bases), :mod:`~samplers.model.transforms` (the coordinates z
+    and the prior of z with its Jacobian) and :mod:`~samplers.model.moves` (the walk and ridge
+    steps).
 ``samplers.exact``
     The default sampler on the exact likelihood: :mod:`~samplers.exact.driver` (model, start,
-    chains in chunks), :mod:`~samplers.exact.chain` (the chain), its proposals
-    (:mod:`~samplers.exact.surrogate`, :mod:`~samplers.exact.table_proposal`,
-    :mod:`~samplers.exact.fitted_proposal`), :mod:`~samplers.exact.pointwise` and the planner's
-    :mod:`~samplers.exact.grid`.
+    chains in chunks), :mod:`~samplers.exact.chain` (the chain: a loop over the moves of
+    :mod:`~samplers.exact.moves`), :mod:`~samplers.exact.posterior` (its target),
+    :mod:`~samplers.exact.state` (its named tuples), :mod:`~samplers.exact.table` and
+    :mod:`~samplers.exact.surrogate` (the likelihood table), the proposals
+    (:mod:`~samplers.exact.table_proposal`, :mod:`~samplers.exact.fitted_proposal`),
+    :mod:`~samplers.exact.pointwise` and the planner's :mod:`~samplers.exact.grid`.
 ``samplers.mhaar``
     The paper's MHAAR: :mod:`~samplers.mhaar.runner` (``run_mhaar``),
-    :mod:`~samplers.mhaar.chain`, :mod:`~samplers.mhaar.moves` (the MHAAR move) and
+    :mod:`~samplers.mhaar.chain` (a loop over the joint, ridge and nuisance moves),
+    :mod:`~samplers.mhaar.moves` (the MHAAR move: averaged acceptance ratios) and
     :mod:`~samplers.mhaar.aux_proposals`.
 
 The package imports only numpy, numba and the standard library (``tests/test_conventions.py``
