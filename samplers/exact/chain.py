@@ -75,6 +75,7 @@ from .state import (
     TABLE_WALK,
     ChainState,
     Corr,
+    Draws,
     Model,
     Scratch,
     Settings,
@@ -86,6 +87,7 @@ __all__ = [
     "Corr",
     "ChainState",
     "Settings",
+    "Draws",
     "INITIAL_STEP",
     "RM_POWER",
     "N_INNER",
@@ -150,14 +152,13 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
 
 
 @njit(**JIT)
-def advance(
-    state, M, C, cfg, rng, n_iter, out_z, out_ll_b, out_ll_c, out_acc, row0, store_ll, stop
-):
+def advance(state, M, C, cfg, rng, n_iter, out, row0, stop):
     """Advance one chain by ``n_iter`` iterations.
 
-    Each iteration after the warm-up is a draw, stored in the next row of the outputs from
-    ``row0`` on (the per-base log likelihoods only with ``store_ll``); returns the next free
-    row.
+    Each iteration after the warm-up is a draw, stored in the next row of ``out`` (a
+    :class:`~samplers.exact.state.Draws`) from ``row0`` on (the per-base log likelihoods only
+    with ``cfg.store_ll``); returns the next free row. ``stop[0]`` set interrupts the table's
+    build (the iteration is then not begun).
 
     After the warm-up, when the table of :mod:`samplers.exact.surrogate` could be built (binomial
     bases only, ``cfg.n_inner > 0``), each iteration makes a table move (the exact walk and
@@ -205,13 +206,13 @@ def advance(
         # 3. table move (after the warm-up, with a table or a fitted proposal)
         a_table = -1.0
         if not warm and mode >= TABLE_INDEP:
-            ok = indep_move(mode, state, state.tb, state.q, M, C, rng, w.zp, w.llb_p, w.llc_p)
+            ok = indep_move(mode, state, M, C, rng, w)
             a_table = 1.0 if ok else 0.0
         if warm and t >= cfg.cov_end and C is not None and cfg.indep and state.fq.on[0] == 1:
             # over-dispersed groups (no table): in the warm-up's second half the chain also
             # proposes from the t fitted to its first half, so that the window the final
             # proposal is fitted to (at t = tune) has mixed
-            indep_move(TABLE_FIT, state, state.tb, state.q, M, C, rng, w.zp, w.llb_p, w.llc_p)
+            indep_move(TABLE_FIT, state, M, C, rng, w)
         if not warm and mode == TABLE_WALK:
             a_table = table_walk_move(state, M, C, cfg, rng, w)
         if warm and t >= cfg.cov_start and t < cfg.cov_end:
@@ -219,9 +220,7 @@ def advance(
         if warm and 2 * t >= cfg.tune:
             _measure_window(state, M)
         if not warm:
-            _record(
-                state, row, a_joint, a_ridge, a_table, out_z, out_ll_b, out_ll_c, out_acc, store_ll
-            )
+            _record(state, row, a_joint, a_ridge, a_table, out, cfg.store_ll)
             row += 1
         state.it[0] = t + 1
     return row
@@ -240,22 +239,10 @@ def _start_table(state, M, C, cfg, rng, stop, w):
         if not build_table(state, M, stop):
             return False
         if cfg.indep and state.sg_on[0] == TABLE_WALK:
-            choose_table_proposal(state.tb, state.q, state.sg_on, M, C, rng, w.zp, w.llb_p, w.llc_p)
+            choose_table_proposal(state, M, C, rng, w)
     if cfg.indep and state.sg_on[0] != TABLE_INDEP:
         # no table, or its proposal does not fit: try the t fitted to the warm-up
-        choose_fitted(
-            state.win_n[0],
-            state.win_sum,
-            state.win_cross,
-            state.fq,
-            state.sg_on,
-            M,
-            C,
-            rng,
-            w.zp,
-            w.llb_p,
-            w.llc_p,
-        )
+        choose_fitted(state, M, C, rng, w)
         if state.sg_on[0] == 0:
             state.sg_on[0] = TABLE_NONE
     return True
@@ -321,12 +308,12 @@ def _measure_window(state, M):
 
 
 @njit(**JIT)
-def _record(state, row, a_joint, a_ridge, a_table, out_z, out_ll_b, out_ll_c, out_acc, store_ll):
-    """Store the current draw and its moves' acceptance in row ``row`` of the outputs."""
-    copy_into(out_z[row], state.z)
-    out_acc[row, 0] = a_joint
-    out_acc[row, 1] = a_ridge
-    out_acc[row, 2] = a_table
+def _record(state, row, a_joint, a_ridge, a_table, out, store_ll):
+    """Store the current draw and its moves' acceptance in row ``row`` of ``out`` (Draws)."""
+    copy_into(out.z[row], state.z)
+    out.acc[row, 0] = a_joint
+    out.acc[row, 1] = a_ridge
+    out.acc[row, 2] = a_table
     if store_ll:
-        copy_into(out_ll_b[row], state.ll_b)
-        copy_into(out_ll_c[row], state.ll_c)
+        copy_into(out.ll_b[row], state.ll_b)
+        copy_into(out.ll_c[row], state.ll_c)

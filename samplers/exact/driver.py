@@ -329,6 +329,7 @@ class ExactRun:
             indep=True,
             exact_every=exact.EXACT_EVERY,
             exact_every_indep=exact.EXACT_EVERY_INDEP,
+            store_ll=bool(store_ll),
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)
@@ -389,12 +390,8 @@ class ExactRun:
                 self.settings,
                 c.rng,
                 n,
-                c.z,
-                c.ll_b,
-                c.ll_c,
-                c.acc,
+                exact.Draws(z=c.z, ll_b=c.ll_b, ll_c=c.ll_c, acc=c.acc),
                 row,
-                self.store_ll,
                 self._stop_flag,
             )
             dt = time.perf_counter() - t0

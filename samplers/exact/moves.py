@@ -172,14 +172,17 @@ def table_walk_move(state, M, C, cfg, rng, w):
 
 
 @njit(**JIT)
-def choose_table_proposal(tb, q, sg_on, M, C, rng, zp, llb_p, llc_p):
+def choose_table_proposal(state, M, C, rng, w):
     """Switch the chain to the independence move when the table's proposal q fits.
 
-    Tabulates q (:mod:`samplers.exact.table_proposal`), draws PILOT points from it and evaluates the
-    exact posterior there; when the importance weights pi / q have an effective sample size of
-    at least INDEP_MIN_ESS of the draws, ``sg_on[0]`` becomes TABLE_INDEP, else it stays
-    TABLE_WALK. Decided once, before the first draw, so the stored chain is time-homogeneous.
+    Tabulates q (:mod:`samplers.exact.table_proposal`) into ``state.q``, draws PILOT points from
+    it and evaluates the exact posterior there; when the importance weights pi / q have an
+    effective sample size of at least INDEP_MIN_ESS of the draws, ``state.sg_on[0]`` becomes
+    TABLE_INDEP, else it stays TABLE_WALK. Decided once, before the first draw, so the stored
+    chain is time-homogeneous. ``w``: the :class:`~samplers.exact.state.Scratch`.
     """
+    tb, q, sg_on = state.tb, state.q, state.sg_on
+    zp, llb_p, llc_p = w.zp, w.llb_p, w.llc_p
     if not table_proposal.build(tb, M.pz, q):
         return
     lw = np.empty(PILOT)
@@ -213,17 +216,19 @@ def _pilot_ess(lw):
 
 
 @njit(**JIT)
-def choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
+def choose_fitted(state, M, C, rng, w):
     """Switch the chain to the independence move with the t proposal fitted to the warm-up.
 
-    ``n``, ``s1``, ``s2``: count, sums and cross sums of z over the second half of the warm-up;
-    ``fq``: the chain's :class:`samplers.exact.fitted_proposal.Fitted`, fitted here. PILOT draws
-    from
-    it and the exact posterior there decide, as in :func:`choose_table_proposal` (threshold
-    FIT_MIN_ESS with over-dispersed groups, else INDEP_MIN_ESS); ``sg_on[0]`` becomes TABLE_FIT
-    when they pass, else it is left as it was.
+    The t (``state.fq``, :class:`samplers.exact.fitted_proposal.Fitted`) is fitted here to the
+    count, sums and cross sums of z over the second half of the warm-up (``state.win_n``,
+    ``win_sum``, ``win_cross``). PILOT draws from it and the exact posterior there decide, as in
+    :func:`choose_table_proposal` (threshold FIT_MIN_ESS with over-dispersed groups, else
+    INDEP_MIN_ESS); ``state.sg_on[0]`` becomes TABLE_FIT when they pass, else it is left as it
+    was.
     """
-    if not fitted_proposal.fit(n, s1, s2, fq):
+    fq, sg_on = state.fq, state.sg_on
+    zp, llb_p, llc_p = w.zp, w.llb_p, w.llc_p
+    if not fitted_proposal.fit(state.win_n[0], state.win_sum, state.win_cross, fq):
         return
     lw = np.empty(PILOT)
     for i in range(PILOT):
@@ -234,12 +239,14 @@ def choose_fitted(n, s1, s2, fq, sg_on, M, C, rng, zp, llb_p, llc_p):
 
 
 @njit(**JIT)
-def indep_move(mode, state, tb, q, M, C, rng, zp, llb_p, llc_p):
+def indep_move(mode, state, M, C, rng, w):
     """Make one independence Metropolis-Hastings move; return whether it was accepted.
 
     y ~ q (the table's proposal, or the fitted t with ``mode`` TABLE_FIT), accepted with
     probability min(1, pi(y) q(z) / (pi(z) q(y))); it never leaves a z where q(z) = 0.
     """
+    tb, q = state.tb, state.q
+    zp, llb_p, llc_p = w.zp, w.llb_p, w.llc_p
     _indep_draw(mode, rng, tb, q, state.fq, zp)
     lqz = _indep_log_density(mode, state.z, tb, q, state.fq)
     la = -math.inf

@@ -96,7 +96,8 @@ ChainState = namedtuple(
 #: n_inner: Metropolis steps on the table per surrogate-transition move (0: no table, the ridge
 #: move runs on the exact posterior after the warm-up too).
 #: exact_every: with a table, the exact walk and ridge moves run every exact_every-th iteration
-#: after the warm-up (they reach what lies outside the table's box).
+#: after the warm-up (they reach what lies outside the table's box). store_ll: store the
+#: per-base log likelihoods of every draw.
 Settings = namedtuple(
     "Settings",
     [
@@ -109,8 +110,14 @@ Settings = namedtuple(
         "indep",
         "exact_every",
         "exact_every_indep",
+        "store_ll",
     ],
 )
+
+#: Where :func:`samplers.exact.chain.advance` stores the draws, one row each: z (rows, d), the
+#: per-base log likelihoods ll_b, ll_c (only with ``Settings.store_ll``) and acc (rows, 3), the
+#: acceptance of the walk, ridge and table moves (-1 where a move was not attempted).
+Draws = namedtuple("Draws", ["z", "ll_b", "ll_c", "acc"])
 
 #: Initial sd of the joint walk in every coordinate of z (before the shape is measured).
 INITIAL_STEP = 0.1
