@@ -1,4 +1,18 @@
-"""The correlated Gaussian random-walk proposal both samplers use (numpy and numba only)."""
+"""The proposal steps of the moves on theta, in the coordinates z (numba only).
+
+:func:`gaussian_step` is the joint random walk of both samplers (the exact sampler's
+:func:`samplers.exact.moves.walk_move`, MHAAR's move 1 in :mod:`samplers.mhaar.chain`);
+:func:`ridge_step` the exact sampler's step along the ridge s eps = const in z.
+
+Kept apart on purpose (each sampler's draws depend on its own arithmetic, and sharing would
+change one of them): MHAAR's ridge move works in (eps, s) with the factor c^(1 - m) instead of
+the logit Jacobian of :func:`ridge_step`; its step factors follow 0/1 acceptances with gain
+1 / (t + 1)^0.6, the exact sampler's the acceptance probabilities with gain (t + 1)^-0.6
+(:func:`samplers.exact.moves.tune_scale`); over the same warm-up window [tune / 4, tune / 2)
+its step covariance comes from Welford sums with each variance times 1 + 1e-3 and floored at
+1e-4, the exact sampler's from raw sums with 1e-10 + 1e-6 |variance| added
+(``_measure_shape`` in :mod:`samplers.exact.chain`).
+"""
 
 from __future__ import annotations
 
