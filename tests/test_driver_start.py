@@ -1,5 +1,4 @@
-"""The starting grid's reduced model (samplers.exact.driver.start_model) for runs with many
-bases."""
+"""The starting grid's reduced model (samplers.exact.driver.start_model), many bases."""
 
 import numpy as np
 

@@ -87,8 +87,7 @@ def test_fit_refuses_what_it_cannot_use(case):
     assert not fp.fit(*_sums(x), F)
 
 
-# --- in the exact sampler (samplers/exact/chain.py, samplers/exact/driver.py)
-# ---------------------------
+# --- in the exact sampler (samplers/exact/chain.py, samplers/exact/driver.py) -------------
 
 
 def _lira_counts(n_models, n_targets, seed):

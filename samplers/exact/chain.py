@@ -2,8 +2,7 @@
 
 The latent (alpha_i, beta_i) are integrated out of the model exactly (binomial bases:
 :mod:`samplers.model.binomial`, or :mod:`samplers.model.binomial_block` for many bases of equal
-sizes, which
-share one quadrature; over-dispersed bases: :mod:`samplers.model.band_quadrature`),
+sizes, which share one quadrature; over-dispersed bases: :mod:`samplers.model.band_quadrature`),
 so the chain runs on theta = (eps, the free strengths, the free tau and rho of each group) alone,
 in unconstrained coordinates
 
@@ -27,9 +26,8 @@ Each iteration makes up to three Metropolis moves:
    run every ``exact_every_indep``-th or ``exact_every``-th iteration (a fixed schedule).
    Where the table's proposal fails its pilot, or there is no table (over-dispersed groups),
    the independence move proposes from a Student t fitted to the warm-up
-   (:mod:`samplers.exact.fitted_proposal`) when its own pilot passes; for over-dispersed groups the
-   t
-   is fitted at the middle of the warm-up too and proposed from in its second half.
+   (:mod:`samplers.exact.fitted_proposal`) when its own pilot passes; for over-dispersed groups
+   the t is fitted at the middle of the warm-up too and proposed from in its second half.
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
 whose transition repeats with the period of its schedule and whose target is the exact

@@ -8,8 +8,7 @@ R_s(eps, delta) = R(eps, delta) minus R(s eps, s delta).
 
 :func:`mhaar_update` is one move of the paper's Alg. 1: K auxiliary pairs per base (the current
 one and K - 1 draws from the proposal q of :mod:`samplers.mhaar.aux_proposals`, optionally mixed
-with
-a band component uniform on R_s of either state), their weights under the current and the
+with a band component uniform on R_s of either state), their weights under the current and the
 proposed state, the averaged acceptance ratio, and the resampled latent pairs. The weight of a
 candidate (a, b) is ``1{(a, b) in R_s} / |R_s| * g(X, Y | a, b) / q(a, b)``. We store
 ``r = log g - log q`` (up to per-base constants that do not depend on the parameters) and test

@@ -17,8 +17,7 @@ node. For 1,000 bases with N = 100 that is ~1-3 ms instead of ~35 ms.
 The quadrature: the u-axis of a half is cut at the kinks of the band's edges (``xs`` and ``c``
 of both boundaries) and restricted to the union of the bases' integration windows (the
 10^-20 tails, as in :mod:`samplers.model.binomial`); each stretch is covered by Gauss-Legendre
-panels
-of ``NODES`` nodes and at most ``PANEL_SD`` local scales wide, where the local scale is the
+panels of ``NODES`` nodes and at most ``PANEL_SD`` local scales wide, where the local scale is the
 smallest of the outer density's spread at u and the inner density's spread at psi_k(u) over
 the edge's slope (the spreads are those of a Beta density with mean u: sqrt(u (1 - u) / N)
 plus 1 / N, which bounds every count's density from below on its own window). A node where
@@ -353,8 +352,7 @@ def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
     (likelihood tables, see :func:`samplers.exact.surrogate.build`), a base whose band lies in its
     tails (fast-window mass below TAIL_PASS_BELOW, s < 1) gets
     :func:`samplers.model.binomial.log_tail_bound` instead of the wide pass, which costs ~3 ms a
-    base
-    there.
+    base there.
     """
     status = 1
     r_s = np.empty(s.shape[0])
