@@ -3,8 +3,9 @@
 :func:`log_lik_points` evaluates the exact likelihood of every base of a model
 (:func:`samplers.exact.driver.build_model`, one strength variable) at a list of points, with the
 same kernel as the sampler (:func:`samplers.model.binomial_block.fill_log_lik`: shared block
-quadrature for bases of equal sizes, identical bases once). As in :func:`samplers.exact.surrogate.build`, a point
-where some base's band lies in its tails first gets an upper bound
+quadrature for bases of equal sizes, identical bases once). As in
+:func:`samplers.exact.surrogate.build`, a point where some base's band lies in its tails first
+gets an upper bound
 (:func:`samplers.model.binomial.log_tail_bound`); every bounded point within ``REFINE_GAP`` of the
 largest exact value is then computed exactly, so a bound is left only far below the maximum.
 Used by :mod:`bayes_dp.planning`.

@@ -19,9 +19,9 @@ Far below the mode the table holds upper bounds, not values: a base whose band l
 (mass over the fast windows below ``TAIL_PASS_BELOW``) would need the likelihood's wide pass,
 ~3 ms a base, and such nodes were most of a table's cost. :func:`build` first stores the bound
 :func:`samplers.model.binomial.log_tail_bound` there, then recomputes exactly every node whose
-bound is within ``REFINE_GAP`` of the table's largest exact value (repeating while that value rises). A
-node left with a bound is certainly more than ``REFINE_GAP`` below the maximum, and the bound
-only makes the table's far tails heavier, which a proposal may be.
+bound is within ``REFINE_GAP`` of the table's largest exact value (repeating while that value
+rises). A node left with a bound is certainly more than ``REFINE_GAP`` below the maximum, and
+the bound only makes the table's far tails heavier, which a proposal may be.
 
 Where the table is not trustworthy it says so: outside the box it gives -inf (the move then
 never leaves the box, and the exact joint random walk of every iteration covers the rest), and
