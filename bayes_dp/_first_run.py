@@ -28,9 +28,9 @@ from collections.abc import Callable
 #: Kernel family -> (module, function): the main kernel whose cache index tells whether the
 #: family was compiled before.
 MAIN_KERNELS = {
-    "exact": ("samplers.exact", "advance"),
-    "mhaar": ("samplers.mhaar_chain", "run_chain"),
-    "plan": ("samplers.grid", "log_lik_points"),
+    "exact": ("samplers.exact.chain", "advance"),
+    "mhaar": ("samplers.mhaar.chain", "run_chain"),
+    "plan": ("samplers.exact.grid", "log_lik_points"),
 }
 #: The line printed on a first run, before the compilation's time.
 NOTICE = "bayes-dp: compiling kernels (first run; cached afterwards) ..."

@@ -49,7 +49,7 @@ def compute(kmodel, corr, base_map: np.ndarray, z: np.ndarray, *, cores: int | N
     ``log_lik_index`` (bases,) the distinct row of each base, ``log_lik_thin`` the stride of
     the kept draws, and ``log_lik_skipped`` (why it is missing) when it is None.
     """
-    from samplers.pointwise import pointwise_log_lik
+    from samplers.exact.pointwise import pointwise_log_lik
 
     chains, n_draws = z.shape[:2]
     step = thin_step(n_draws, chains, base_map.shape[0])

@@ -169,7 +169,7 @@ def run_exact(
 
     ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says.
     """
-    from samplers.driver import ExactRun, build_model, starting_points
+    from samplers.exact.driver import ExactRun, build_model, starting_points
 
     from . import _arviz
 

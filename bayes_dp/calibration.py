@@ -30,6 +30,7 @@ import numpy as np
 from scipy import stats
 
 from ._validation import as_generator, check_positive_int, check_real
+from .likelihoods import rho_max
 from .region import clopper_pearson_interval
 
 __all__ = ["CoverageResult", "SBCResult", "coverage_study", "run_sbc", "sbc_replicate"]
@@ -453,13 +454,6 @@ def run_sbc(
 
 
 # -- the package's own model ---------------------------------------------------------------------
-def _group_rho_max(tau: float, n_neg: np.ndarray, n_pos: np.ndarray) -> float:
-    """Largest |rho| admissible for every base of a bivariate-normal group at ``tau``."""
-    c0 = 1 + (n_neg - 1) * tau
-    c1 = 1 + (n_pos - 1) * tau
-    return float(np.min(np.sqrt(c0 * c1 / (n_neg * n_pos))))
-
-
 def sbc_replicate(
     seed=None,
     *,
@@ -526,7 +520,7 @@ def sbc_replicate(
     if likelihood == "bivariate_normal":
         n0 = np.atleast_1d(np.asarray(n_neg, dtype=float))
         n1 = np.atleast_1d(np.asarray(n_pos, dtype=float))
-        rmax = _group_rho_max(tau, n0, n1)
+        rmax = float(np.min(rho_max(tau, n0, n1)))  # admissible for every base
         rho = float(rng.uniform(-rmax, rmax))
         truth["rho_x"] = rho
     counts, _, _ = simulate_counts(

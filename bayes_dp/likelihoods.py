@@ -2,7 +2,7 @@
 
 Each entry of :data:`LIKELIHOODS` says all that ``bayes_dp`` knows about one likelihood: its
 name (what ``Evidence(likelihood=...)`` and a counts file's ``likelihood`` column take), the
-integer code the numba kernels switch on (defined once, in :mod:`samplers.codes`), its
+integer code the numba kernels switch on (defined once, in :mod:`samplers.model.codes`), its
 parameters with their bounds, priors and starting values, the samplers that support it, and how
 to simulate counts from it. :class:`~bayes_dp.Evidence`, :class:`bayes_dp.model.Model`,
 :func:`~bayes_dp.estimate_epsilon` and :func:`~bayes_dp.simulate.simulate_counts` read it here.
@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from samplers import codes
+from samplers.model import codes
 
 from ._validation import check_real
 
@@ -68,7 +68,7 @@ class Likelihood:
     name : str
         The name ``Evidence(likelihood=...)`` takes.
     code : int
-        The kernels' code (:mod:`samplers.codes`, ``LIK_*``).
+        The kernels' code (:mod:`samplers.model.codes`, ``LIK_*``).
     summary : str
         What it models, in words.
     params : tuple of Parameter

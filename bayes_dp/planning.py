@@ -3,7 +3,7 @@
 :func:`plan_audit` simulates audits from a hypothesised mechanism and attack (the model of
 :mod:`bayes_dp.simulate`: per base (alpha, beta) uniform on R_s(eps, delta), binomial counts),
 computes the posterior of eps of each simulated audit on a deterministic grid (the exact
-per-base likelihood of :mod:`samplers.binomial`, tabulated by :func:`samplers.surrogate.build`),
+per-base likelihood of :mod:`samplers.model.binomial`, tabulated by :func:`samplers.exact.surrogate.build`),
 and summarises, per design, what the audit's interval and its power to detect a violated claim
 would be.  ``docs/planning.md`` has the method and its validation.
 """
@@ -194,8 +194,8 @@ class _GridPosterior:
 
 def _kernel_model(counts: AttackCounts, delta: float, prior: Prior):
     """Build the exact sampler's model of one binomial group (``build_model``)."""
-    from samplers.codes import LIK_BINOMIAL
-    from samplers.driver import build_model
+    from samplers.exact.driver import build_model
+    from samplers.model.codes import LIK_BINOMIAL
 
     n = counts.fp.size
     s_code = prior._s_code()
@@ -248,7 +248,7 @@ def _log_post(model, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
     """
     from scipy.special import expit
 
-    from samplers.grid import log_lik_points
+    from samplers.exact.grid import log_lik_points
 
     mesh = np.meshgrid(*axes, indexing="ij")
     if s_fixed is None:

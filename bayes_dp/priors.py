@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from samplers.codes import EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED
+from samplers.model.codes import EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED
 
 from ._validation import as_generator, check_real
 
 __all__ = ["HalfNormal", "LogNormal", "Beta", "Prior"]
 
-# The codes the kernels read (samplers.densities.log_prior_eps, the strength variables' kinds)
-# are defined in samplers.codes; the names stay importable from here.
+# The codes the kernels read (samplers.model.densities.log_prior_eps, the strength variables' kinds)
+# are defined in samplers.model.codes; the names stay importable from here.
 _CODES = (EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED)
 
 

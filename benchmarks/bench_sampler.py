@@ -136,12 +136,12 @@ def block_costs():
     """Microseconds per likelihood evaluation: every base on its own vs one shared block.
 
     Counts drawn at eps = 2, s = 0.5 (N0 = N1 = N); nine points around them (eps x 0.8-1.25,
-    s x 0.8-1.2). Prints the cost rule's estimates (samplers.binomial_block.block_cost) beside
+    s x 0.8-1.2). Prints the cost rule's estimates (samplers.model.binomial_block.block_cost) beside
     the measured times, so the rule's constants can be checked on the machine at hand.
     """
     import numpy as np
 
-    from samplers import binomial, binomial_block
+    from samplers.model import binomial, binomial_block
 
     print("\n== likelihood evaluation: bases one by one vs one block (us per evaluation)")
     print(

@@ -76,8 +76,8 @@ def modes(c) -> int:
     """Maximise the bivariate-normal log posterior (tau, rho free) from two starts."""
     from scipy.optimize import minimize
 
-    from samplers import exact
-    from samplers.codes import LIK_BIVARIATE_NORMAL
+    from samplers.exact import chain as exact
+    from samplers.model.codes import LIK_BIVARIATE_NORMAL
 
     model, corr, _, _ = one_group_model(c, LIK_BIVARIATE_NORMAL, free=True)
     ll_b, ll_c = np.empty(0), np.empty(corr.P.shape[0])

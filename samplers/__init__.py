@@ -1,18 +1,45 @@
-"""Samplers of MCMC-DP-Est: numba kernels and thin runners.
+"""Samplers of MCMC-DP-Est: numba kernels and thin runners (the newcomer's map).
 
-The default sampler on the exact marginal likelihood (:mod:`samplers.exact`, run by
-:mod:`samplers.driver`) and the paper's MHAAR (:mod:`samplers.mhaar`). MHAAR's kernels are split
-by concern: the priors and the likelihood of one base (:mod:`samplers.densities`, which also lists
-the columns of the per-base matrix P), the band's geometry (:mod:`samplers.band_geometry`), the
-auxiliary proposals (:mod:`samplers.aux_proposals`), the band quadrature of over-dispersed bases
-(:mod:`samplers.band_quadrature`, which the exact sampler uses too), one MHAAR move
-(:mod:`samplers.mhaar_moves`) and the chain (:mod:`samplers.mhaar_chain`). The package imports only
-numpy, numba and the standard library (``tests/test_conventions.py`` checks it); the one
-run-time use of SciPy is the address of its compiled incomplete beta functions, which
-:mod:`samplers._special` looks up for the kernels.
+Four sub-packages; imports go one way, ``numerics`` <- ``model`` <- ``exact`` and ``mhaar``, and
+neither sampler imports the other:
 
-The names below are imported on first use (PEP 562), so that ``samplers.codes`` (the integer
-codes the kernels switch on) can be read without importing numba.
+``samplers.numerics``
+    Numerics that know nothing of the model: :mod:`~samplers.numerics.special` (SciPy's
+    incomplete beta functions called from numba, log B, x log y, the logistic function),
+    :mod:`~samplers.numerics.logsum` (log-sum-exp), :mod:`~samplers.numerics.quadrature`
+    (Gauss-Legendre), :mod:`~samplers.numerics.smallsort`, :mod:`~samplers.numerics.arrays` and
+    :mod:`~samplers.numerics.jit` (the options every kernel is compiled with).
+``samplers.model``
+    The model both samplers share: :mod:`~samplers.model.codes` (the integer codes the kernels
+    switch on), :mod:`~samplers.model.densities` (priors of eps and s, the likelihood g of one
+    base, the columns of the per-base matrix P), :mod:`~samplers.model.params` (P itself),
+    :mod:`~samplers.model.region` and :mod:`~samplers.model.band_geometry` (the band R_s: its
+    edges, area, membership and uniform draws), :mod:`~samplers.model.binomial`,
+    :mod:`~samplers.model.binomial_block` and :mod:`~samplers.model.cdf_table` (the exact
+    binomial likelihood of a base, integrated over R_s), :mod:`~samplers.model.band_quadrature`
+    (the same for over-dispersed bases), :mod:`~samplers.model.transforms` (the coordinates z
+    and the prior of z with its Jacobian) and :mod:`~samplers.model.moves` (the walk and ridge
+    steps).
+``samplers.exact``
+    The default sampler on the exact likelihood: :mod:`~samplers.exact.driver` (model, start,
+    chains in chunks), :mod:`~samplers.exact.chain` (the chain: a loop over the moves of
+    :mod:`~samplers.exact.moves`), :mod:`~samplers.exact.posterior` (its target),
+    :mod:`~samplers.exact.state` (its named tuples), :mod:`~samplers.exact.table` and
+    :mod:`~samplers.exact.surrogate` (the likelihood table), the proposals
+    (:mod:`~samplers.exact.table_proposal`, :mod:`~samplers.exact.fitted_proposal`),
+    :mod:`~samplers.exact.pointwise` and the planner's :mod:`~samplers.exact.grid`.
+``samplers.mhaar``
+    The paper's MHAAR: :mod:`~samplers.mhaar.runner` (``run_mhaar``),
+    :mod:`~samplers.mhaar.chain` (a loop over the joint, ridge and nuisance moves),
+    :mod:`~samplers.mhaar.moves` (the MHAAR move: averaged acceptance ratios) and
+    :mod:`~samplers.mhaar.aux_proposals`.
+
+The package imports only numpy, numba and the standard library (``tests/test_conventions.py``
+checks it); the one run-time use of SciPy is the address of its compiled incomplete beta
+functions, which :mod:`samplers.numerics.special` looks up for the kernels.
+
+The names below are imported on first use (PEP 562), so that ``samplers.model.codes`` can be
+read without importing numba.
 """
 
 __all__ = ["AUX_PROPOSALS", "SamplerConfig", "aux_params", "run_mhaar"]
@@ -20,9 +47,11 @@ __all__ = ["AUX_PROPOSALS", "SamplerConfig", "aux_params", "run_mhaar"]
 
 def __getattr__(name: str):
     if name in __all__:
-        from . import mhaar
-
-        value = getattr(mhaar, name)
+        if name == "aux_params":
+            from .model import params as module
+        else:
+            from .mhaar import runner as module
+        value = getattr(module, name)
         globals()[name] = value  # later look-ups skip this function
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

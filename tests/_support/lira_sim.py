@@ -26,12 +26,12 @@ def lira_counts(n_models, n_targets, seed):
 
 
 def one_group_model(c, lik, tau=0.05, rho=0.0, free=False):
-    """``samplers.driver.build_model`` of one group of counts ``c`` with its own strength.
+    """``samplers.exact.driver.build_model`` of one group of counts ``c`` with its own strength.
 
-    ``lik``: a ``samplers.codes`` likelihood code; tau and rho their starting (``free``) or
+    ``lik``: a ``samplers.model.codes`` likelihood code; tau and rho their starting (``free``) or
     fixed values; delta 1e-5 and the default priors (HalfNormal(10), Beta(1, 1), Beta(1, 1)).
     """
-    from samplers import driver
+    from samplers.exact import driver
 
     n = len(c.fp)
     return driver.build_model(

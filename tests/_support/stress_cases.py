@@ -192,7 +192,7 @@ def _cases():
             _g(simulate(1.0, 0.5, 1e-5, [100] * 100, 100, seed=6)),
             1e-5,
             BETA11,
-            quick=True,  # the shared block quadrature of samplers.binomial_block, end to end
+            quick=True,  # the shared block quadrature of samplers.model.binomial_block, end to end
         ),
         Case(
             "model-1000x100-sfree",

@@ -73,7 +73,7 @@ def test_chunk_size_and_progress_do_not_change_the_draws(monkeypatch):
     import io
     import threading
 
-    import samplers.driver
+    import samplers.exact.driver
     from bayes_dp._progress import TqdmProgress
 
     ref = bdp.estimate_epsilon(COUNTS, progress=False, **TINY)
@@ -82,7 +82,7 @@ def test_chunk_size_and_progress_do_not_change_the_draws(monkeypatch):
     with_bar = bdp.estimate_epsilon(COUNTS, progress=bar, **TINY)
     bar.close()
     calls = []
-    monkeypatch.setattr(samplers.driver, "CHUNK_SECONDS", 1e-4)  # a chunk per few iterations
+    monkeypatch.setattr(samplers.exact.driver, "CHUNK_SECONDS", 1e-4)  # a chunk per few iterations
     threads = set()
 
     def record(done, total):

@@ -12,14 +12,14 @@ COUNTS = bdp.AttackCounts([10, 12], 100, [30, 25], 100)
 
 
 def test_registry_codes_are_the_kernels_codes():
-    from samplers import codes
+    from samplers.model import codes
 
     assert (
         evidence.LIKELIHOODS
         == tuple(LIKELIHOODS)
         == ("binomial", "bivariate_normal", "beta_binomial")
     )
-    # the kernels (samplers.densities, ...) switch on samplers.codes directly
+    # the kernels (samplers.model.densities, ...) switch on samplers.model.codes directly
     assert LIKELIHOODS["binomial"].code == codes.LIK_BINOMIAL
     assert LIKELIHOODS["bivariate_normal"].code == codes.LIK_BIVARIATE_NORMAL
     assert LIKELIHOODS["beta_binomial"].code == codes.LIK_BETA_BINOMIAL

@@ -43,7 +43,7 @@ def test_build_strengths_parameters_and_fixed_values():
     assert m.rho_free == (False, False, False, False)
     assert m.tau_start == (0.0, 0.0, 0.05, 0.02)
     kg = m.kernel_groups()
-    from samplers import codes
+    from samplers.model import codes
 
     assert kg["lik"].tolist() == [
         codes.LIK_BINOMIAL,

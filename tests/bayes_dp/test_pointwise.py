@@ -10,7 +10,7 @@ import pytest
 import bayes_dp as bdp
 from bayes_dp import _arviz, _pointwise
 from bayes_dp.exceptions import OutputSkippedWarning
-from samplers.binomial import binomial_bases, log_lik
+from samplers.model.binomial import binomial_bases, log_lik
 
 
 def _groups():
@@ -26,7 +26,7 @@ def _groups():
 def test_equals_the_values_the_kernel_recorded(monkeypatch):
     """Same seed, same draws: the values computed afterwards equal the kernel's per-draw record
     (the old ``store_ll=True`` path), and each base's column is its own likelihood."""
-    from samplers import driver
+    from samplers.exact import driver
 
     captured = {}
 
@@ -138,7 +138,7 @@ def test_loo_of_thinned_draws_matches_all_draws():
     assert post.settings["log_likelihood_thin"] == 4
     thinned = _arviz.az.loo(post.to_arviz())
     # all draws, evaluated by the same kernel
-    from samplers import pointwise
+    from samplers.exact import pointwise
 
     z = np.stack([np.log(post.draws("eps")), np.log(post.draws("s") / (1 - post.draws("s")))], 2)
     model, corr = _kernel_model(counts)
@@ -157,8 +157,8 @@ def test_loo_of_thinned_draws_matches_all_draws():
 
 
 def _kernel_model(counts):
-    from samplers.codes import LIK_BINOMIAL
-    from samplers.driver import build_model
+    from samplers.exact.driver import build_model
+    from samplers.model.codes import LIK_BINOMIAL
 
     n = len(counts)
     model, corr, _, _ = build_model(
@@ -185,7 +185,7 @@ def _kernel_model(counts):
 def test_a_failed_log_likelihood_keeps_the_posterior(monkeypatch):
     """Injected failure (MemoryError) after sampling: the posterior is returned whole, without
     the log_likelihood group, and the warning names what was skipped and why."""
-    from samplers import pointwise
+    from samplers.exact import pointwise
 
     def no_memory(*args, **kwargs):
         raise MemoryError("Unable to allocate 30.8 GiB")

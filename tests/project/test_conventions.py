@@ -2,7 +2,7 @@
 
 * ``samplers`` imports only numpy, numba (and llvmlite, numba's code generator), the standard
   library and itself; the one run-time use of SciPy, the address of its compiled incomplete beta
-  functions, is looked up in ``samplers/_special.py`` and nowhere else;
+  functions, is looked up in ``samplers/numerics/special.py`` and nowhere else;
 * ``bayes_dp`` never imports ``mia`` (imports go mia -> bayes_dp -> samplers), with one known
   exception: the ``bayes-dp`` command reads score files through ``mia`` (a lazy import in
   ``bayes_dp/cli.py::_score_groups``, listed below so that no other can creep in);
@@ -64,7 +64,7 @@ def test_only_special_looks_up_compiled_code_by_name():
                 name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
                 if name in names:
                     where.add(path.name)
-    assert where == {"_special.py"}
+    assert where == {"special.py"}
 
 
 #: (file, function) allowed to import against the flow: the command line's score-file and

@@ -1,10 +1,10 @@
 """The documents name things that exist and numbers that the code uses.
 
-* every file path (``samplers/exact.py``, ``benchmarks/bench_sampler.py``, ...) and every
-  dotted name in backticks (``bayes_dp.Posterior.converged``, ``samplers.exact.Model``) in
+* every file path (``samplers/exact/chain.py``, ``benchmarks/bench_sampler.py``, ...) and every
+  dotted name in backticks (``bayes_dp.Posterior.converged``, ``samplers.exact.chain.Model``) in
   README.md and docs/*.md exists;
 * docs/model.md's description of the default sampler states the constants of
-  ``samplers/exact.py`` and ``bayes_dp/estimate.py`` (warm-up length, first step size, gain of
+  ``samplers/exact/chain.py`` and ``bayes_dp/estimate.py`` (warm-up length, first step size, gain of
   the scale recursion, acceptance target), and names only the methods there are.
 """
 
@@ -69,7 +69,7 @@ def test_dotted_names_in_the_docs_exist():
 
 def test_the_name_check_can_fail():
     with pytest.raises(AttributeError):
-        _resolve("samplers.exact.diagonal_walk")
+        _resolve("samplers.exact.chain.diagonal_walk")
     assert PATH_RE.findall("see samplers/diagonal.py.") == ["samplers/diagonal.py"]
 
 
@@ -78,7 +78,7 @@ def _model_md() -> str:
 
 
 def test_model_md_states_the_default_samplers_constants():
-    from samplers import exact
+    from samplers.exact import chain as exact
 
     text = _model_md()
     from bayes_dp import thresholds
@@ -105,7 +105,8 @@ def test_model_md_names_only_the_samplers_there_are():
 
 
 def test_model_md_states_the_block_quadratures_constants():
-    from samplers import binomial, binomial_block, driver
+    from samplers.exact import driver
+    from samplers.model import binomial, binomial_block
 
     text = _model_md()
     for phrase in (

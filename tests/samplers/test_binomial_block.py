@@ -1,16 +1,16 @@
-"""The shared-quadrature likelihood of many bases (samplers.binomial_block).
+"""The shared-quadrature likelihood of many bases (samplers.model.binomial_block).
 
 Checked against the independent quadrature of ``tests/reference/`` (SciPy's incomplete
-beta functions on its own panels) and against the per-base routine of samplers.binomial,
+beta functions on its own panels) and against the per-base routine of samplers.model.binomial,
 over a grid of sizes, counts (extremes included) and parameters.
 """
 
 import numpy as np
 import pytest
 
-from samplers import binomial_block as bb
-from samplers.binomial import TAIL_PASS_BELOW, binomial_bases, log_lik
-from samplers.region import log_area_rate
+from samplers.model import binomial_block as bb
+from samplers.model.binomial import TAIL_PASS_BELOW, binomial_bases, log_lik
+from samplers.model.region import log_area_rate
 
 from tests.reference import log_marginal_likelihood
 
@@ -114,7 +114,7 @@ def test_blocks_only_where_they_pay_and_k_only():
 def test_tail_bounds_bracket_the_likelihood_and_only_in_the_tails(blocked):
     # bound_tails (likelihood tables): where a base's band lies in its tails the value is an
     # upper bound no more than TAIL_DROPPED above the fast windows' mass; elsewhere exact
-    from samplers.binomial import TAIL_DROPPED
+    from samplers.model.binomial import TAIL_DROPPED
 
     if blocked:
         x, y = _counts(100, 100, 40, seed=7)

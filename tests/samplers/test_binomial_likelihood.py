@@ -1,6 +1,6 @@
 """The exact sampler's per-base binomial likelihood against independent quadrature.
 
-``samplers.binomial.log_lik`` (tail tables, band pieces, Gauss-Legendre in numba) is compared
+``samplers.model.binomial.log_lik`` (tail tables, band pieces, Gauss-Legendre in numba) is compared
 with ``tests.reference.log_marginal_likelihood`` (numpy/scipy only, no shared code) on a
 grid that spans what users bring: N from 20 to 1e6, counts 0 and N, perfect, strong, weak and
 diagonal attacks, eps from 0.02 to 30, s from 0 to 1 (the boundary limit included) and delta
@@ -13,8 +13,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from samplers.binomial import binomial_bases, log_lik
-from samplers.region import log_area, log_area_rate
+from samplers.model.binomial import binomial_bases, log_lik
+from samplers.model.region import log_area, log_area_rate
 
 from tests.reference import log_marginal_likelihood
 

@@ -1,8 +1,8 @@
-"""The starting grid's reduced model (samplers.driver.start_model) for runs with many bases."""
+"""The starting grid's reduced model (samplers.exact.driver.start_model), many bases."""
 
 import numpy as np
 
-from samplers import driver
+from samplers.exact import driver
 
 
 def _model(n_bases, groups):

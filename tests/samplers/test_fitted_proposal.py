@@ -1,4 +1,4 @@
-"""The t proposal fitted to the warm-up (samplers/fitted_proposal.py).
+"""The t proposal fitted to the warm-up (samplers/exact/fitted_proposal.py).
 
 The independence move is exact only if ``log_density`` is the density of what ``draw`` draws.
 Both are checked against scipy's multivariate t (written independently): the density pointwise,
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from samplers import fitted_proposal as fp
+from samplers.exact import fitted_proposal as fp
 
 from tests._support.lira_sim import lira_counts, one_group_model
 
@@ -88,7 +88,7 @@ def test_fit_refuses_what_it_cannot_use(case):
     assert not fp.fit(*_sums(x), F)
 
 
-# --- in the exact sampler (samplers/exact.py, samplers/driver.py) ---------------------------
+# --- in the exact sampler (samplers/exact/chain.py, samplers/exact/driver.py) -------------
 
 
 def _lira_counts(n_models, n_targets, seed):
@@ -98,8 +98,8 @@ def _lira_counts(n_models, n_targets, seed):
 def test_over_dispersed_rows_are_evaluated_once_and_weighted_by_multiplicity():
     # against the quadrature reference of tests/reference/, base by base
     import bayes_dp as bdp
-    from samplers import exact
-    from samplers.codes import LIK_BIVARIATE_NORMAL
+    from samplers.exact import chain as exact
+    from samplers.model.codes import LIK_BIVARIATE_NORMAL
 
     from tests.reference import bvn_band_integral, log_region_area
 
@@ -122,7 +122,7 @@ def test_over_dispersed_rows_are_evaluated_once_and_weighted_by_multiplicity():
 
 
 def _run(model, corr, names, chains=2, draws=300, tune=600):
-    from samplers import driver
+    from samplers.exact import driver
 
     rng = np.random.default_rng(0)
     starts = driver.starting_points(model, corr, names, rng, chains, 3.0)
@@ -144,8 +144,8 @@ def test_thousands_of_weak_targets_take_the_fitted_move():
     # many weak LiRA targets: the table's proposal cannot follow the thin line of this posterior
     # in (u, v); the fitted t takes over in chains whose table proposal fails its pilot, and
     # its proposals are accepted
-    from samplers import exact
-    from samplers.codes import LIK_BINOMIAL
+    from samplers.exact import chain as exact
+    from samplers.model.codes import LIK_BINOMIAL
 
     model, corr, names, _ = one_group_model(_lira_counts(64, 3000, 1), LIK_BINOMIAL)
     run = _run(model, corr, names, chains=4, draws=200, tune=400)
@@ -160,8 +160,8 @@ def test_thousands_of_weak_targets_take_the_fitted_move():
 def test_over_dispersed_groups_take_the_fitted_move():
     # no table for them: the t is fitted at the middle of the warm-up, refitted at its end
     import bayes_dp as bdp
-    from samplers import exact
-    from samplers.codes import LIK_BIVARIATE_NORMAL
+    from samplers.exact import chain as exact
+    from samplers.model.codes import LIK_BIVARIATE_NORMAL
 
     c = bdp.AttackCounts([8, 22, 11], 100, [56, 31, 40], 100)
     model, corr, names, _ = one_group_model(c, LIK_BIVARIATE_NORMAL, tau=0.03)

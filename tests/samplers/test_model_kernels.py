@@ -6,9 +6,12 @@ from numba import njit
 from scipy import stats
 
 import bayes_dp as bdp
-from samplers import aux_proposals, band_geometry, band_quadrature, codes, densities
-from samplers.densities import BSD0, BSD1, M0, M1, N0, N1, SD0, SD1, X, Y
-from samplers.mhaar import QUAD_NODES, aux_params, gauss_legendre_table
+from samplers.mhaar import aux_proposals
+from samplers.model import band_geometry, band_quadrature, codes, densities, region
+from samplers.model.band_quadrature import QUAD_NODES
+from samplers.model.densities import BSD0, BSD1, M0, M1, N0, N1, SD0, SD1, X, Y
+from samplers.model.params import aux_params
+from samplers.numerics.quadrature import gauss_legendre_table
 
 
 @pytest.mark.parametrize(
@@ -17,7 +20,7 @@ from samplers.mhaar import QUAD_NODES, aux_params, gauss_legendre_table
 )
 def test_log_area_matches_region_module(eps, s, delta):
     np.testing.assert_allclose(
-        np.exp(band_geometry.log_area(eps, s, delta)),
+        np.exp(region.log_area_paper(eps, s, delta)),
         bdp.strength_region_area(eps, s, delta),
         rtol=1e-9,
         atol=0,
@@ -55,7 +58,7 @@ def test_betaln_and_normal_cdf_of_aux_params_match_scipy_and_mpmath():
     import mpmath
     from scipy import special
 
-    from samplers.mhaar import betaln, norm_cdf
+    from samplers.model.params import betaln, norm_cdf
 
     rng = np.random.default_rng(3)
     a = np.concatenate([[1, 1, 2, 29, 30, 7, 5e6], 10 ** rng.uniform(0, 7, 200)])
@@ -154,7 +157,7 @@ def _is_ratio(rng, m, P, e1, s1, e2, s2, delta, kind, lam):
     return (
         t2
         / t1
-        * np.exp(band_geometry.log_area(e1, s1, delta) - band_geometry.log_area(e2, s2, delta))
+        * np.exp(region.log_area_paper(e1, s1, delta) - region.log_area_paper(e2, s2, delta))
     )
 
 
@@ -378,7 +381,7 @@ def test_band_box_area_and_draws(eps, s, delta, box):
     inside = bdp.in_strength_region(A, B, eps, s, delta)
     inside &= (A >= box[0]) & (A <= box[1]) & (B >= box[2]) & (B <= box[3])
     if box[1] - box[0] == 1.0:
-        assert tot == pytest.approx(np.exp(band_geometry.log_area(eps, s, delta)), rel=1e-12)
+        assert tot == pytest.approx(np.exp(region.log_area_paper(eps, s, delta)), rel=1e-12)
     assert tot == pytest.approx(inside.mean(), rel=3e-3, abs=1e-6)
     d = _draw_box(np.random.default_rng(1), 100_000, V, NV, AR, tot)
     ok = [

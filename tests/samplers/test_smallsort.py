@@ -1,9 +1,9 @@
-"""samplers.smallsort: the kernels' insertion sorts against numpy's sorts."""
+"""samplers.numerics.smallsort: the kernels' insertion sorts against numpy's sorts."""
 
 import numpy as np
 import pytest
 
-from samplers.smallsort import argsort_desc_small, sort_small
+from samplers.numerics.smallsort import argsort_desc_small, sort_small
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 15, 40])

@@ -1,4 +1,4 @@
-"""The likelihood table of the exact sampler's table moves (samplers/surrogate.py).
+"""The likelihood table of the exact sampler's table moves (samplers/exact/surrogate.py).
 
 The move is exact whatever the table's error (checked against quadrature in
 tests/statistical/test_exact_sampler_vs_quadrature.py and tests/statistical/test_stress_grid.py);
@@ -11,8 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from samplers import binomial, surrogate
-from samplers.driver import build_model
+from samplers.exact import surrogate
+from samplers.exact.driver import build_model
+from samplers.model import binomial
 
 STRONG_FP = [40, 50, 60, 100, 100]
 STRONG_FN = [250, 200, 150, 100, 120]
@@ -136,7 +137,7 @@ def test_empty_box_builds_nothing():
 
 
 def test_a_stop_request_interrupts_the_table_and_a_rebuild_gives_the_same():
-    from samplers import exact
+    from samplers.exact import chain as exact
 
     model, names = _model(None)
     G = surrogate.GRID

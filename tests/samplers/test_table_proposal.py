@@ -1,4 +1,4 @@
-"""The independence proposal drawn from the tabulated posterior (samplers/table_proposal.py).
+"""The independence proposal drawn from the tabulated posterior (samplers/exact/table_proposal.py).
 
 The independence move is exact only if ``log_density`` is the density of what ``draw`` draws
 (in the coordinates of z). The two are written separately (one walks cumulative sums, the other
@@ -14,7 +14,8 @@ import math
 import numpy as np
 import pytest
 
-from samplers import exact, surrogate, table_proposal
+from samplers.exact import chain as exact
+from samplers.exact import posterior, surrogate, table_proposal
 
 # the strong-attack subset (5 bases) the table's own tests use
 from tests.samplers.test_surrogate import _model as surrogate_model
@@ -101,9 +102,9 @@ def test_the_proposal_follows_the_tabulated_posterior():
     s = np.empty(1)
     lw = []
     for z in Z:
-        lt = exact._log_prior(z, model, s) + surrogate.log_density(z, tb)
+        lt = posterior.log_prior(z, model, s) + surrogate.log_density(z, tb)
         # the table walk's own log posterior is the same sum
-        assert exact._log_surrogate(z, tb, model.pz) == pytest.approx(lt, abs=1e-12)
+        assert posterior.log_surrogate(z, tb, model.pz) == pytest.approx(lt, abs=1e-12)
         lw.append(lt - table_proposal.log_density(z, tb, q))
     lw = np.asarray(lw)
     # q is the tabulated posterior up to its cells: the log ratio is nearly constant
@@ -113,7 +114,7 @@ def test_the_proposal_follows_the_tabulated_posterior():
 
 @pytest.mark.parametrize("s_fixed", [None, 0.95])
 def test_strong_data_take_the_independence_move(s_fixed):
-    from samplers.driver import ExactRun, starting_points
+    from samplers.exact.driver import ExactRun, starting_points
 
     model = _model(s_fixed)
     names = ["eps"] + ([("s", 0)] if s_fixed is None else [])

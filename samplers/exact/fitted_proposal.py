@@ -1,6 +1,6 @@
 """Independence proposal fitted to the warm-up: a multivariate Student t in z (numpy, numba).
 
-The tabulated proposal of :mod:`samplers.table_proposal` exists only for binomial groups, and
+The tabulated proposal of :mod:`samplers.exact.table_proposal` exists only for binomial groups, and
 only fits posteriors that are bands along the ridge s eps = const in (u, v) = (log(s eps),
 logit s). Two common posteriors have neither:
 
@@ -16,7 +16,7 @@ and roughly elliptical. :func:`fit` takes the mean and covariance of z over the 
 the warm-up, and q is the multivariate t with DF degrees of freedom, that location and the
 covariance times SCALE^2 as its scale matrix: its polynomial tails are heavier than the
 posterior's (Gaussian, or exponential in logit s towards 0 under a Beta prior), so the
-importance weights pi / q stay bounded where it matters. :mod:`samplers.exact` uses it in the
+importance weights pi / q stay bounded where it matters. :mod:`samplers.exact.chain` uses it in the
 same independence Metropolis-Hastings move as the table's proposal, after the same pilot test;
 the move leaves the exact posterior invariant whatever q is.
 """
@@ -29,9 +29,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..numerics.jit import JIT
+
 __all__ = ["DF", "SCALE", "Fitted", "empty", "fit", "draw", "log_density"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Degrees of freedom of the t proposal.
 DF = 5.0
@@ -50,7 +51,7 @@ def empty(d: int) -> Fitted:
     return Fitted(mean=np.zeros(d), L=np.eye(d), lnorm=np.zeros(1), on=np.zeros(1, dtype=np.int64))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def fit(n, s1, s2, F):
     """Fit F (in place) to n points with coordinate sums s1 (d,) and cross sums s2 (d, d).
 
@@ -93,7 +94,7 @@ def fit(n, s1, s2, F):
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw(rng, F, out):
     """Draw one point of the t proposal F into ``out``."""
     d = out.shape[0]
@@ -107,7 +108,7 @@ def draw(rng, F, out):
     return out
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_density(z, F):
     """Return the log density of the t proposal F at z."""
     d = z.shape[0]

@@ -5,41 +5,23 @@ priori (uniform on it). MHAAR tests membership in folded coordinates: (a, b) map
 lower-left half of the square (:func:`fold`, :func:`in_rs`), draws uniformly from the band
 (:func:`draw_band`) and from its part inside a box around the data (:func:`band_box`,
 :func:`draw_band_box`, the band part of the PROP_PAIR_NORMAL proposal of
-:mod:`samplers.aux_proposals`).
+:mod:`samplers.mhaar.aux_proposals`).
 
-The exact sampler's geometry (the band's edges in the unit square and a log area stable for
-s -> 1) is :mod:`samplers.region`; :func:`log_area` here is the paper's closed form and stays
-separate (see its comment).
+The band's edges in the unit square and its area (both samplers' ``log_area``) are in
+:mod:`samplers.model.region`.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
-
-
-# Not merged with samplers.region.log_area: both are log |R_s(eps, delta)|, but that one is
-# log(|R_s| / (1 - s)) + log(1 - s) (exact as s -> 1) and this is the paper's closed form; they
-# differ in the last bits (on 3/4 of random (eps, s, delta), by up to ~6e-12 relative), and
-# MHAAR's acceptance ratios and so its draws depend on these bits.
-@njit(**_JIT)
-def log_area(eps, s, delta):
-    """Return log |R_s(eps, delta)| (paper, below eq. 3)."""
-    v = 2.0 * (
-        (1.0 - s * delta) ** 2 / (1.0 + math.exp(s * eps))
-        - (1.0 - delta) ** 2 / (1.0 + math.exp(eps))
-    )
-    if v > 0.0:
-        return math.log(v)
-    return -np.inf
+from ..numerics.jit import JIT
 
 
 # ---------------------------------------------------------- membership, uniform draws
-@njit(**_JIT)
+@njit(**JIT)
 def fold(a, b):
     """Map (a, b) into the lower-left half and return (lo, hi)."""
     if a + b > 1.0:
@@ -50,13 +32,13 @@ def fold(a, b):
     return b, a
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def in_rs(lo, hi, e_eps, e_seps, delta, s):
     """Whether a folded point is in R(eps, delta) but not in R(s eps, s delta)."""
     return (hi + e_eps * lo >= 1.0 - delta) and (hi + e_seps * lo < 1.0 - s * delta)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_band(rng, eps, s, delta):
     """Draw (a, b) uniformly from the band R_s(eps, delta).
 
@@ -95,7 +77,7 @@ def draw_band(rng, eps, s, delta):
 
 
 # ------------------------------------------------- the band within a box (PROP_PAIR_NORMAL)
-@njit(**_JIT)
+@njit(**JIT)
 def _clip_half(V, nv, W, axis, bound, keep_below):
     """Sutherland-Hodgman: clip polygon V[:nv] to {v[axis] <= bound} (or >=) into W."""
     m = 0
@@ -118,7 +100,7 @@ def _clip_half(V, nv, W, axis, bound, keep_below):
     return m
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def band_box(eps, s, delta, box, V, NV, AR, W, U):
     """Clip the four quadrilaterals that make up R_s(eps, delta) to a box.
 
@@ -178,7 +160,7 @@ def band_box(eps, s, delta, box, V, NV, AR, W, U):
     return tot
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_band_box(rng, V, NV, AR, tot):
     """Draw uniformly from the clipped band of :func:`band_box` (tot > 0)."""
     u = rng.random() * tot
@@ -215,7 +197,7 @@ def draw_band_box(rng, V, NV, AR, tot):
     return a, b
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def in_box(a, b, box):
     """Whether (a, b) lies in the box (a_lo, a_hi, b_lo, b_hi)."""
     return a >= box[0] and a <= box[1] and b >= box[2] and b <= box[3]

@@ -1,8 +1,8 @@
 """Independence proposal drawn from the tabulated posterior (numpy and numba only).
 
-After the warm-up :mod:`samplers.surrogate` tabulates the binomial log likelihood of every
+After the warm-up :mod:`samplers.exact.surrogate` tabulates the binomial log likelihood of every
 strength variable. :func:`build` turns the tabulated posterior (priors included) into a proposal
-q(z) that can be drawn from and evaluated exactly, and :mod:`samplers.exact` uses it in an
+q(z) that can be drawn from and evaluated exactly, and :mod:`samplers.exact.chain` uses it in an
 independence Metropolis-Hastings move: propose y ~ q, accept with probability
 min(1, pi(y) q(z) / (pi(z) q(y))), pi the exact posterior. The move leaves pi invariant whatever
 q is; the closer q is to pi, the closer the draws are to independent.
@@ -21,7 +21,7 @@ Jacobian |du_k / dv_k| = 1 - s_k. Every z0 of the range lies above every ulo_k
 
 Cells where the table is -inf (outside its box, or a cliff) get probability zero: the move never
 proposes there and never leaves a point whose q is zero (the exact random walk of
-:mod:`samplers.exact` covers those).
+:mod:`samplers.exact.chain` covers those).
 """
 
 from __future__ import annotations
@@ -31,28 +31,22 @@ from collections import namedtuple
 
 from numba import njit
 
+from ..model.transforms import log_prior_z0, log_prior_zs
+from ..numerics.jit import JIT
+from ..numerics.logsum import logsumexp
+from ..numerics.special import log_expit as _log_expit
 from . import surrogate
-from ._special import log_expit as _log_expit
-from .densities import log_prior_eps
 
 __all__ = [
     "Z_CELLS",
     "U_CELLS",
-    "PriorZ",
     "Proposal",
-    "log_prior_z0",
-    "log_prior_zs",
     "build",
     "draw",
     "log_density",
 ]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-#: The priors of eps and of a free strength as scalars (the model's ``pz``, see
-#: :class:`samplers.exact.Model`): the hot loops take these, not the model (see
-#: :class:`samplers.surrogate.Table`).
-PriorZ = namedtuple("PriorZ", ["eps_kind", "eps_p1", "eps_p2", "s_a", "s_b"])
 #: The tabulated proposal of one chain (its state's ``q``): ``zr`` the range of z0, ``L0`` /
 #: ``C0`` the log probabilities and cumulative sums of the eps cells, ``LS[k, i]`` / ``CS[k, i]``
 #: those of the u cells of free strength k given eps cell i.
@@ -64,40 +58,16 @@ Z_CELLS = 1024
 U_CELLS = 128
 
 
-@njit(**_JIT)
-def log_prior_z0(z0, pz):
-    """Log prior of the eps coordinate z0 = log eps (Jacobian eps included; pz: PriorZ)."""
-    eps = math.exp(z0)
-    if not (eps > 0.0 and eps < math.inf):
-        return -math.inf
-    return log_prior_eps(eps, pz.eps_kind, pz.eps_p1, pz.eps_p2) + z0
-
-
-@njit(**_JIT)
-def log_prior_zs(v, pz):
-    """Log prior of a free strength's coordinate v = logit s (pz: PriorZ).
-
-    The Beta(a, b) density times the Jacobian s (1 - s) of logit s.
-    """
-    return pz.s_a * _log_expit(v) + pz.s_b * _log_expit(-v)
-
-
-@njit(**_JIT)
+@njit(**JIT)
 def _normalise(lw, cum):
     """Turn log weights lw into log probabilities (in place) and their cumulative sums.
 
     Returns the log of the sum of the weights (-inf when every weight is zero).
     """
-    m = -math.inf
-    for i in range(lw.shape[0]):
-        m = max(m, lw[i])
-    if m == -math.inf:
+    ln = logsumexp(lw)
+    if ln == -math.inf:
         cum[:] = 0.0
         return -math.inf
-    tot = 0.0
-    for i in range(lw.shape[0]):
-        tot += math.exp(lw[i] - m)
-    ln = m + math.log(tot)
     run = 0.0
     for i in range(lw.shape[0]):
         lw[i] -= ln
@@ -106,7 +76,7 @@ def _normalise(lw, cum):
     return ln
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def z_range(tb):
     """Return the range of z0 the proposal covers: where every table's box has points.
 
@@ -126,13 +96,13 @@ def z_range(tb):
     return max(z_lo, surrogate.Z0_MIN), min(z_hi, surrogate.Z0_MAX)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _u_top(k, z0, uhi):
     """Upper end of the u cells of strength k at log eps z0 (u < z0: s < 1)."""
     return min(uhi[k], z0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def build(tb, pz, q):
     """Tabulate q into the :class:`Proposal` ``q`` from the tables ``tb`` and the priors ``pz``.
 
@@ -180,7 +150,7 @@ def build(tb, pz, q):
     return _normalise(L0, C0) > -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pick(cum, u):
     """Smallest index i with u < cum[i] (cum nondecreasing)."""
     lo_i, hi_i = 0, cum.shape[0] - 1
@@ -193,7 +163,7 @@ def _pick(cum, u):
     return lo_i
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw(rng, tb, q, out):
     """Draw z from q into ``out`` (z0 and the free strengths' coordinates)."""
     ulo, uhi, zr, C0, CS = tb.ulo, tb.uhi, q.zr, q.C0, q.CS
@@ -211,7 +181,7 @@ def draw(rng, tb, q, out):
             out[a] = ls - math.log1p(-math.exp(ls))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_density(z, tb, q):
     """Return log q(z) in the coordinates of z (-inf where q is zero)."""
     ulo, uhi, zr, L0, LS = tb.ulo, tb.uhi, q.zr, q.L0, q.LS

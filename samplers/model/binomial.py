@@ -8,7 +8,7 @@ For a base with X false positives of N0 and Y false negatives of N1,
 where M is the mass of the band R_s under the product of the densities Beta(a; X+1, N0-X+1)
 and Beta(b; Y+1, N1-Y+1) (``Binom(X | N, a) = Beta(a; X+1, N-X+1) / (N+1)``).
 
-How M is computed (see :mod:`samplers.region` for the geometry). The band has four pieces: the
+How M is computed (see :mod:`samplers.model.region` for the geometry). The band has four pieces: the
 two halves (y <= x and y > x) of the lower-left corner and of the upper-right one. On the half
 y <= x of the lower-left corner, with u the FPR and the FNR the inner variable,
 
@@ -37,7 +37,7 @@ density's local scale, by 4-point Gauss-Legendre on the density (no cancellation
 s = 1: the band is the boundary curve, M and |R_s| vanish like (1 - s) and the likelihood is the
 ratio of their derivatives: dM / d(1 - s) = integral over the line piece of
 p_X(u) f_Y(psi(u)) e^-eps (eps (1 - delta - u) + delta) du (the diagonal piece does not move),
-and :func:`samplers.region.log_area_rate`.
+and :func:`samplers.model.region.log_area_rate`.
 
 It is long because the likelihood of one base is one careful computation (windows, pieces, panels,
 the s = 1 limit), documented step by step here.
@@ -51,10 +51,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ._special import betainc, betaincc, lbeta, xlogy
+from ..numerics.jit import JIT
+from ..numerics.logsum import lse_push
+from ..numerics.quadrature import gauss_legendre_table
+from ..numerics.smallsort import argsort_desc_small, sort_small
+from ..numerics.special import betainc, betaincc, lbeta, xlogy
 from .cdf_table import build_tables, log_tail_scipy, log_tail_table
 from .region import log_area_rate, make_band, psi
-from .smallsort import argsort_desc_small, sort_small
 
 __all__ = [
     "BinomialBases",
@@ -66,7 +69,6 @@ __all__ = [
     "NODE_DENSITY",
 ]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Tail mass of each Beta density left outside its integration window (fast pass).
 WINDOW_TAIL = 1e-20
@@ -87,15 +89,6 @@ NODES_MAX = 24
 SMALL_STEP = 0.05
 
 _GL4_X, _GL4_W = np.polynomial.legendre.leggauss(4)
-
-
-def gauss_legendre_table(n_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rules on [-1, 1]: row n of (nodes, weights) holds the n-point Gauss-Legendre rule."""
-    X = np.zeros((n_max + 1, n_max))
-    W = np.zeros((n_max + 1, n_max))
-    for n in range(1, n_max + 1):
-        X[n, :n], W[n, :n] = np.polynomial.legendre.leggauss(n)
-    return X, W
 
 
 #: One Beta(a, b) density: log B(a, b), mean, sd, the integration window [lo, hi], and where
@@ -128,7 +121,7 @@ def _window(a: np.ndarray, b: np.ndarray, tail: float) -> tuple[np.ndarray, np.n
     return lo, hi
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _quantile(a, b, p, upper):
     """Find v with I_v(a, b) = p (upper=False) or 1 - I_v(a, b) = p (upper=True), by bisection."""
     lo_v, hi_v = 0.0, 1.0
@@ -172,7 +165,7 @@ def binomial_bases(fp, n_neg, fn, n_pos) -> BinomialBases:
     return BinomialBases(x, n0, y, n1, wins[0], wins[1], lconst, GX, GW, tab, tok, tmeta, twin)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
     """Make the density Beta(a, b) (reflected: Beta(b, a) of the tabulated one) on [lo, hi]."""
     mean = a / (a + b)
@@ -180,7 +173,7 @@ def _dens(a, b, lo, hi, wlo, whi, off, m, refl):
     return Dens(a, b, lbeta(a, b), mean, sd, lo, hi, wlo, whi, off, m, refl)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_tail(tab, tok, d, v, upper):
     """Return log F(v) (or log(1 - F(v)) with ``upper``) of the density d.
 
@@ -197,7 +190,7 @@ def _log_tail(tab, tok, d, v, upper):
     return log_tail_scipy(d.a, d.b, v, upper)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _logpdf(d, v):
     if v <= 0.0 or v >= 1.0:
         if (v <= 0.0 and d.a == 1.0) or (v >= 1.0 and d.b == 1.0):
@@ -206,7 +199,7 @@ def _logpdf(d, v):
     return xlogy(d.a - 1.0, v) + (d.b - 1.0) * math.log1p(-v) - d.lb
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _local_scale(d, v):
     """Scale on which the density varies at v: 1 / (|log-slope| + sqrt(|log-curvature|))."""
     v = min(max(v, 1e-300), 1.0 - 1e-16)
@@ -215,7 +208,7 @@ def _local_scale(d, v):
     return 1.0 / (abs(g1) + math.sqrt(g2) + 1e-300)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _cdf_diff(tab, tok, d, v2, v1):
     """F(v2) - F(v1) for the Beta density d, v1 <= v2, without cancellation."""
     v1 = min(max(v1, 0.0), 1.0)
@@ -260,7 +253,7 @@ def _cdf_diff(tab, tok, d, v2, v1):
     return 1.0 - math.exp(l1) - math.exp(l2)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _z_gap(d, v0, v1):
     """Distance (in sds, at least 1) from the density's mean to the interval [v0, v1]."""
     lo_v = min(v0, v1)
@@ -271,7 +264,7 @@ def _z_gap(d, v0, v1):
     return max(1.0, gap)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _edge_scale(inner, v0, v1, slope):
     """Scale in u of F_inner(psi(u)) on a piece where psi runs from v0 to v1 with this slope."""
     if slope <= 0.0:
@@ -281,19 +274,11 @@ def _edge_scale(inner, v0, v1, slope):
     return inner.sd / (slope * _z_gap(inner, v0, v1))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _slope(u, c, e, xs):
     if u <= xs:
         return 1.0
     return e if u < c else 0.0
-
-
-@njit(**_JIT)
-def _lse(m, acc, term):
-    """Add e^term to the running sum acc e^m; returns the new (m, acc)."""
-    if term > m:
-        return term, acc * math.exp(m - term) + 1.0
-    return m, acc + math.exp(term - m)
 
 
 #: Columns of the piece table: ends, local scale, log upper bound of the mass, which half.
@@ -308,7 +293,7 @@ PANEL_STOP = 1e-17
 WIDE_PANELS_MAX = 8
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
     """Append the pieces of half h (outer, inner) of the lower-left band to P (rows from npc).
 
@@ -382,7 +367,7 @@ def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
     return npc
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_integrand(tab, tok, outer, inner, bd, rate, u):
     """Return log of the integrand at u.
 
@@ -407,7 +392,7 @@ def _log_integrand(tab, tok, outer, inner, bd, rate, u):
     return -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, tot, max_panels):
     """Add the integral over [ua, ub] (composite Gauss-Legendre) to the log sum (m, tot).
 
@@ -429,7 +414,7 @@ def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, to
             for j in range(n):
                 li = _log_integrand(tab, tok, outer, inner, bd, rate, centre + half * GX[n, j])
                 if li > -math.inf:
-                    m, tot = _lse(m, tot, lh + math.log(GW[n, j]) + li)
+                    m, tot = lse_push(m, tot, lh + math.log(GW[n, j]) + li)
         return m, tot
     eps_u = 1e-9 * (ub - ua)
     backward = _log_integrand(tab, tok, outer, inner, bd, rate, ub - eps_u) > _log_integrand(
@@ -446,10 +431,10 @@ def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, to
         for j in range(n):
             li = _log_integrand(tab, tok, outer, inner, bd, rate, centre + half * GX[n, j])
             if li > -math.inf:
-                pm, pt = _lse(pm, pt, lh + math.log(GW[n, j]) + li)
+                pm, pt = lse_push(pm, pt, lh + math.log(GW[n, j]) + li)
         if pt > 0.0:
             lpanel = pm + math.log(pt)
-            m, tot = _lse(m, tot, lpanel)
+            m, tot = lse_push(m, tot, lpanel)
             seen = True
         elif seen:
             break  # past the end of the (convex) support of the integrand
@@ -461,7 +446,7 @@ def _integrate_piece(tab, tok, GX, GW, outer, inner, bd, rate, ua, ub, sc, m, to
     return m, tot
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_band_mass_window(T, i, wide, bd, rate):
     """Return the log band mass of base i of T over its fast (or, with ``wide``, wide) windows."""
     x, n0, y, n1 = T.x[i], T.n0[i], T.y[i], T.n1[i]
@@ -525,7 +510,7 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     return -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_tail_bound(lm_fast):
     """Return an upper bound on log M given the fast pass's log mass ``lm_fast``.
 
@@ -535,7 +520,7 @@ def log_tail_bound(lm_fast):
     return math.log(math.exp(lm_fast) + TAIL_DROPPED)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_band_mass(T, i, eps, s, delta, bound_tails):
     """Return log of the band mass M (or of dM / d(1 - s) at s = 1) of base i of T, and a flag.
 
@@ -562,7 +547,7 @@ def log_band_mass(T, i, eps, s, delta, bound_tails):
     return _log_band_mass_window(T, i, fast, bd, rate), False
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_lik(B, i, eps, s, delta):
     """Return log P(X_i, Y_i | eps, s) of base i of ``B`` (a :class:`BinomialBases`)."""
     # bound_tails False as a run-time value (a literal would compile log_band_mass again)

@@ -1,11 +1,12 @@
 """Summed binomial log likelihood at many (eps, s) points, for grid posteriors (numpy and numba).
 
 :func:`log_lik_points` evaluates the exact likelihood of every base of a model
-(:func:`samplers.driver.build_model`, one strength variable) at a list of points, with the same
-kernel as the sampler (:func:`samplers.binomial_block.fill_log_lik`: shared block quadrature for
-bases of equal sizes, identical bases once). As in :func:`samplers.surrogate.build`, a point
-where some base's band lies in its tails first gets an upper bound
-(:func:`samplers.binomial.log_tail_bound`); every bounded point within ``REFINE_GAP`` of the
+(:func:`samplers.exact.driver.build_model`, one strength variable) at a list of points, with the
+same kernel as the sampler (:func:`samplers.model.binomial_block.fill_log_lik`: shared block
+quadrature for bases of equal sizes, identical bases once). As in
+:func:`samplers.exact.surrogate.build`, a point where some base's band lies in its tails first
+gets an upper bound
+(:func:`samplers.model.binomial.log_tail_bound`); every bounded point within ``REFINE_GAP`` of the
 largest exact value is then computed exactly, so a bound is left only far below the maximum.
 Used by :mod:`bayes_dp.planning`.
 """
@@ -17,15 +18,14 @@ import math
 import numpy as np
 from numba import njit
 
-from .binomial_block import fill_log_lik
+from ..model.binomial_block import fill_log_lik
+from ..numerics.jit import JIT
 from .surrogate import REFINE_GAP
 
 __all__ = ["log_lik_points"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _point(M, eps, s, s_all, ll, bound_tails):
     """Return the summed log likelihood at (eps, s) and whether it is only an upper bound."""
     s_all[0] = s
@@ -39,7 +39,7 @@ def _point(M, eps, s, s_all, ll, bound_tails):
     return tot, status == 2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_lik_points(M, eps, s, out, stop):
     """Set ``out[p]`` to the summed log likelihood of the bases of M at (eps[p], s[p]).
 

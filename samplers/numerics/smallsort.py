@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from numba import njit
 
+from .jit import JIT
+
 __all__ = ["sort_small", "argsort_desc_small"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def sort_small(v, n):
     """Sort v[:n] in place, ascending."""
     for i in range(1, n):
@@ -27,7 +27,7 @@ def sort_small(v, n):
         v[j + 1] = key
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def argsort_desc_small(v, n, order):
     """Fill order[:n] with the indices of v[:n] by decreasing value.
 

@@ -1,8 +1,8 @@
 """Band quadrature: the likelihood of a base with its latent pair integrated out (numpy, numba).
 
-:func:`log_band_integral` integrates g_i(a, b) (:func:`samplers.densities.log_g`) of an
+:func:`log_band_integral` integrates g_i(a, b) (:func:`samplers.model.densities.log_g`) of an
 over-dispersed base (bivariate normal or beta-binomial) over the band R_s(eps, delta). The
-exact sampler (:mod:`samplers.exact`) calls it for every over-dispersed base; MHAAR calls it
+exact sampler (:mod:`samplers.exact.chain`) calls it for every over-dispersed base; MHAAR calls it
 for the bases of groups whose latent pairs are integrated out (``integrate_latents``).
 """
 
@@ -13,11 +13,13 @@ import math
 import numpy as np
 from numba import njit
 
+from ..numerics.jit import JIT
+from ..numerics.smallsort import sort_small
 from .codes import LIK_BIVARIATE_NORMAL
-from .densities import N0, N1, X, Y, log_g
-from .smallsort import sort_small
+from .densities import N0, N1, X, Y, dispersion, log_g
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+#: Most Gauss-Legendre nodes of the inner rule of the band integrals of over-dispersed groups.
+QUAD_NODES = 24
 
 
 #: Half-width of the integration window around the likelihood's peak, in standard scores.
@@ -72,7 +74,7 @@ _C_FLIP, _C_SWAP = 6, 7
 _C_LEN = 8
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _z_of(p, x, n, f):
     """Return the standard score (x - n p) / sd(p) of the count x at rate p.
 
@@ -82,7 +84,7 @@ def _z_of(p, x, n, f):
     return (x - n * p) / math.sqrt(sh * (1.0 - sh) * n * f)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _p_of(z, x, n, f):
     """Return the rate p with :func:`_z_of` (p) = z: a root of a quadratic in q = n p.
 
@@ -102,7 +104,7 @@ def _p_of(z, x, n, f):
     return q / n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _dp_dz(p, z, n, f):
     """|dp/dz| / sd(p) = 1 / (n + z sd'(p)) along :func:`_z_of` (positive: z is monotone)."""
     sh = (n * p + 0.5) / (n + 1.0)
@@ -111,7 +113,7 @@ def _dp_dz(p, z, n, f):
     return 1.0 / max(n + z * dsd, 1e-12)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _clip_linear(alpha, beta, u0, u1):
     """Intersect [u0, u1] with {u : alpha u <= beta}."""
     if alpha > 0.0:
@@ -123,7 +125,7 @@ def _clip_linear(alpha, beta, u0, u1):
     return u0, u1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _n_nodes(u0, u1, centre, sd, nmax):
     """Place nodes for a Gaussian-like integrand on [u0, u1].
 
@@ -137,7 +139,7 @@ def _n_nodes(u0, u1, centre, sd, nmax):
     return int(min(float(nmax), math.ceil(n)))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     """Return the outer integrand at the standard score zo of the outer rate (one image).
 
@@ -201,7 +203,7 @@ def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     return ih * sdpo * _dp_dz(po, zo, no_, fo) * inner
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _gk15(za, zb, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     """Gauss-Kronrod 7-15 estimate of the outer integral over [za, zb] and its error."""
     c = 0.5 * (za + zb)
@@ -219,7 +221,7 @@ def _gk15(za, zb, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     return res_k * h, abs((res_k - res_g) * h)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
     """Return log of the integral of g_i(a, b) (as :func:`log_g`) over R_s(eps, delta).
 
@@ -248,7 +250,7 @@ def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
     return v
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
     x = P[i, X]
     n0 = P[i, N0]
@@ -262,8 +264,8 @@ def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
     d2 = t2 / (1.0 + c2)
     band = np.array([t1, t2, c1, c2])
     bvn = lik == LIK_BIVARIATE_NORMAL
-    f0 = max(1.0 + (n0 - 1.0) * tau, 1e-12)
-    f1 = max(1.0 + (n1 - 1.0) * tau, 1e-12)
+    f0 = dispersion(n0, tau)
+    f1 = dispersion(n1, tau)
     r = 0.0
     if bvn:
         r = rho * math.sqrt(n0 * n1 / (f0 * f1))

@@ -4,7 +4,7 @@ The exact sampler can record each base's log likelihood at every draw inside its
 that array grows as draws x bases (64 x 10,000 LiRA targets ran 100,000 draws per chain:
 30.8 GiB). The likelihood is a deterministic function of the draw z = (log eps, logit s, ...),
 so it is evaluated here afterwards instead, with the kernel's own
-:func:`samplers.exact.log_posterior`, for the distinct bases only and at the draws a caller
+:func:`samplers.exact.chain.log_posterior`, for the distinct bases only and at the draws a caller
 chooses (a thinned subset): memory chains x kept draws x distinct bases.
 """
 
@@ -16,19 +16,18 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from . import exact
+from ..numerics.jit import JIT
+from . import chain as exact
 
 __all__ = ["fill_pointwise", "pointwise_log_lik"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def fill_pointwise(z, M, C, out_b, out_c):
     """Fill the per-base log likelihoods of the draws ``z`` (draws, d).
 
     ``out_b`` (draws, distinct binomial bases) and ``out_c`` (draws, over-dispersed rows) get
-    the values :func:`samplers.exact.log_posterior` computes at each draw; a draw outside the
+    the values :func:`samplers.exact.chain.log_posterior` computes at each draw; a draw outside the
     support (log posterior -inf) gets -inf everywhere. Returns the number of such draws.
     """
     n_bad = 0
@@ -51,7 +50,7 @@ def pointwise_log_lik(model, corr, z, *, cores: int = 1):
 
     Parameters
     ----------
-    model, corr : from :func:`samplers.driver.build_model`.
+    model, corr : from :func:`samplers.exact.driver.build_model`.
     z : array (chains, draws, d) of draws in the sampler's coordinates.
     cores : threads (one chain per thread at a time; the kernel releases the GIL).
 

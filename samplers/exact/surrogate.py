@@ -8,7 +8,7 @@ went during the second half of the warm-up (its range plus ``BOX_SD`` standard d
 side), and :func:`log_density` interpolates it with 4-point Lagrange (local cubic) rules: exact
 for quadratics, so errors come from the third derivatives only.
 
-The table is never the target. :mod:`samplers.exact` uses it as the proposal mechanism of a
+The table is never the target. :mod:`samplers.exact.chain` uses it as the proposal mechanism of a
 surrogate-transition move (Liu 2001, *Monte Carlo Strategies in Scientific Computing*, Sec. 9.4.3;
 Christen and Fox 2005): a few dozen cheap Metropolis steps on the tabulated posterior, then one
 exact evaluation and an acceptance ratio that corrects for the table's error. The stored chain
@@ -18,10 +18,10 @@ acceptance rate, which the sampler reports.
 Far below the mode the table holds upper bounds, not values: a base whose band lies in its tails
 (mass over the fast windows below ``TAIL_PASS_BELOW``) would need the likelihood's wide pass,
 ~3 ms a base, and such nodes were most of a table's cost. :func:`build` first stores the bound
-:func:`samplers.binomial.log_tail_bound` there, then recomputes exactly every node whose bound is
-within ``REFINE_GAP`` of the table's largest exact value (repeating while that value rises). A
-node left with a bound is certainly more than ``REFINE_GAP`` below the maximum, and the bound
-only makes the table's far tails heavier, which a proposal may be.
+:func:`samplers.model.binomial.log_tail_bound` there, then recomputes exactly every node whose
+bound is within ``REFINE_GAP`` of the table's largest exact value (repeating while that value
+rises). A node left with a bound is certainly more than ``REFINE_GAP`` below the maximum, and
+the bound only makes the table's far tails heavier, which a proposal may be.
 
 Where the table is not trustworthy it says so: outside the box it gives -inf (the move then
 never leaves the box, and the exact joint random walk of every iteration covers the rest), and
@@ -37,13 +37,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ._special import expit as _expit
-from ._special import log_expit as _log_expit
-from .binomial_block import fill_log_lik
+from ..model.binomial_block import fill_log_lik
+from ..numerics.jit import JIT
+from ..numerics.special import expit as _expit
+from ..numerics.special import log_expit as _log_expit
 
 __all__ = ["Table", "GRID", "BOX_SD", "DROP", "REFINE_GAP", "build", "log_density", "value_k"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Nodes per free coordinate.
 GRID = 32
@@ -54,7 +54,7 @@ DROP = 700.0
 #: Table nodes with log eps outside [Z0_MIN, Z0_MAX] get -inf (eps from 2e-9 to 8,100).
 Z0_MIN, Z0_MAX = -20.0, 9.0
 #: Nodes whose upper bound is within this of the table's largest exact value are recomputed
-#: exactly (more than the box rules of :mod:`samplers.exact` look at: EDGE_GAP and SHRINK_GAP
+#: exactly (more than the box rules of :mod:`samplers.exact.chain` look at: EDGE_GAP and SHRINK_GAP
 #: see exact values or nodes certainly below them).
 REFINE_GAP = 40.0
 #: Results of :func:`build`.
@@ -69,7 +69,7 @@ BUILT, FAILED, STOPPED = 1, 0, -1
 Table = namedtuple("Table", ["s_z", "lo", "hi", "ulo", "uhi", "V", "vmax"])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def build(M, tb, stop):
     """Fill the tables ``tb.V`` and their maxima ``tb.vmax`` (a :class:`Table` on the box).
 
@@ -126,7 +126,7 @@ def build(M, tb, stop):
     return BUILT
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _node(M, tb, bounded, k, i, j, s_all, ll, bound_tails):
     """Set V[k, i, j] (see :func:`build`) and whether it is only an upper bound."""
     lo, hi, ulo, uhi, V = tb.lo, tb.hi, tb.ulo, tb.uhi, tb.V
@@ -152,7 +152,7 @@ def _node(M, tb, bounded, k, i, j, s_all, ll, bound_tails):
         bounded[k, i, j] = status == 2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _weights(t):
     """4-point Lagrange weights at t for nodes -1, 0, 1, 2 (a tuple: no array to allocate)."""
     return (
@@ -163,7 +163,7 @@ def _weights(t):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _cell(u, G):
     """Stencil start (node of weight index 1) and offset t for grid coordinate u."""
     i = int(math.floor(u))
@@ -171,7 +171,7 @@ def _cell(u, G):
     return i, u - i
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _interp_1d(row, u, floor_v):
     G = row.shape[0]
     i, t = _cell(u, G)
@@ -190,7 +190,7 @@ def _interp_1d(row, u, floor_v):
     return (1.0 - f) * a + f * b
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _interp_2d(T, u, v, floor_v):
     G = T.shape[0]
     i, t = _cell(u, G)
@@ -220,7 +220,7 @@ def _interp_2d(T, u, v, floor_v):
     return (1.0 - f) * (1.0 - g) * a + f * (1.0 - g) * b + (1.0 - f) * g * e + f * g * h
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def value_k(k, z0, v, tb):
     """Return the tabulated ``f_k`` at z0 = log eps and v = logit s_k (``tb``: a :class:`Table`).
 
@@ -242,7 +242,7 @@ def value_k(k, z0, v, tb):
     return _interp_1d(V[k, :, 0], x, floor_v)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_density(z, tb):
     """Sum over strength variables of the tabulated ``f_k`` at z (-inf outside the box)."""
     tot = 0.0

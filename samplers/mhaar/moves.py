@@ -7,15 +7,15 @@ beta-binomial with intra-class correlation tau_j). (alpha_i, beta_i) | eps, s ar
 R_s(eps, delta) = R(eps, delta) minus R(s eps, s delta).
 
 :func:`mhaar_update` is one move of the paper's Alg. 1: K auxiliary pairs per base (the current
-one and K - 1 draws from the proposal q of :mod:`samplers.aux_proposals`, optionally mixed with
-a band component uniform on R_s of either state), their weights under the current and the
+one and K - 1 draws from the proposal q of :mod:`samplers.mhaar.aux_proposals`, optionally mixed
+with a band component uniform on R_s of either state), their weights under the current and the
 proposed state, the averaged acceptance ratio, and the resampled latent pairs. The weight of a
 candidate (a, b) is ``1{(a, b) in R_s} / |R_s| * g(X, Y | a, b) / q(a, b)``. We store
 ``r = log g - log q`` (up to per-base constants that do not depend on the parameters) and test
 membership with the folded coordinates lo = min, hi = max of (a, b) mapped into the lower-left
-half of the square (:mod:`samplers.band_geometry`). Bases of groups whose latent pairs are
+half of the square (:mod:`samplers.model.band_geometry`). Bases of groups whose latent pairs are
 integrated out contribute the exact ratio of their band integrals
-(:mod:`samplers.band_quadrature`) instead.
+(:mod:`samplers.model.band_quadrature`) instead.
 """
 
 from __future__ import annotations
@@ -26,6 +26,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..model.band_geometry import band_box, draw_band, draw_band_box, fold, in_box, in_rs
+from ..model.band_quadrature import log_band_integral
+from ..model.codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
+from ..model.densities import M0, M1, log_g
+from ..model.region import log_area_paper
+from ..numerics.jit import JIT
+from ..numerics.logsum import logaddexp, lse_push
 from .aux_proposals import (
     PAIR_BAND_WEIGHT,
     PAIR_BOX_K,
@@ -35,14 +42,8 @@ from .aux_proposals import (
     log_q_pair,
     pair_shape,
 )
-from .band_geometry import band_box, draw_band, draw_band_box, fold, in_box, in_rs, log_area
-from .band_quadrature import log_band_integral
-from .codes import LIK_BINOMIAL, PROP_PAIR_NORMAL
-from .densities import M0, M1, log_g
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
-
-#: The data: P (n, N_PARAMS), one row per challenge base (columns: :mod:`samplers.densities`);
+#: The data: P (n, N_PARAMS), one row per challenge base (columns: :mod:`samplers.model.densities`);
 #: qkind (n,), the auxiliary proposal of each base (``codes.PROP_*``); delta; XG, WG, the
 #: Gauss-Legendre table of the band quadrature (row m holds the m-point rule).
 Data = namedtuple("Data", ["P", "qkind", "delta", "XG", "WG"])
@@ -73,7 +74,7 @@ Theta = namedtuple("Theta", ["eps", "s", "tau", "rho"])
 Latents = namedtuple("Latents", ["lat_a", "lat_b", "AA", "AB", "WC", "WP", "CUR", "NEW"])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, lat):
     """One MHAAR move from ``cur`` towards ``prop`` (both :data:`Theta`); updates the latents.
 
@@ -102,8 +103,8 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
     for g in range(G):
         es_c[g] = math.exp(s[g] * eps)
         es_p[g] = math.exp(s_p[g] * eps_p)
-        la_c[g] = log_area(eps, s[g], delta)
-        la_p[g] = log_area(eps_p, s_p[g], delta)
+        la_c[g] = log_area_paper(eps, s[g], delta)
+        la_p[g] = log_area_paper(eps_p, s_p[g], delta)
     log_ratio = log_extra
     possible = True
     QP = np.empty(6)
@@ -216,8 +217,7 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
                 elif in_p:
                     lb = math.log(0.5 * mu) - la_p[g]
                 if lb > -np.inf:
-                    m = max(lq, lb)
-                    lq = m + math.log(math.exp(lq - m) + math.exp(lb - m))
+                    lq = logaddexp(lq, lb)
             rc = -np.inf
             rp = -np.inf
             if in_c:
@@ -274,7 +274,7 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
     return accept
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def init_latents(rng, cur, data, groups, cfg, lat):
     """Start each latent pair (``lat.lat_a``, ``lat.lat_b``) inside R_s at ``cur`` (a Theta).
 
@@ -317,14 +317,8 @@ def init_latents(rng, cur, data, groups, cfg, lat):
                 if r == -np.inf:
                     continue
                 # streaming weighted reservoir of size one, in log space
-                if r > best_w:
-                    tot = tot * math.exp(best_w - r) + 1.0
-                    best_w = r
-                    p_new = 1.0 / tot
-                else:
-                    w = math.exp(r - best_w)
-                    tot += w
-                    p_new = w / tot
+                best_w, tot = lse_push(best_w, tot, r)
+                p_new = math.exp(r - best_w) / tot
                 if rng.random() < p_new:
                     cand_a = a
                     cand_b = b
@@ -344,7 +338,7 @@ S_THIN = 0.01
 K_MULT_MAX = 32
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def k_eff(K, s, s_p, s_free):
     """Auxiliary pairs for a move between strengths s and s_p (symmetric in the two)."""
     top = 0.0

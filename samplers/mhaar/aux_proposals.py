@@ -3,7 +3,7 @@
 MHAAR (Yildirim et al., Alg. 1) refreshes the latent pair (alpha_i, beta_i) of each challenge
 base by importance sampling from a proposal q (per base). q does not depend on the parameters
 after warm-up, so the averaged acceptance ratio keeps the posterior exact for any K (Andrieu et
-al. 2020). The proposals (codes in :mod:`samplers.codes`):
+al. 2020). The proposals (codes in :mod:`samplers.model.codes`):
 
 * ``PROP_UNIFORM`` (0): q uniform on the unit square, as in the paper.
 * ``PROP_BETA_MIX`` (1): q = (1 - lam) Beta(X+1, N0-X+1) x Beta(Y+1, N1-Y+1) + lam Uniform, the
@@ -14,12 +14,12 @@ al. 2020). The proposals (codes in :mod:`samplers.codes`):
   (N_theta + N_theta') / 2 + m B], where N_theta is the bivariate normal (untruncated: draws
   outside the square get weight 0) with the mean of (2), sds sqrt(1 + (N - 1) tau) times those
   of (2) and the correlation of eq. 7 at the state's (tau, rho), and B is uniform on R_s of
-  either state within a box around the data (:func:`samplers.band_geometry.band_box`; m =
+  either state within a box around the data (:func:`samplers.model.band_geometry.band_box`; m =
   PAIR_BAND_WEIGHT). It follows the likelihood's width and tilt as tau and rho move and puts
   pairs into thin bands; being symmetric in the current and the proposed state, it keeps MHAAR
-  exact (the same argument as for the band component of :func:`samplers.mhaar_moves.mhaar_update`).
+  exact (the same argument as for the band component of :func:`samplers.mhaar.moves.mhaar_update`).
 
-The shapes of (1) and (2) are columns of the per-base matrix P (:mod:`samplers.densities`).
+The shapes of (1) and (2) are columns of the per-base matrix P (:mod:`samplers.model.densities`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL, PROP_BETA_MIX, PROP_UNIFORM
-from .densities import (
+from ..model.codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL, PROP_BETA_MIX, PROP_UNIFORM
+from ..model.densities import (
     A0,
     A1,
     B0,
@@ -47,16 +47,17 @@ from .densities import (
     N1,
     SD0,
     SD1,
+    dispersion,
     log_g,
     log_lik_shape,
 )
+from ..numerics.jit import JIT
+from ..numerics.logsum import logaddexp
 
 _SD_INFLATION = 1.5
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def log_q(a, b, P, i, kind, lam):
     """Return the log density of the auxiliary proposal q of base i at (a, b)."""
     if kind == PROP_UNIFORM:
@@ -75,11 +76,10 @@ def log_q(a, b, P, i, kind, lam):
     # log((1 - lam) e^lq + lam)
     u = math.log1p(-lam) + lq if lam < 1.0 else -np.inf
     v = math.log(lam)
-    m = max(u, v)
-    return m + math.log(math.exp(u - m) + math.exp(v - m))
+    return logaddexp(u, v)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_weight_ratio(a, b, P, i, kind, lam):
     """Return r = log g - log q for the binomial likelihood.
 
@@ -88,7 +88,7 @@ def log_weight_ratio(a, b, P, i, kind, lam):
     return log_g(a, b, P, i, LIK_BINOMIAL, 0.0, 0.0) - log_q(a, b, P, i, kind, lam)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _trunc_normal01(rng, m, sd):
     while True:
         x = m + sd * rng.standard_normal()
@@ -96,7 +96,7 @@ def _trunc_normal01(rng, m, sd):
             return x
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_aux(rng, P, i, kind, lam):
     """Draw one auxiliary pair (a, b) from q for challenge base ``i``."""
     if kind == PROP_UNIFORM or (lam > 0.0 and rng.random() < lam):
@@ -110,7 +110,7 @@ def draw_aux(rng, P, i, kind, lam):
 PAIR_RC_MAX = 0.995
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def pair_shape(P, i, lik, tau, rho, Q, o):
     """Write base i's PROP_PAIR_NORMAL component at (tau, rho) into Q[o:o + 3].
 
@@ -118,8 +118,8 @@ def pair_shape(P, i, lik, tau, rho, Q, o):
     """
     n0 = P[i, N0]
     n1 = P[i, N1]
-    f0 = max(1.0 + (n0 - 1.0) * tau, 1e-6)
-    f1 = max(1.0 + (n1 - 1.0) * tau, 1e-6)
+    f0 = dispersion(n0, tau)
+    f1 = dispersion(n1, tau)
     Q[o] = _SD_INFLATION * P[i, BSD0] * math.sqrt(f0)
     Q[o + 1] = _SD_INFLATION * P[i, BSD1] * math.sqrt(f1)
     rc = 0.0
@@ -128,7 +128,7 @@ def pair_shape(P, i, lik, tau, rho, Q, o):
     Q[o + 2] = min(max(rc, -PAIR_RC_MAX), PAIR_RC_MAX)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _log_n2(a, b, m0, m1, s0, s1, rc):
     za = (a - m0) / s0
     zb = (b - m1) / s1
@@ -141,7 +141,7 @@ def _log_n2(a, b, m0, m1, s0, s1, rc):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_q_pair(a, b, P, i, Q, lam, mb, bd):
     """Return the log density of base i's PROP_PAIR_NORMAL proposal.
 
@@ -159,8 +159,7 @@ def log_q_pair(a, b, P, i, Q, lam, mb, bd):
         u = math.log1p(-mb) + lq
         if bd > 0.0:
             v = math.log(mb * bd)
-            m = max(u, v)
-            lq = m + math.log(math.exp(u - m) + math.exp(v - m))
+            lq = logaddexp(u, v)
         else:
             lq = u
     if lam <= 0.0:
@@ -169,11 +168,10 @@ def log_q_pair(a, b, P, i, Q, lam, mb, bd):
     if not (a > 0.0 and a < 1.0 and b > 0.0 and b < 1.0):
         return u
     v = math.log(lam)
-    m = max(u, v)
-    return m + math.log(math.exp(u - m) + math.exp(v - m))
+    return logaddexp(u, v)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draw_aux_pair(rng, P, i, Q, lam):
     """Draw one auxiliary pair from base i's PROP_PAIR_NORMAL proposal (may leave the square)."""
     if lam > 0.0 and rng.random() < lam:

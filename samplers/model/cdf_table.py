@@ -1,6 +1,6 @@
 """Tabulated tails of Beta distribution functions, checked against SciPy's ``betainc``.
 
-The band integrals of :mod:`samplers.binomial` evaluate a Beta distribution function at a few
+The band integrals of :mod:`samplers.model.binomial` evaluate a Beta distribution function at a few
 dozen points per base and likelihood evaluation. SciPy's ``betainc`` costs 0.1-3 microseconds a
 call (more for large counts), which would dominate the sampler. Each density's integration
 window is therefore tabulated once, in the variable w = logit(v) on a uniform grid of cells
@@ -25,7 +25,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._special import betainc, betaincc, lbeta
+from ..numerics.jit import JIT
+from ..numerics.special import betainc, betaincc, expit, lbeta
 
 __all__ = [
     "build_tables",
@@ -37,7 +38,6 @@ __all__ = [
     "MAX_CELLS",
 ]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Cells per standard deviation of the density.
 CELLS_PER_SD = 8.0
@@ -50,16 +50,7 @@ CELL_TOL = 1e-10
 _L, _L1, _L2, _K, _K1, _K2 = range(6)
 
 
-@njit(**_JIT)
-def expit(w):
-    """1 / (1 + e^-w) without overflow."""
-    if w >= 0.0:
-        return 1.0 / (1.0 + math.exp(-w))
-    e = math.exp(w)
-    return e / (1.0 + e)
-
-
-@njit(**_JIT)
+@njit(**JIT)
 def _node_row(a, b, lb, w, row):
     """L, dL/dw, d2L/dw2, K, dK/dw, d2K/dw2 at w = logit(v)."""
     v = expit(w)
@@ -90,7 +81,7 @@ def _node_row(a, b, lb, w, row):
         row[_K2] = 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _hermite5(y0, d0, s0, y1, d1, s1, h, t):
     """Evaluate the quintic Hermite interpolant on a cell of width h at fraction t.
 
@@ -109,7 +100,7 @@ def _hermite5(y0, d0, s0, y1, d1, s1, h, t):
     return y0 * h00 + y1 * h01 + h * (d0 * h10 + d1 * h11) + h * h * (s0 * h20 + s1 * h21)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _interp(tab, off, k, h, t, col):
     r0 = off + k
     y0 = tab[r0, col]
@@ -121,7 +112,7 @@ def _interp(tab, off, k, h, t, col):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _build_one(a, b, lo, hi, tab, ok, off, m):
     """Table of Beta(a, b) on [lo, hi] (in w = logit v) with m cells from row ``off``."""
     lb = lbeta(a, b)
@@ -169,7 +160,7 @@ def build_tables(a: np.ndarray, b: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     return tab, ok, np.stack([offs, cells], axis=1), np.stack([wlo, whi], axis=1)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_tail_table(tab, ok, off, m, wlo, whi, w, upper):
     """Return log F (``upper`` False) or log(1 - F) at w = logit(v) from a table on [wlo, whi].
 
@@ -185,7 +176,7 @@ def log_tail_table(tab, ok, off, m, wlo, whi, w, upper):
     return math.nan
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_tail_scipy(a, b, v, upper):
     """Return log F(v) or log(1 - F(v)) of Beta(a, b) from SciPy."""
     p = betaincc(a, b, v) if upper else betainc(a, b, v)

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import exact
-from .binomial import binomial_bases
-from .binomial_block import make_blocks
-from .codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL
-from .mhaar import QUAD_NODES, aux_params, gauss_legendre_table
-from .table_proposal import PriorZ
+from ..model.band_quadrature import QUAD_NODES
+from ..model.binomial import binomial_bases
+from ..model.binomial_block import make_blocks
+from ..model.codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL
+from ..model.params import aux_params
+from ..model.transforms import PriorZ
+from ..numerics.quadrature import gauss_legendre_table
+from . import chain as exact
 
 __all__ = ["ExactRun", "build_model", "LIK_BINOMIAL"]
 
@@ -66,14 +68,14 @@ def build_model(
     s_prior,
     tau_prior,
 ):
-    """Build the :class:`samplers.exact.Model` of validated arrays, and the layout of z.
+    """Build the :class:`samplers.exact.chain.Model` of validated arrays, and the layout of z.
 
     Parameters
     ----------
     fp, n_neg, fn, n_pos, grp : arrays (n,)
         Counts of every base and its group index.
     g_lik, g_sidx : sequences (J,)
-        Likelihood code (:mod:`samplers.codes` ``LIK_*``) and strength variable of each group.
+        Likelihood code (:mod:`samplers.model.codes` ``LIK_*``) and strength variable of each group.
     g_tau, g_rho : sequences (J,)
         Starting or fixed values of tau and rho per group; g_tau_free, g_rho_free say which are
         free.
@@ -83,7 +85,8 @@ def build_model(
 
     Returns
     -------
-    model, corr, names, base_map : the model, its over-dispersed bases (:class:`samplers.exact.Corr`
+    model, corr, names, base_map : the model, its over-dispersed bases
+    (:class:`samplers.exact.chain.Corr`
     or None), the names of the coordinates of z (``"eps"``,
     ``("s", k)``, ``("tau", j)``, ``("rho", j)``) and, per base, (kind, index) with kind 0 for a
     distinct binomial base, 1 for a distinct over-dispersed row.
@@ -183,7 +186,7 @@ def _log_post(model, corr, z):
 
 #: Largest number of distinct binomial bases the coarse starting grid evaluates.
 START_BASES = 48
-#: Fields of :class:`samplers.binomial.BinomialBases` with one row per base.
+#: Fields of :class:`samplers.model.binomial.BinomialBases` with one row per base.
 _PER_BASE = ("x", "n0", "y", "n1", "win0", "win1", "lconst", "tmeta", "twin")
 
 
@@ -326,6 +329,7 @@ class ExactRun:
             indep=True,
             exact_every=exact.EXACT_EVERY,
             exact_every_indep=exact.EXACT_EVERY_INDEP,
+            store_ll=bool(store_ll),
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)
@@ -386,12 +390,8 @@ class ExactRun:
                 self.settings,
                 c.rng,
                 n,
-                c.z,
-                c.ll_b,
-                c.ll_c,
-                c.acc,
+                exact.Draws(z=c.z, ll_b=c.ll_b, ll_c=c.ll_c, acc=c.acc),
                 row,
-                self.store_ll,
                 self._stop_flag,
             )
             dt = time.perf_counter() - t0

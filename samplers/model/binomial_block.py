@@ -1,9 +1,9 @@
 """Likelihood of many binomial bases of the same sizes on one shared quadrature (numpy, numba).
 
-:func:`samplers.binomial.log_lik` integrates each base on its own adaptive pieces: about
+:func:`samplers.model.binomial.log_lik` integrates each base on its own adaptive pieces: about
 20-50 microseconds a base, so a model with 1,000 bases costs ~35 ms per evaluation. Bases that
 share their sizes (N0 negatives, N1 positives) and their strength can share the work instead.
-In each of the four halves of the band (see :mod:`samplers.binomial`), with u the outer rate
+In each of the four halves of the band (see :mod:`samplers.model.binomial`), with u the outer rate
 (density of base i: ``(N_o + 1) Binom(x_i | N_o, u)``) and v the inner one,
 
     M_i(half) = integral du  (N_o + 1) Binom(x_i | N_o, u) [F_{y_i}(psi_2(u)) - F_{y_i}(psi_1(u))],
@@ -16,8 +16,8 @@ node. For 1,000 bases with N = 100 that is ~1-3 ms instead of ~35 ms.
 
 The quadrature: the u-axis of a half is cut at the kinks of the band's edges (``xs`` and ``c``
 of both boundaries) and restricted to the union of the bases' integration windows (the
-10^-20 tails, as in :mod:`samplers.binomial`); each stretch is covered by Gauss-Legendre panels
-of ``NODES`` nodes and at most ``PANEL_SD`` local scales wide, where the local scale is the
+10^-20 tails, as in :mod:`samplers.model.binomial`); each stretch is covered by Gauss-Legendre
+panels of ``NODES`` nodes and at most ``PANEL_SD`` local scales wide, where the local scale is the
 smallest of the outer density's spread at u and the inner density's spread at psi_k(u) over
 the edge's slope (the spreads are those of a Beta density with mean u: sqrt(u (1 - u) / N)
 plus 1 / N, which bounds every count's density from below on its own window). A node where
@@ -29,8 +29,8 @@ accuracy in the tails); where the band is thin at the node (v2 - v1 below ``THIN
 spread, as s -> 1) it is integrated from the inner density instead (``THIN_NODES``-point
 Gauss-Legendre), free of cancellation.
 
-Exactness is kept by falling back to :func:`samplers.binomial.log_band_mass` (with its wide
-second pass) for every base whose mass here is below ``samplers.binomial.TAIL_PASS_BELOW``
+Exactness is kept by falling back to :func:`samplers.model.binomial.log_band_mass` (with its wide
+second pass) for every base whose mass here is below ``samplers.model.binomial.TAIL_PASS_BELOW``
 (the band then lies in the base's tails, beyond the windows), and for s = 1, whose likelihood is
 a line integral. ``tests/test_binomial_block.py`` compares the two over a grid of counts, sizes
 and parameters.
@@ -44,13 +44,14 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .binomial import TAIL_PASS_BELOW, gauss_legendre_table, log_band_mass, log_tail_bound
+from ..numerics.jit import JIT
+from ..numerics.quadrature import gauss_legendre_table
+from ..numerics.smallsort import sort_small
+from .binomial import TAIL_PASS_BELOW, log_band_mass, log_tail_bound
 from .region import log_area_rate, make_band, psi
-from .smallsort import sort_small
 
 __all__ = ["Blocks", "make_blocks", "fill_log_lik", "block_cost", "BLOCK_N_MAX"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 #: Gauss-Legendre nodes per panel and panel width in local scales.
 NODES = 10
@@ -70,7 +71,7 @@ _GX, _GW = gauss_legendre_table(max(NODES, THIN_NODES))
 #: window (lo, hi) and the inner window (lo, hi) of half h (0: FPR outer, 1: FNR outer, 2 and 3
 #: the same for the reflected counts); ``cnt[:, m]`` holds the counts of member m of
 #: ``idx`` (rows: x, y, n0 - x, n1 - y, as integers); ``rest`` lists the bases left to
-#: :func:`samplers.binomial.log_band_mass`. Models without blocks have None instead (see
+#: :func:`samplers.model.binomial.log_band_mass`. Models without blocks have None instead (see
 #: :func:`make_blocks`).
 Blocks = namedtuple(
     "Blocks",
@@ -103,7 +104,7 @@ def make_blocks(
     for tests). Returns None when no block pays: :func:`fill_log_lik` then takes every base on
     its own and a run does not compile the block quadrature at all (~4 s of first-run compile
     time); with ``none_if_empty=False`` a :class:`Blocks` without blocks instead (a model whose
-    numba type must match another's, see :func:`samplers.driver.start_model`).
+    numba type must match another's, see :func:`samplers.exact.driver.start_model`).
     """
     base_k = np.asarray(base_k, dtype=np.int64)
     n = B.x.size
@@ -160,7 +161,7 @@ def make_blocks(
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pmf(n, v, out):
     """Set out[k] = Binom(k | n, v) for k = 0..n (a recurrence from the mode; tails may be 0)."""
     for k in range(n + 1):
@@ -193,13 +194,13 @@ def _pmf(n, v, out):
         out[k - 1] = p
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _spread(v, n):
     """Spread of a Beta density with mean v and n trials (bounded below by 1 / (n + 2))."""
     return math.sqrt(max(v * (1.0 - v), 0.0) / (n + 2.0)) + 1.0 / (n + 2.0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _density(u, n_o, n_i, bd):
     """Nodes needed per unit of u at u: the inverse of the smallest local scale there."""
     r = 1.0 / _spread(u, n_o)
@@ -217,7 +218,7 @@ def _density(u, n_o, n_i, bd):
     return r
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW):
     """Set D[y] = F_y(v2) - F_y(v1) for y = 0..n_i (Beta(y + 1, n_i - y + 1) distribution).
 
@@ -265,7 +266,7 @@ def _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW):
         D[y] = d if d > 0.0 else 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
     """Add the band mass of one half to acc[j] for member j of a block.
 
@@ -312,7 +313,7 @@ def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
             u = ub
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _block_log_mass(Q, b, bd, out):
     """Set out[j] = log band mass of base idx[start[b] + j] of block b, over the fast windows.
 
@@ -340,7 +341,7 @@ def _block_log_mass(Q, b, bd, out):
         out[jj] = math.log(acc[jj]) if acc[jj] > 0.0 else -math.inf
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
     """Set ll[i] = log P(x_i, y_i | eps, s[base_k[i]]) for every distinct base i of B.
 
@@ -348,10 +349,10 @@ def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
     then pruned at compile time). Only the bases of strength variable ``k_only`` when it is
     >= 0 (the others are left alone). Returns 0 as soon as some base has likelihood zero (its
     ll is -inf), else 1, or 2 when some ll is only an upper bound: with ``bound_tails``
-    (likelihood tables, see :func:`samplers.surrogate.build`), a base whose band lies in its
+    (likelihood tables, see :func:`samplers.exact.surrogate.build`), a base whose band lies in its
     tails (fast-window mass below TAIL_PASS_BELOW, s < 1) gets
-    :func:`samplers.binomial.log_tail_bound` instead of the wide pass, which costs ~3 ms a base
-    there.
+    :func:`samplers.model.binomial.log_tail_bound` instead of the wide pass, which costs ~3 ms a
+    base there.
     """
     status = 1
     r_s = np.empty(s.shape[0])

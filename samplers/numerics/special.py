@@ -16,9 +16,10 @@ import llvmlite.binding
 from numba import njit, types
 from numba.extending import get_cython_function_address
 
+from .jit import JIT
+
 __all__ = ["betainc", "betaincc", "lbeta", "xlogy", "expit", "log_expit"]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 # double f(double a, double b, double x, int skip_dispatch); fused specialisation 0 is double.
 # The addresses are registered as named LLVM symbols and called as external functions (rather
@@ -37,25 +38,25 @@ _betainc = _external("__pyx_fuse_0betainc", "bayes_dp_scipy_betainc")
 _betaincc = _external("__pyx_fuse_0betaincc", "bayes_dp_scipy_betaincc")
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def betainc(a, b, x):
     """Regularised incomplete beta I_x(a, b) (SciPy/Boost)."""
     return _betainc(a, b, x, 0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def betaincc(a, b, x):
     """Its complement 1 - I_x(a, b), accurate where I_x(a, b) is close to 1."""
     return _betaincc(a, b, x, 0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def lbeta(a, b):
     """Return log B(a, b)."""
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def xlogy(c, v):
     """Return c * log(v) with 0 * log(0) = 0."""
     if c == 0.0:
@@ -63,7 +64,7 @@ def xlogy(c, v):
     return c * math.log(v)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def log_expit(z):
     """log(1 / (1 + e^-z)) without overflow."""
     if z >= 0.0:
@@ -71,7 +72,7 @@ def log_expit(z):
     return z - math.log1p(math.exp(z))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def expit(z):
     """1 / (1 + e^-z) without overflow."""
     if z >= 0.0:

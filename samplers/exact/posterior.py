@@ -1,0 +1,111 @@
+"""The exact sampler's target: the log posterior of z, and its tabulated stand-in.
+
+The log likelihood of the binomial bases comes from :mod:`samplers.model.binomial_block`, that
+of the over-dispersed bases from :mod:`samplers.model.band_quadrature` (divided by |R_s|); the
+prior of z with its Jacobian from :mod:`samplers.model.transforms`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..model.band_quadrature import log_band_integral
+from ..model.binomial_block import fill_log_lik
+from ..model.densities import group_rho_max
+from ..model.region import log_area
+from ..model.transforms import log_prior_z
+from ..numerics.jit import JIT
+from ..numerics.special import expit as _expit
+from ..numerics.special import log_expit as _log_expit
+from . import surrogate
+
+__all__ = ["log_prior", "log_posterior", "log_surrogate"]
+
+
+@njit(**JIT)
+def _corr_log_lik(z, M, C, eps, s, ll_c):
+    """Prior terms of the free tau, rho and the log likelihood of the over-dispersed bases."""
+    lp = 0.0
+    n_g = M.g_sidx.shape[0]
+    tau = np.empty(n_g)
+    rho = np.empty(n_g)
+    for j in range(n_g):
+        tau[j] = M.g_tau[j]
+        rho[j] = M.g_rho[j]
+        if M.g_tau_z[j] >= 0:
+            zt = z[M.g_tau_z[j]]
+            tau[j] = _expit(zt)
+            if not (tau[j] > 0.0 and tau[j] < 1.0):
+                return -math.inf
+            lp += M.tau_a * _log_expit(zt) + M.tau_b * _log_expit(-zt)
+        if M.g_rho_z[j] >= 0:
+            zr = z[M.g_rho_z[j]]
+            rmax = group_rho_max(tau[j], j, C.c_grp, C.P)
+            th = math.tanh(zr)
+            rho[j] = rmax * th
+            # uniform on (-rmax, rmax) times the Jacobian rmax (1 - tanh^2)
+            lp += math.log(max(1.0 - th * th, 1e-300)) - math.log(2.0)
+    for i in range(C.c_grp.shape[0]):
+        j = C.c_grp[i]
+        sj = s[M.g_sidx[j]]
+        v = log_band_integral(i, C.c_lik[i], tau[j], rho[j], eps, sj, M.delta, C.P, C.XG, C.WG)
+        v = v - log_area(eps, sj, M.delta) + C.c_const[i]
+        ll_c[i] = v
+        if not v > -math.inf:
+            return -math.inf
+        lp += C.c_mult[i] * v
+    return lp
+
+
+@njit(**JIT)
+def log_prior(z, M, s):
+    """Return the log prior density of z in its own coordinates (Jacobians included).
+
+    Fills the strength of every strength variable into ``s``. -inf outside the support.
+    """
+    lp = log_prior_z(z, M.s_z, M.pz)
+    if lp == -math.inf:
+        return -math.inf
+    for k in range(M.s_z.shape[0]):
+        s[k] = _expit(z[M.s_z[k]]) if M.s_z[k] >= 0 else M.s_fixed[k]
+    return lp
+
+
+@njit(**JIT)
+def log_posterior(z, M, C, ll_b, ll_c):
+    """Return the log posterior density of z (up to a constant).
+
+    Fills the per-base log likelihoods.
+    """
+    s = np.empty(M.s_z.shape[0])
+    lp = log_prior(z, M, s)
+    if lp == -math.inf:
+        return -math.inf
+    eps = math.exp(z[0])
+    # k_only = -1 (every base) and bound_tails = False as run-time values: literals would
+    # compile the likelihood a second time next to the table's call
+    nk = M.s_z.shape[0]
+    if not fill_log_lik(M.B, M.Q, M.b_k, eps, s, M.delta, nk * 0 - 1, ll_b, nk < 0):
+        return -math.inf
+    total = 0.0
+    for i in range(M.b_grp.shape[0]):
+        total += M.b_mult[i] * ll_b[i]
+    if C is not None:
+        total += _corr_log_lik(z, M, C, eps, s, ll_c)
+    return lp + total
+
+
+@njit(**JIT)
+def log_surrogate(z, tb, pz):
+    """Return the log posterior with the tabulated likelihood of :mod:`samplers.exact.surrogate`.
+
+    Takes the table and the priors' scalars, not the model or the chain state: the table walk
+    calls it ~80 times an iteration.
+    """
+    lp = log_prior_z(z, tb.s_z, pz)
+    if lp == -math.inf:
+        return -math.inf
+    return lp + surrogate.log_density(z, tb)
