@@ -544,6 +544,9 @@ def _parser() -> argparse.ArgumentParser:
         help="redraw the progress bar on stderr at most this often (default 0.1 in a terminal, "
         "10 when stderr is a file or pipe; 0: no bar)",
     )
+    from ._cli_gdp import add_estimate_gdp_options
+
+    add_estimate_gdp_options(e)
     r = sub.add_parser(
         "report",
         parents=[common],
@@ -946,6 +949,11 @@ def _score_groups(args, log, data=None, side: str = "auto") -> list:
 
 def _estimate(args, out, log) -> dict:
     import bayes_dp as bdp
+
+    from ._cli_gdp import run_gdp_estimate, wants_gdp
+
+    if wants_gdp(args):  # in/out scores, one-run audits: bayes_dp.estimate_gdp
+        return run_gdp_estimate(args, out, log)
 
     t0 = time.perf_counter()
     outdir = Path(args.out)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from exact_posterior import log_marginal_likelihood
 from scipy import special, stats
 
 import bayes_dp as bdp
 from bayes_dp import gdp
+
+from exact_posterior import log_marginal_likelihood
 
 Q = [0.05, 0.5, 0.95]
 BASES = [(40, 1000, 250, 1000), (55, 1000, 200, 1000)]  # fp, n_neg, fn, n_pos
@@ -70,7 +71,9 @@ def test_counts_delta_per_group_and_validation():
         [c1, c2], delta=1e-5, counts_delta={"a": 1e-5, "b": 1e-3}, seed=0, draws=500
     )
     assert [g["delta"] for g in post.settings["groups"]] == [1e-5, 1e-3]
-    with pytest.raises(ValueError, match=r"`counts_delta` has no delta for count group\(s\) \['b'\]"):
+    with pytest.raises(
+        ValueError, match=r"`counts_delta` has no delta for count group\(s\) \['b'\]"
+    ):
         bdp.estimate_gdp([c1, c2], delta=1e-5, counts_delta={"a": 1e-5})
     with pytest.raises(ValueError, match=r"`counts_delta` names no count group: \['z'\]"):
         bdp.estimate_gdp([c1], delta=1e-5, counts_delta={"a": 1e-5, "z": 1e-5})
