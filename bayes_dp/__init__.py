@@ -45,6 +45,7 @@ _WHERE = {
     "in_region": "region",
     "in_strength_region": "region",
     "load_posterior": "posterior",
+    "one_run_counts_from_scores": "compare",
     "one_run_epsilon_bound": "one_run",
     "plan_audit": "planning",
     "region_area": "region",
@@ -83,6 +84,7 @@ __all__ = [
     "in_region",
     "in_strength_region",
     "load_posterior",
+    "one_run_counts_from_scores",
     "one_run_epsilon_bound",
     "plan_audit",
     "plots",
@@ -110,7 +112,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
     from . import calibration, plots, region, simulate
     from .claim import AuditClaim, audit_claim
-    from .compare import compare_estimators, gdp_lower_bound
+    from .compare import compare_estimators, gdp_lower_bound, one_run_counts_from_scores
     from .estimate import estimate_epsilon
     from .evidence import Evidence
     from .exceptions import ConvergenceWarning, TimeBudgetError
