@@ -180,6 +180,13 @@ def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--bins", type=int, default=None, help="bins of score files (default auto)")
     g.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run bayes_dp.compare_estimators on the first score file (single-threshold "
+        "posterior, Clopper-Pearson, GDP and one-run bounds, one-run posterior): shown in the "
+        "report and in --json as 'comparison' (adds a sampler run)",
+    )
+    g.add_argument(
         "--prior-mu-scale",
         type=float,
         default=5.0,
@@ -326,8 +333,11 @@ def _gdp_evidence_of(args, log) -> list:
         n = sum(len(g.counts) for g in groups)
         log(f"read {n} challenge bases from {args.counts} as count evidence")
     scores = []
+    args.first_scores = None
     for f in score_files:
         x_in, x_out = read_in_out_scores(f)
+        if args.first_scores is None:
+            args.first_scores = (x_in, x_out)
         name = _group_name(Path(f), taken)
         scores.append(bdp.gdp_evidence(x_in, x_out, bins=args.bins, name=name))
         log(f"read {x_in.size} in- and {x_out.size} out-scores from {f} (group {name!r})")
@@ -381,6 +391,21 @@ def run_gdp_estimate(args, out, log) -> dict:
     result["warnings"] = fits + result["warnings"]
     result["fit_check"] = post.settings.get("fit_check", {})
     result["model"] = "gdp"
+    comparison = None
+    if args.compare:
+        if args.first_scores is None:
+            raise ValueError("--compare needs an in/out score file (COUNTS or --gdp-scores)")
+        log("comparing estimators on the first score file (compare_estimators)")
+        comparison = bdp.compare_estimators(
+            *args.first_scores, delta=args.delta, s=s, bins=args.bins, seed=args.seed
+        )
+        result["comparison"] = {
+            name: {
+                k: (None if isinstance(v, float) and not np.isfinite(v) else v)
+                for k, v in row.items()
+            }
+            for name, row in comparison.to_dict(orient="index").items()
+        }
     if not args.json:
         print(post.summary().round(3).to_string(), file=out)
         lo, hi = post.interval(0.9, "eps")
@@ -392,12 +417,14 @@ def run_gdp_estimate(args, out, log) -> dict:
             fit = ", ".join(f"{k} {v:.3g}" for k, v in result["fit_check"].items())
             print(f"fit check (posterior predictive p-value, below 0.01 fails): {fit}", file=out)
         print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)
+        if comparison is not None:
+            print("\n" + comparison.drop(columns="assumes").round(3).to_string(), file=out)
     for w in fits + plain_warnings(post):
         print(f"bayes-dp: warning: {w}", file=sys.stderr)
     html = None if args.no_report else outdir / "report.html"
     if html is not None:
         try:
-            post.report(html)
+            post.report(html, comparison=comparison)
             log(f"wrote {html}")
         except Exception as e:  # the posterior is written; say what was skipped and why
             html.unlink(missing_ok=True)
