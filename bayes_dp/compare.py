@@ -52,7 +52,7 @@ def one_run_counts_from_scores(in_scores, out_scores, k) -> OneRunCounts:
     --------
     >>> c = one_run_counts_from_scores([3.0, 2.0, 0.5], [0.0, 1.0, 2.5], k=[1, 2])
     >>> c.r.tolist(), c.v.tolist()
-    ([2, 4], [2, 3])
+    ([2, 4], [2, 2])
     """
     from ._validation import check_int_array, check_scores
 
