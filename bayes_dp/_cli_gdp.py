@@ -80,6 +80,16 @@ def _one_run(items: list[str]):
     return OneRunCounts(m=list(m), r=list(r), v=list(v))
 
 
+def estimate_noting_fit(evidence, **kwargs):
+    """Run :func:`~bayes_dp.estimate_gdp`; return the posterior and the fit warnings' texts."""
+    import bayes_dp as bdp
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", bdp.GdpFitWarning)
+        post = bdp.estimate_gdp(evidence, **kwargs)
+    return post, [str(w.message) for w in caught if issubclass(w.category, bdp.GdpFitWarning)]
+
+
 def run_gdp(args, out, log) -> dict:
     """Run ``bayes-dp gdp``; return the JSON-ready result."""
     import bayes_dp as bdp
@@ -90,17 +100,9 @@ def run_gdp(args, out, log) -> dict:
     if runs is not None:
         evidence.append(runs)
     log(f"read {ev.n_in} in- and {ev.n_out} out-scores into {ev.n_bins} bins")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", bdp.GdpFitWarning)
-        post = bdp.estimate_gdp(
-            evidence,
-            delta=args.delta,
-            s=args.s,
-            chains=args.chains,
-            draws=args.draws,
-            seed=args.seed,
-        )
-    notes = [str(w.message) for w in caught if issubclass(w.category, bdp.GdpFitWarning)]
+    post, notes = estimate_noting_fit(
+        evidence, delta=args.delta, s=args.s, chains=args.chains, draws=args.draws, seed=args.seed
+    )
     for note in notes:
         print(f"bayes-dp: warning: {note}", file=sys.stderr)
     files = {}
@@ -127,14 +129,16 @@ def run_gdp(args, out, log) -> dict:
         "files": files,
     }
     if not args.json:
-        print(post.summary().round(3).to_string(), file=out)
-        lo, hi = post.interval(0.9, "eps")
-        print(
-            f"\n90% credible interval for eps at delta={args.delta:g}: [{lo:.3g}, {hi:.3g}]",
-            file=out,
-        )
+        _print_summary(post, args.delta, out)
         print(f"fit check p-value: {post.settings['fit_check']}", file=out)
     return result
+
+
+def _print_summary(post, delta: float, out) -> None:
+    """Print the summary table and the 90% interval of eps."""
+    print(post.summary().round(3).to_string(), file=out)
+    lo, hi = post.interval(0.9, "eps")
+    print(f"\n90% credible interval for eps at delta={delta:g}: [{lo:.3g}, {hi:.3g}]", file=out)
 
 
 # -- `bayes-dp estimate` with GDP score files, one-run summaries and counts in one posterior ------
@@ -147,6 +151,8 @@ ONE_RUN_LAYOUT = "one-run file: .csv with columns m, r, v (one audit a row)"
 
 def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
     """Add the options of ``bayes-dp estimate`` that route it to :func:`~bayes_dp.estimate_gdp`."""
+    from .cli import _number  # out-of-range values are usage errors (exit 2) naming the option
+
     g = e.add_argument_group(
         "Gaussian DP (whole ROC) and one-run audits",
         "With an in/out score file or a one-run file as COUNTS, or with --gdp-scores or "
@@ -173,12 +179,14 @@ def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--counts-delta",
-        type=float,
+        type=_number(float, 0.0, 1.0, low_open=True, high_open=True),
         default=None,
         metavar="D",
         help="delta at which the counts of a counts file were audited (default --delta)",
     )
-    g.add_argument("--bins", type=int, default=None, help="bins of score files (default auto)")
+    g.add_argument(
+        "--bins", type=_number(int, 2), default=None, help="bins of score files (default auto)"
+    )
     g.add_argument(
         "--compare",
         action="store_true",
@@ -188,7 +196,7 @@ def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--prior-mu-scale",
-        type=float,
+        type=_number(float, 0.0, low_open=True),
         default=5.0,
         metavar="X",
         help="scale of the HalfNormal prior of mu (default 5)",
@@ -371,23 +379,20 @@ def run_gdp_estimate(args, out, log) -> dict:
             log(f"--{opt.replace('_', '-')} does not apply to the Gaussian-DP grid: ignored")
     has_counts = any(isinstance(e, bdp.Evidence) for e in evidence)
     log(f"Gaussian-DP posterior on a grid: delta={args.delta:g}, s={s!r}, seed {args.seed}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", bdp.GdpFitWarning)
-        post = bdp.estimate_gdp(
-            evidence,
-            delta=args.delta,
-            s=s,
-            mu_prior=bdp.HalfNormal(args.prior_mu_scale),
-            counts_delta=args.counts_delta if has_counts else None,
-            chains=args.chains,
-            draws=4000 if args.draws is None else args.draws,
-            seed=args.seed,
-        )
+    post, fits = estimate_noting_fit(
+        evidence,
+        delta=args.delta,
+        s=s,
+        mu_prior=bdp.HalfNormal(args.prior_mu_scale),
+        counts_delta=args.counts_delta if has_counts else None,
+        chains=args.chains,
+        draws=4000 if args.draws is None else args.draws,
+        seed=args.seed,
+    )
     outdir.mkdir(parents=True, exist_ok=True)
     nc = post.to_netcdf(outdir / "posterior.nc")
     log(f"wrote {nc}")
     result = _result_json(post, {})
-    fits = [str(w.message) for w in caught if issubclass(w.category, bdp.GdpFitWarning)]
     result["warnings"] = fits + result["warnings"]
     result["fit_check"] = post.settings.get("fit_check", {})
     result["model"] = "gdp"
@@ -407,12 +412,7 @@ def run_gdp_estimate(args, out, log) -> dict:
             for name, row in comparison.to_dict(orient="index").items()
         }
     if not args.json:
-        print(post.summary().round(3).to_string(), file=out)
-        lo, hi = post.interval(0.9, "eps")
-        print(
-            f"\n90% credible interval for eps at delta={args.delta:g}: [{lo:.3g}, {hi:.3g}]",
-            file=out,
-        )
+        _print_summary(post, args.delta, out)
         if result["fit_check"]:
             fit = ", ".join(f"{k} {v:.3g}" for k, v in result["fit_check"].items())
             print(f"fit check (posterior predictive p-value, below 0.01 fails): {fit}", file=out)

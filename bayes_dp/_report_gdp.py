@@ -9,7 +9,6 @@ Kept apart from ``report.py`` (whose helpers it uses) because the two pages shar
 
 from __future__ import annotations
 
-import datetime
 import html
 import json
 from pathlib import Path
@@ -21,12 +20,12 @@ from ._files import atomic_path
 from .claim import audit_claim
 from .posterior import Posterior
 from .report import (
-    _CSS,
     COLUMN_PX,
     PX_PER_INCH,
-    _fig_to_data_uri,
     _fmt,
     _table,
+    figures_html,
+    page_head,
     plain_warnings,
 )
 
@@ -190,16 +189,14 @@ def write_gdp_report(
     lo, hi = posterior.interval(prob, "eps")
     mlo, mhi = posterior.interval(prob, "mu")
     pct = f"{100 * prob:g}%"
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>Generated {datetime.datetime.now().isoformat(timespec='seconds')} by bayes-dp "
-        f"{html.escape(str(st.get('versions', {}).get('bayes-dp', '')))}. Estimator: the "
-        "posterior of the Gaussian-DP parameter mu from the attack's whole ROC (binned scores, "
-        "binormal shape), one-run audits and attack counts (bayes_dp.estimate_gdp, "
-        "docs/gdp.md); exact draws from a grid.</p>",
+    parts = page_head(
+        title,
+        st,
+        "the posterior of the Gaussian-DP parameter mu from the attack's whole ROC (binned "
+        "scores, binormal shape), one-run audits and attack counts (bayes_dp.estimate_gdp, "
+        "docs/gdp.md); exact draws from a grid.",
+    )
+    parts += [
         f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
         f"{html.escape(claim.sentence)}</p>",
         f'<p id="headline"><b>Result:</b> {pct} credible interval for mu: [{mlo:.3g}, '
@@ -239,15 +236,7 @@ def write_gdp_report(
     parts.append('<h2 id="side-by-side">Side by side</h2>')
     parts.append(_compare_html(comparison))
     parts.append("<h2>Figures</h2>")
-    for i, (fig, cap) in enumerate(_figures(posterior, prob), start=1):
-        w = round(fig.get_figwidth() * PX_PER_INCH)
-        h = round(fig.get_figheight() * PX_PER_INCH)
-        uri = _fig_to_data_uri(fig, dpi)
-        parts.append(
-            f'<figure><img src="{uri}" width="{w}" height="{h}" '
-            f'alt="Figure {i}: {html.escape(cap)}">'
-            f"<figcaption>Figure {i}. {html.escape(cap)}</figcaption></figure>"
-        )
+    parts += figures_html(_figures(posterior, prob), dpi)
     parts.append("<h2>How to reproduce</h2>")
     parts.append(
         f"<p>Seed: <code>{html.escape(str(st.get('seed')))}</code>; the same seed, evidence and "

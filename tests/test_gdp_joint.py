@@ -130,3 +130,29 @@ def test_own_strengths_of_count_groups_match_two_dimensional_quadrature():
     np.testing.assert_allclose(
         post.quantile(Q, "s_a"), _quantiles(sg, np.log(marg)), rtol=0.05, atol=0.005
     )
+
+
+def _one_run_coverage(mu, n_audits, m, seed):
+    """Share of 90% intervals of mu that cover the truth, for one-run audits of a Gaussian
+    mechanism simulated directly: each canary's bit b ~ Bernoulli(1/2) is released as
+    N(mu b, 1), and the optimal guess is b = [y > mu / 2] (accuracy Phi(mu / 2))."""
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for _ in range(n_audits):
+        b = rng.random(m) < 0.5
+        y = rng.normal(mu * b, 1.0)
+        v = int(np.sum((y > mu / 2) == b))
+        post = bdp.estimate_gdp(bdp.OneRunCounts(m, m, v), delta=1e-5, seed=rng, draws=500)
+        lo, hi = post.interval(0.9, "mu")
+        hits += lo <= mu <= hi
+    return hits / n_audits
+
+
+def test_one_run_evidence_under_gdp_is_calibrated_quick():
+    assert _one_run_coverage(1.0, 20, 1000, seed=21) >= 15 / 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mu", [0.5, 2.0])
+def test_one_run_evidence_under_gdp_calibration_200_audits(mu):
+    assert abs(_one_run_coverage(mu, 200, 1000, seed=22) - 0.9) <= 0.04
