@@ -8,6 +8,9 @@ import re
 import numpy as np
 import pytest
 
+# the headless-browser helpers of the count report's tests (skipped without chromium)
+from test_report import _browser, needs_browser
+
 import bayes_dp as bdp
 
 
@@ -66,3 +69,15 @@ def test_a_failed_fit_check_is_a_warning_on_the_page(tmp_path):
         post = bdp.estimate_gdp(x_in, rng.normal(0, 1, 1000), delta=1e-5, seed=0, draws=300)
     text = post.report(tmp_path / "r.html").read_text(encoding="utf-8")
     assert "does not fit its scores" in text and "fails: the Gaussian shape does not fit" in text
+
+
+@needs_browser
+def test_gdp_page_renders_in_headless_browser(gdp_report, tmp_path):
+    import matplotlib.image as mpimg
+
+    post, tab, _ = gdp_report
+    path = post.report(tmp_path / "report.html", comparison=tab)
+    shot = tmp_path / "shot.png"
+    _browser("--window-size=1200,3000", f"--screenshot={shot}", path.resolve().as_uri())
+    img = mpimg.imread(shot)
+    assert img.shape[0] >= 1000 and img.std() > 0.05  # not a blank page
