@@ -47,6 +47,7 @@ _WHERE = {
     "in_region": "region",
     "in_strength_region": "region",
     "load_posterior": "posterior",
+    "one_run_counts_from_scores": "compare",
     "one_run_epsilon_bound": "one_run",
     "plan_audit": "planning",
     "precompile": "compile_cache",
@@ -88,6 +89,7 @@ __all__ = [
     "in_region",
     "in_strength_region",
     "load_posterior",
+    "one_run_counts_from_scores",
     "one_run_epsilon_bound",
     "plan_audit",
     "plots",
@@ -116,7 +118,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
     from . import calibration, plots, region, simulate
     from .claim import AuditClaim, audit_claim
-    from .compare import compare_estimators, gdp_lower_bound
+    from .compare import compare_estimators, gdp_lower_bound, one_run_counts_from_scores
     from .compile_cache import precompile
     from .estimate import estimate_epsilon
     from .evidence import Evidence

@@ -162,6 +162,7 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         source = "unknown"
 
     at = f" at delta = {delta:g}" if delta is not None else ""
+    of = "mu (the Gaussian-DP parameter)" if st.get("model") == "gdp" else "eps"
     fixed = st.get("fixed", {})
     s_fixed = {k: v for k, v in fixed.items() if k == "s" or k.startswith("s_")}
     if s_fixed:
@@ -172,14 +173,14 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     words = [f"With {_pct(prob)} posterior probability, eps >= {lower:.3g}{at}{strength}."]
     if shift_lo is not None and shift_lo > PRIOR_SHIFT_MAX:
         words.append(
-            f"This lower bound also depends on the prior of eps (it moves by "
+            f"This lower bound also depends on the prior of {of} (it moves by "
             f"{100 * shift_lo:.0f}% when the prior's scale is halved or doubled)."
         )
     interval = f"the {_pct(interval_prob)} credible interval [{lower:.3g}, {upper:.3g}]"
     if source == "prior":
         big = max(moved, key=lambda f: abs(moved[f] / upper - 1.0))
         words.append(
-            f"The upper end of {interval} is set by the prior of eps, not by the data: it "
+            f"The upper end of {interval} is set by the prior of {of}, not by the data: it "
             f"moves to {moved[big]:.3g} when the prior's scale is multiplied by {big:g}; "
             "cite the lower bound, not the interval, unless the attack strength is known."
         )

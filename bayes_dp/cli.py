@@ -17,7 +17,9 @@ strength ``s``, later groups get their own ``s_<group>``) and ``likelihood`` (de
 cells and invalid group names are errors. A score matrix of your own attack (``.npz`` with arrays
 ``scores`` and ``keep``, or a long ``.csv`` with columns ``model, target, score, member``) is
 turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``--alpha``,
-``--score-method``).
+``--score-method``). In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
+``.csv`` with columns ``score, member``), one-run files (``.csv`` with ``m, r, v``),
+``--gdp-scores`` and ``--one-run`` give a Gaussian-DP posterior instead (``bayes_dp._cli_gdp``).
 
 By default ``estimate`` samples until every variable has r_hat <= 1.01 and bulk and tail
 ESS >= 4000, extending the run in rounds within a time budget (``--max-time``, default 600 s);
@@ -455,7 +457,9 @@ def _parser() -> argparse.ArgumentParser:
         help="counts file (.csv or .json), score file (.npz, or .csv with columns model, "
         "target, score, member), or a result folder: LiRA's experiment-*/ folders, Privacy "
         "Meter's log folder (models/memberships.npy, signals/), or privacy-estimates "
-        "attack-results *.json files (one per challenge base)",
+        "attack-results *.json files (one per challenge base); for a Gaussian-DP posterior an "
+        "in/out score file (.npz with in_scores, out_scores; .csv with columns score, member) "
+        "or a one-run file (.csv with columns m, r, v): see the Gaussian DP options",
     )
     e.add_argument(
         "--delta",
@@ -549,6 +553,9 @@ def _parser() -> argparse.ArgumentParser:
         help="redraw the progress bar on stderr at most this often (default 0.1 in a terminal, "
         "10 when stderr is a file or pipe; 0: no bar)",
     )
+    from ._cli_gdp import add_estimate_gdp_options
+
+    add_estimate_gdp_options(e)
     r = sub.add_parser(
         "report",
         parents=[common],
@@ -993,6 +1000,11 @@ def _score_groups(args, log, data=None, side: str = "auto") -> list:
 
 def _estimate(args, out, log) -> dict:
     import bayes_dp as bdp
+
+    from ._cli_gdp import run_gdp_estimate, wants_gdp
+
+    if wants_gdp(args):  # in/out scores, one-run audits: bayes_dp.estimate_gdp
+        return run_gdp_estimate(args, out, log)
 
     t0 = time.perf_counter()
     outdir = Path(args.out)

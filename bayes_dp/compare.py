@@ -7,10 +7,11 @@ from scipy import special
 
 from ._validation import check_delta, check_real
 from .gdp import gdp_epsilon, gdp_evidence
+from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound
 from .priors import Beta, Prior
 from .region import clopper_pearson_epsilon, clopper_pearson_interval
 
-__all__ = ["compare_estimators", "gdp_lower_bound"]
+__all__ = ["compare_estimators", "gdp_lower_bound", "one_run_counts_from_scores"]
 
 
 def _threshold_counts(ev, in_scores, out_scores):
@@ -21,6 +22,53 @@ def _threshold_counts(ev, in_scores, out_scores):
     fp = np.array([int(np.sum(x_out > c)) for c in cuts])
     fn = np.array([int(np.sum(x_in <= c)) for c in cuts])
     return cuts, fp, fn
+
+
+#: Guesses per side of the one-run audit read from scores, as fractions of the pooled scores:
+#: the top k are guessed "in" and the bottom k "out", for each k tried (fixed in advance).
+ONE_RUN_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+
+
+def one_run_counts_from_scores(in_scores, out_scores, k) -> OneRunCounts:
+    """Read scores as one-run audits: guess "in" for the top ``k`` and "out" for the bottom ``k``.
+
+    Every score is a canary (``m = len(in_scores) + len(out_scores)``); for each ``k`` the
+    auditor guesses for ``r = 2 k`` of them (the k highest pooled scores "member", the k lowest
+    "non-member", abstaining on the rest) and ``v`` counts the right guesses, as in Steinke,
+    Nasr and Jagielski (2023). Ties are broken by the order of the scores (in-scores first).
+
+    Parameters
+    ----------
+    in_scores, out_scores : array_like of float
+        Scores of members and non-members; higher means "member".
+    k : int or sequence of int
+        Guesses per side, ``1 <= k <= m / 2``; one audit row per value.
+
+    Returns
+    -------
+    OneRunCounts
+
+    Examples
+    --------
+    >>> c = one_run_counts_from_scores([3.0, 2.0, 0.5], [0.0, 1.0, 2.5], k=[1, 2])
+    >>> c.r.tolist(), c.v.tolist()
+    ([2, 4], [2, 2])
+    """
+    from ._validation import check_int_array, check_scores
+
+    x_in = check_scores("in_scores", in_scores)
+    x_out = check_scores("out_scores", out_scores)
+    m = x_in.size + x_out.size
+    ks = check_int_array("k", k, min_value=1)
+    if ks.max() > m // 2:
+        raise ValueError(f"`k` must be <= m / 2 = {m // 2}; found {int(ks.max())}")
+    member = np.concatenate([np.ones(x_in.size, bool), np.zeros(x_out.size, bool)])
+    order = np.argsort(np.concatenate([x_in, x_out]), kind="stable")
+    ranked = member[order]  # lowest score first
+    right_low = np.cumsum(~ranked)  # non-members among the j lowest
+    right_top = np.cumsum(ranked[::-1])  # members among the j highest
+    v = right_low[ks - 1] + right_top[ks - 1]
+    return OneRunCounts(m=m, r=2 * ks, v=v)
 
 
 def gdp_lower_bound(in_scores, out_scores, *, delta: float, confidence: float = 0.95, bins=None):
@@ -84,6 +132,7 @@ def compare_estimators(
     prior: Prior | None = None,
     bins=None,
     confidence: float = 0.9,
+    one_run_k=None,
     seed=None,
 ):
     """One table: the whole-ROC posterior, a single-threshold posterior, frequentist bounds.
@@ -96,7 +145,15 @@ def compare_estimators(
       correction) is largest: chosen on the same data, which flatters it;
     * ``Clopper-Pearson, best threshold``: :func:`~bayes_dp.clopper_pearson_epsilon` over all
       cut points with the union-bound correction for their number;
-    * ``GDP bound, Pareto frontier``: :func:`gdp_lower_bound`.
+    * ``GDP bound, Pareto frontier``: :func:`gdp_lower_bound`;
+    * ``one-run bound (Steinke et al.)``: the scores read as one-run audits
+      (:func:`one_run_counts_from_scores`) for each k of ``one_run_k`` fixed in advance,
+      :func:`~bayes_dp.one_run_epsilon_bound` at ``delta`` for each with the confidence
+      corrected for their number (Bonferroni), the largest bound kept;
+    * ``one-run posterior``: :func:`~bayes_dp.estimate_one_run` on the audit of the k that
+      gave that bound (chosen on the same data, which flatters it), with the same s.
+      It is the eps of a randomized-response-like (pure eps-DP) mechanism explaining the
+      guesses, not eps at ``delta`` of a Gaussian mechanism.
 
     Parameters
     ----------
@@ -112,13 +169,17 @@ def compare_estimators(
         Binning (:func:`~bayes_dp.gdp_evidence`); its cut points are the thresholds tried.
     confidence : float
         Probability of the credible intervals and confidence of the bounds, in (0, 1).
+    one_run_k : int or sequence of int, optional
+        Guesses per side of the one-run audits tried. Default: the fractions
+        :data:`ONE_RUN_FRACTIONS` of the pooled scores. Choosing k after looking at the
+        results would need the same multiplicity correction over every k looked at.
     seed : int, numpy.random.Generator or None
         Seeds both posteriors.
 
     Returns
     -------
     pandas.DataFrame
-        Index the four rows above; columns ``lower`` (the ``(1 - confidence) / 2`` quantile
+        Index the six rows above; columns ``lower`` (the ``(1 - confidence) / 2`` quantile
         of a posterior, or the bound at ``confidence``), ``median`` and ``upper`` (posteriors
         only; NaN for bounds), ``width`` and ``assumes``.
 
@@ -181,6 +242,30 @@ def compare_estimators(
         np.nan,
         np.nan,
         "mu bound: none; eps from it: Gaussian privacy profile",
+    )
+    m = ev.n_in + ev.n_out
+    if one_run_k is None:
+        one_run_k = sorted({max(1, int(f * m / 2)) for f in ONE_RUN_FRACTIONS})
+    runs = one_run_counts_from_scores(in_scores, out_scores, one_run_k)
+    corrected = 1.0 - (1.0 - confidence) / len(runs)
+    bounds = one_run_epsilon_bound(runs, delta=delta, confidence=corrected)
+    pick = int(np.argmax(bounds))
+    r, v = int(runs.r[pick]), int(runs.v[pick])
+    rows["one-run bound (Steinke et al.)"] = (
+        float(bounds[pick]),
+        np.nan,
+        np.nan,
+        f"none; m={m}, best of {len(runs)} k fixed in advance (Bonferroni): r={r}, v={v}",
+    )
+    best_run = OneRunCounts(m=m, r=r, v=v)
+    post_1 = estimate_one_run(best_run, delta=delta, prior=prior, seed=rng)
+    lo, med, hi = post_1.quantile(q, "eps")
+    rows["one-run posterior"] = (
+        lo,
+        med,
+        hi,
+        f"v binomial, accuracy uniform on [q(s eps), q(eps)] (pure eps-DP); r={r} picked "
+        "on the data",
     )
     tab = pd.DataFrame.from_dict(
         rows, orient="index", columns=["lower", "median", "upper", "assumes"]

@@ -171,6 +171,9 @@ class GdpEvidence:
     name : str
         Group name, used in variable names (``mu_<name>``); the rules of
         :func:`bayes_dp.evidence.check_group_name`.
+    strength : {"shared", "own"}
+        Whether the group shares the attack strength ``s`` with the other shared groups of
+        :func:`estimate_gdp` or gets its own ``s_<name>`` (as :class:`~bayes_dp.Evidence`).
 
     Examples
     --------
@@ -183,8 +186,11 @@ class GdpEvidence:
     out_counts: np.ndarray
     edges: np.ndarray | None = field(default=None)
     name: str = "gdp"
+    strength: str = "shared"
 
     def __post_init__(self) -> None:
+        if self.strength not in ("shared", "own"):
+            raise ValueError(f"`strength` must be 'shared' or 'own'; found {self.strength!r}")
         b = check_int_array("in_counts", self.in_counts, min_value=0)
         a = check_int_array("out_counts", self.out_counts, min_value=0)
         if a.size != b.size:
@@ -242,13 +248,16 @@ class GdpEvidence:
         return {
             "name": self.name,
             "kind": "gdp",
+            "strength": self.strength,
             "in_counts": self.in_counts.tolist(),
             "out_counts": self.out_counts.tolist(),
             "edges": None if self.edges is None else self.edges.tolist(),
         }
 
 
-def gdp_evidence(in_scores, out_scores, *, bins=None, name: str = "gdp") -> GdpEvidence:
+def gdp_evidence(
+    in_scores, out_scores, *, bins=None, name: str = "gdp", strength: str = "shared"
+) -> GdpEvidence:
     """Bin the scores of one attack into :class:`GdpEvidence`.
 
     The bins are fixed without looking at membership: by default their cut points are the
@@ -265,6 +274,8 @@ def gdp_evidence(in_scores, out_scores, *, bins=None, name: str = "gdp") -> GdpE
         scores, between 2 and 20.
     name : str
         Group name.
+    strength : {"shared", "own"}
+        Shared attack strength or the group's own (see :class:`GdpEvidence`).
 
     Returns
     -------
@@ -302,7 +313,13 @@ def gdp_evidence(in_scores, out_scores, *, bins=None, name: str = "gdp") -> GdpE
         raise ValueError("all scores fall in one bin: give cut points inside the scores' range")
     # merge empty bins into their lower neighbour: drop the edge above each empty bin
     upper_edge_of = np.flatnonzero(keep)[:-1]
-    return GdpEvidence(in_counts=b[keep], out_counts=a[keep], edges=edges[upper_edge_of], name=name)
+    return GdpEvidence(
+        in_counts=b[keep],
+        out_counts=a[keep],
+        edges=edges[upper_edge_of],
+        name=name,
+        strength=strength,
+    )
 
 
 # -- the binned binormal likelihood, cut points integrated out by Laplace's method ------------
@@ -471,29 +488,36 @@ def estimate_gdp(
     bins=None,
     mu_prior: HalfNormal | LogNormal = DEFAULT_MU_PRIOR,
     s: Beta | float = 1.0,
+    counts_delta=None,
     chains: int = 4,
     draws: int = 4000,
     seed=None,
     fit_check: bool = True,
 ):
-    """Posterior of the Gaussian-DP parameter mu, and of eps at ``delta``, from attack scores.
+    """Posterior of the Gaussian-DP parameter mu, and of eps at ``delta``, from all evidence.
 
-    Each group's binned in/out counts are multinomial under an equal-variance binormal ROC
-    with shift ``mu_i`` (the Gaussian trade-off curve G_{mu_i}); ``s mu <= mu_i <= mu`` with
+    Each score group's binned in/out counts are multinomial under an equal-variance binormal
+    ROC with shift ``mu_i`` (the Gaussian trade-off curve G_{mu_i}); ``s mu <= mu_i <= mu`` with
     ``mu_i`` a priori uniform there, as the error rates are uniform on the band R(eps) minus
-    R(s eps) in :func:`~bayes_dp.estimate_epsilon`; all groups share mu and s. The latent cut
-    points are integrated out by Laplace's method and (mu, s) is computed on a grid, so the
-    draws are independent (no Markov chain): ``chains`` only splits them for the diagnostics.
-    ``docs/gdp.md`` has the derivation and the assumptions.
+    R(s eps) in :func:`~bayes_dp.estimate_epsilon`. One-run audits and attack counts share mu:
+    a mu-GDP mechanism is (eps(mu, delta_c), delta_c)-DP for every delta_c, so a count group
+    audited at delta_c has the likelihood of :func:`~bayes_dp.estimate_epsilon` at
+    ``eps_c = gdp_epsilon(mu, delta_c)``. The latent cut points are integrated out by Laplace's
+    method and (mu, s) is computed on a grid, so the draws are independent (no Markov chain):
+    ``chains`` only splits them for the diagnostics. ``docs/gdp.md`` has the derivation and
+    the assumptions.
 
     Parameters
     ----------
-    in_scores : array_like of float, GdpEvidence, OneRunCounts or a list of them
-        Scores of members (higher means "member"), or evidence groups (then ``out_scores``
-        must be None): :func:`gdp_evidence` groups, and one-run audits
+    in_scores : array_like of float, or evidence groups
+        Scores of members (higher means "member"), or a list of evidence groups (then
+        ``out_scores`` must be None): :func:`gdp_evidence` groups; one-run audits
         (:class:`~bayes_dp.OneRunCounts`), whose right guesses are binomial with an accuracy
-        uniform between ``Phi(s mu / 2)`` and ``Phi(mu / 2)`` (the best accuracy of a guess
-        at a fair coin's bit through a mu-GDP mechanism); see ``docs/gdp.md``.
+        uniform between ``Phi(s mu / 2)`` and ``Phi(mu / 2)`` (the best accuracy of a guess at
+        a fair coin's bit through a mu-GDP mechanism); attack counts
+        (:class:`~bayes_dp.AttackCounts`, group name ``"counts"``, or
+        :class:`~bayes_dp.Evidence` with ``likelihood="binomial"``), audited at
+        ``counts_delta``. Groups with ``strength="own"`` get their own strength ``s_<name>``.
     out_scores : array_like of float, optional
         Scores of non-members, with ``in_scores`` given as scores.
     delta : float
@@ -503,10 +527,13 @@ def estimate_gdp(
     mu_prior : HalfNormal or LogNormal
         Prior of mu. Default ``HalfNormal(5.0)`` (mu = 5 is eps of about 20 at delta = 1e-5).
     s : Beta or float
-        Prior of the attack strength s, or a float in [0, 1] that fixes it. Default 1: the
-        attack is the optimal test of a mu-GDP pair (true for the likelihood-ratio score of the
-        Gaussian mechanism); with s < 1 or a Beta prior, the upper tail of mu is set by the
-        prior (any mu above the data's mu_i fits).
+        Prior of the attack strength s (and of each own ``s_<name>``), or a float in [0, 1]
+        that fixes every strength. Default 1: the attack is the optimal test of a mu-GDP pair
+        (true for the likelihood-ratio score of the Gaussian mechanism); with s < 1 or a Beta
+        prior, the upper tail of mu is set by the prior (any mu above the data's mu_i fits).
+    counts_delta : float or dict, optional
+        The delta at which the count groups were audited (their band is that of
+        R(eps_c, delta_c)): one float for all, or ``{group name: delta}``. Default ``delta``.
     chains, draws : int
         The posterior holds ``chains * draws`` independent draws.
     seed : int, numpy.random.Generator or None
@@ -519,8 +546,9 @@ def estimate_gdp(
     Returns
     -------
     Posterior
-        Variables ``mu``, ``eps`` (at ``delta``), ``s`` (unless fixed) and ``mu_<name>`` per
-        score group (unless s is fixed at 1).
+        Variables ``mu``, ``eps`` (at ``delta``), ``s`` (unless fixed, or no group shares
+        it), ``s_<name>`` per own group (unless s is fixed) and ``mu_<name>`` per score group
+        (unless s is fixed at 1).
 
     Examples
     --------
@@ -532,6 +560,7 @@ def estimate_gdp(
     >>> bool(lo < 1.0 < hi)
     True
     """
+    from ._gdp_joint import count_groups, draw_own_s, is_counts, own_log_lik
     from ._run_record import _generator, _versions
     from .posterior import Posterior
 
@@ -547,12 +576,21 @@ def estimate_gdp(
     rng, seed_record = _generator(seed)
 
     groups = [_Group(ev, *ev.merged()) for ev in evidence if isinstance(ev, GdpEvidence)]
-    runs = [ev for ev in evidence if not isinstance(ev, GdpEvidence)]
-    shifts = [gr.auc_shift() for gr in groups] + [_one_run_shift(c) for c in runs]
+    cgroups = count_groups([ev for ev in evidence if is_counts(ev)], counts_delta, delta)
+    runs = [ev for ev in evidence if not isinstance(ev, GdpEvidence) and not is_counts(ev)]
+    if counts_delta is not None and not cgroups:
+        raise ValueError(f"`counts_delta` is given ({counts_delta!r}) but no count group is")
+    names = [gr.ev.name for gr in groups] + [cg.ev.name for cg in cgroups]
+    if len(set(names)) != len(names):
+        raise ValueError(f"group names must differ; found {names}")
+    shifts = [0.0] + [gr.auc_shift() for gr in groups] + [_one_run_shift(c) for c in runs]
     mu_hi = max(float(mu_prior._dist.ppf(1.0 - 1e-6)), 2.0 * max(shifts) + 1.0)
     coarse = np.linspace(0.0, mu_hi, GRID_COARSE + 1)
     curves = [laplace_log_marginal(coarse, gr.a, gr.b)[0] for gr in groups]
     curves += [_one_run_log_lik(coarse, 1.0, c) for c in runs]
+    for cg in cgroups:
+        cg.curve = cg.log_lik(coarse[1:], 1.0)  # mu = 0 (eps = 0) left out
+        curves.append(np.concatenate([[cg.curve[0]], cg.curve]))
     grid = refine_grid(coarse, curves)
     for gr in groups:
         gr.grid = grid
@@ -564,27 +602,32 @@ def estimate_gdp(
     mu_mid = 0.5 * (grid[1:] + grid[:-1])
     s_mid, s_edges = s_cells(s)
     log_lik = np.zeros((mu_mid.size, s_mid.size))
-    for gr in groups:
-        if s_edges is None and s_mid[0] == 1.0:
-            log_lik += np.interp(mu_mid, grid, gr.log_z)[:, None] - gr.log_z.max()
+    own = {}  # name -> its table over (mu cells, s cells), s integrated out in log_lik
+    tables = [(gr.ev, _gdp_table(gr, mu_mid, s_mid, s_edges)) for gr in groups]
+    tables += [(cg.ev, cg.table(coarse, mu_mid, s_mid)) for cg in cgroups]
+    for ev, tab in tables:
+        if ev.strength == "own" and s_edges is not None:
+            own[ev.name] = tab
+            log_lik += own_log_lik(tab)[:, None]
         else:
-            lo = s_mid[None, :] * mu_mid[:, None]
-            hi = np.broadcast_to(mu_mid[:, None], lo.shape)
-            with np.errstate(divide="ignore"):
-                log_lik += np.log(_interval_mean(gr, lo, hi))
+            log_lik += tab
     for c in runs:
         log_lik += _one_run_log_lik(mu_mid[:, None], s_mid[None, :], c)
     n = chains * draws
     mu, s_draw, cell = sample_grid(grid, log_lik, mu_prior, s, s_edges, n, rng)
     out = {"mu": mu}
     out["eps"] = gdp_epsilon(mu, delta)
-    if s_edges is not None:
+    if s_edges is not None and len(own) < len(groups) + len(cgroups) + len(runs):
         out["s"] = s_draw
+    s_of = {}
+    for name, tab in own.items():
+        s_of[name] = draw_own_s(tab, cell // s_mid.size, s, s_edges, rng)
+        out[f"s_{name}"] = s_of[name]
     for gr in groups:
         if s_edges is None and float(s) == 1.0:
             gr_mu = mu
         else:
-            gr_mu = _draw_within(gr, s_draw * mu, mu, rng)
+            gr_mu = _draw_within(gr, s_of.get(gr.ev.name, s_draw) * mu, mu, rng)
             out[f"mu_{gr.ev.name}"] = gr_mu
         gr.draws = gr_mu
     draws_out = {k: v.reshape(chains, draws) for k, v in out.items()}
@@ -593,6 +636,7 @@ def estimate_gdp(
         "model": "gdp",
         "delta": delta,
         "groups": [gr.ev.record() for gr in groups]
+        + [cg.record() for cg in cgroups]
         + [
             {"kind": "one_run", "m": c.m.tolist(), "r": c.r.tolist(), "v": c.v.tolist()}
             for c in runs
@@ -627,10 +671,22 @@ def estimate_gdp(
     return Posterior(draws_out, {"grid_cell": cell.reshape(chains, draws)}, settings)
 
 
+def _gdp_table(gr: _Group, mu_mid, s_mid, s_edges) -> np.ndarray:
+    """Log likelihood of a score group on the (mu cells, s cells) table."""
+    if s_edges is None and s_mid[0] == 1.0:
+        return np.interp(mu_mid, gr.grid, gr.log_z)[:, None] - gr.log_z.max()
+    lo = s_mid[None, :] * mu_mid[:, None]
+    hi = np.broadcast_to(mu_mid[:, None], lo.shape)
+    with np.errstate(divide="ignore"):
+        return np.log(_interval_mean(gr, lo, hi))
+
+
 def _evidence_list(in_scores, out_scores, bins) -> list:
+    from .evidence import Evidence
+    from .observations import AttackCounts
     from .one_run import OneRunCounts
 
-    kinds = (GdpEvidence, OneRunCounts)
+    kinds = (GdpEvidence, OneRunCounts, AttackCounts, Evidence)
     if isinstance(in_scores, kinds):
         in_scores = [in_scores]
     if (
@@ -643,9 +699,6 @@ def _evidence_list(in_scores, out_scores, bins) -> list:
                 "`out_scores` must be None when `in_scores` holds evidence groups; found "
                 f"{type(out_scores).__name__}"
             )
-        names = [e.name for e in in_scores if isinstance(e, GdpEvidence)]
-        if len(set(names)) != len(names):
-            raise ValueError(f"group names must differ; found {names}")
         return list(in_scores)
     if out_scores is None:
         raise TypeError(

@@ -245,6 +245,9 @@ class Posterior:
     ) -> dict[float, dict[str, object]]:
         """How the eps interval moves when the eps prior's scale is multiplied by ``factors``.
 
+        For a Gaussian-DP posterior (:func:`~bayes_dp.estimate_gdp`) the prior of mu is
+        rescaled instead (eps is an increasing function of mu).
+
         With s free the upper tail of eps is set by the prior along s eps = const (the
         likelihood is nearly flat there), so this check belongs next to every interval.  The
         draws are reweighted by p_new(eps) / p_old(eps) (importance sampling: HalfNormal's
@@ -282,6 +285,10 @@ class Posterior:
         if isinstance(factors, str) or not hasattr(factors, "__iter__"):
             raise TypeError(f"`factors` must be a sequence of numbers; found {factors!r}")
         spec = self.settings.get("eps_prior")
+        var = "eps"
+        if not spec and self.settings.get("model") == "gdp":
+            # a Gaussian-DP posterior: the prior is on mu, eps a monotone function of it
+            spec, var = self.settings.get("mu_prior"), "mu"
         if not spec:
             raise ValueError(
                 "this posterior does not record its eps prior (`settings['eps_prior']`); "
@@ -301,13 +308,13 @@ class Posterior:
             )
 
         x = np.asarray(self._get("eps"), dtype=float).ravel()
-        base = logpdf(x, 1.0)
+        base = logpdf(np.asarray(self._get(var), dtype=float).ravel(), 1.0)
         q = np.array([(1 - prob) / 2, (1 + prob) / 2])
         order = np.argsort(x)
         out = {}
         for f in factors:
             f = check_real("factors", f, low=0.0, low_open=True)
-            lw = logpdf(x, f) - base
+            lw = logpdf(np.asarray(self._get(var), dtype=float).ravel(), f) - base
             w = np.exp(lw - lw.max())
             w /= w.sum()
             cw = np.cumsum(w[order])
@@ -419,17 +426,25 @@ class Posterior:
         pathlib.Path
             The file written.
 
+        A posterior of :func:`~bayes_dp.estimate_gdp` gets its own page
+        (:func:`bayes_dp._report_gdp.write_gdp_report`: mu and eps(delta), the fit check, and
+        the table of :func:`~bayes_dp.compare_estimators` when passed as ``comparison=``).
+
         Raises
         ------
         NotImplementedError
-            For posteriors of :func:`~bayes_dp.estimate_gdp` and
-            :func:`~bayes_dp.estimate_one_run`, which the report does not cover yet.
+            For posteriors of :func:`~bayes_dp.estimate_one_run`, which the report does not
+            cover yet.
         """
         model = self.settings.get("model")
-        if model in ("gdp", "one_run"):
+        if model == "gdp":
+            from ._report_gdp import write_gdp_report
+
+            return write_gdp_report(self, path, **kwargs)
+        if model == "one_run":
             raise NotImplementedError(
-                f"the HTML report does not cover {model!r} posteriors yet (estimate_gdp, "
-                "estimate_one_run); use summary(), settings['fit_check'] and to_netcdf()"
+                "the HTML report does not cover 'one_run' posteriors yet (estimate_one_run); "
+                "use summary() and to_netcdf(), or combine the audits in estimate_gdp"
             )
         # The package's one lazy import of a module that imports this one: the report draws
         # plots of a Posterior (tests/test_import_graph.py allows this edge and no other).

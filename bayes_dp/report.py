@@ -71,6 +71,34 @@ def _fig_to_data_uri(fig, dpi: int) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def page_head(title: str, settings: dict, estimator: str) -> list[str]:
+    """Open the page: doctype, styles, the heading and a line on the version and estimator."""
+    version = html.escape(str(settings.get("versions", {}).get("bayes-dp", "")))
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>Generated {datetime.datetime.now().isoformat(timespec='seconds')} by bayes-dp "
+        f"{version}. Estimator: {html.escape(estimator)}</p>",
+    ]
+
+
+def figures_html(figures, dpi: int) -> list[str]:
+    """Embed (figure, caption) pairs as numbered ``<figure>`` elements, shown at natural size."""
+    out = []
+    for i, (fig, cap) in enumerate(figures, start=1):
+        w = round(fig.get_figwidth() * PX_PER_INCH)
+        h = round(fig.get_figheight() * PX_PER_INCH)
+        uri = _fig_to_data_uri(fig, dpi)
+        out.append(
+            f'<figure><img src="{uri}" width="{w}" height="{h}" '
+            f'alt="Figure {i}: {html.escape(cap)}">'
+            f"<figcaption>Figure {i}. {html.escape(cap)}</figcaption></figure>"
+        )
+    return out
+
+
 def _fmt(x, digits: int = 3) -> str:
     if isinstance(x, (int, np.integer)):
         return str(int(x))
@@ -453,16 +481,12 @@ def write_report(
     st = posterior.settings
     delta = st.get("delta")
     title = title or "bayes-dp: posterior of the privacy parameter ε"
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>Generated {datetime.datetime.now().isoformat(timespec='seconds')} by bayes-dp "
-        f"{html.escape(str(st.get('versions', {}).get('bayes-dp', '')))}. "
-        "Estimator: MCMC-DP-Est (Yildirim, Kaya, Yildirim, Savas), the posterior of ε and the "
-        "attack strength s given the attack's false-positive and false-negative counts.</p>",
-    ]
+    parts = page_head(
+        title,
+        st,
+        "MCMC-DP-Est (Yildirim, Kaya, Yildirim, Savas), the posterior of ε and the "
+        "attack strength s given the attack's false-positive and false-negative counts.",
+    )
 
     # -- headline -------------------------------------------------------------------------
     lo, hi = posterior.interval(prob, "eps")
@@ -596,15 +620,7 @@ def write_report(
 
     # -- figures --------------------------------------------------------------------------
     parts.append("<h2>Figures</h2>")
-    for i, (fig, cap) in enumerate(_figures(posterior, prob, confidence), start=1):
-        w = round(fig.get_figwidth() * PX_PER_INCH)
-        h = round(fig.get_figheight() * PX_PER_INCH)
-        uri = _fig_to_data_uri(fig, dpi)
-        parts.append(
-            f'<figure><img src="{uri}" width="{w}" height="{h}" '
-            f'alt="Figure {i}: {html.escape(cap)}">'
-            f"<figcaption>Figure {i}. {html.escape(cap)}</figcaption></figure>"
-        )
+    parts += figures_html(_figures(posterior, prob, confidence), dpi)
 
     # -- reproduce ------------------------------------------------------------------------
     parts.append("<h2>How to reproduce</h2>")

@@ -270,9 +270,9 @@ def test_perfectly_separated_scores_give_a_lower_bound_not_a_crash():
     assert post.quantile(0.05, "mu") > 6.0
 
 
-def test_the_html_report_says_it_does_not_cover_gdp_posteriors(tmp_path):
-    rng = np.random.default_rng(12)
-    post = bdp.estimate_gdp(rng.normal(1, 1, 200), rng.normal(0, 1, 200), delta=1e-5, seed=0)
-    with pytest.raises(NotImplementedError, match="does not cover 'gdp' posteriors"):
+def test_the_html_report_refuses_one_run_posteriors(tmp_path):
+    # GDP posteriors have their own page (tests/test_report_gdp.py); one-run ones none yet
+    post = bdp.estimate_one_run(bdp.OneRunCounts(100, 100, 70), seed=0, draws=200)
+    with pytest.raises(NotImplementedError, match="does not cover 'one_run' posteriors"):
         post.report(tmp_path / "r.html")
     assert not (tmp_path / "r.html").exists()
