@@ -254,8 +254,8 @@ def test_plot(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        (dict(truth={"eps": 2.0}), ValueError, "needs exactly the keys"),
-        (dict(truth={"eps": 2.0, "s": 0.5, "tau": 0.1}), ValueError, "binomial counts only"),
+        (dict(truth={"eps": 2.0}), ValueError, "needs the key .s. and one of"),
+        (dict(truth={"eps": 2.0, "s": 0.5, "tau": 0.1}), ValueError, "not a parameter of the"),
         (dict(truth={"eps": -1.0, "s": 0.5}), ValueError, r"`truth\['eps'\]` must be > 0"),
         (dict(truth={"eps": 1.0, "s": 1.0}), ValueError, r"`truth\['s'\]` must be < 1"),
         (dict(truth=[{"eps": 1.0, "s": 0.5}, {"eps": 1.0}]), ValueError, r"`truth\[1\]` needs"),

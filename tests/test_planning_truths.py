@@ -1,0 +1,158 @@
+"""Tests of the hypotheses ``plan_audit`` takes besides (eps, s): GDP mu, and tau / rho.
+
+Independent references: the Gaussian trade-off curve written out with ``scipy.stats.norm`` and
+``scipy.integrate.quad`` (the GDP band and its area), the (eps, delta) region that mu-GDP
+implies (``gdp_epsilon``), the binomial limit of the beta-binomial likelihood, and, in the slow
+test, full ``estimate_epsilon`` runs with tau and rho fixed on the planned audits.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import bayes_dp as bdp
+from bayes_dp.planning import grid_posterior
+from bayes_dp.simulate import gdp_region_area, sample_gdp_region, simulate_gdp_counts
+
+# --------------------------------------------------------------------------- the GDP band
+
+
+@pytest.mark.parametrize(("mu", "s"), [(0.5, 0.0), (1.0, 0.5), (3.0, 0.9)])
+def test_gdp_region_area_matches_quadrature(mu, s):
+    def below(m):  # area under the trade-off curve G_m(a) = Phi(Phi^-1(1 - a) - m)
+        return integrate.quad(lambda a: stats.norm.cdf(stats.norm.isf(a) - m), 0, 1)[0]
+
+    assert gdp_region_area(mu, s) == pytest.approx(2 * (below(s * mu) - below(mu)), rel=1e-7)
+
+
+def test_gdp_band_draws_lie_between_the_curves_and_in_the_dp_region():
+    mu, s, delta = 1.5, 0.6, 1e-5
+    a, b = sample_gdp_region(mu, s, 20_000, seed=1)
+    up = a + b > 1
+    fa, fb = np.where(up, 1 - a, a), np.where(up, 1 - b, b)  # the lower-left copy
+    curve = stats.norm.cdf(stats.norm.isf(fa) - mu)
+    weak = stats.norm.cdf(stats.norm.isf(fa) - s * mu)
+    assert np.all(fb >= curve) and np.all(fb <= weak)
+    # mu-GDP implies (eps, delta)-DP at eps = gdp_epsilon(mu, delta): every test's errors lie in
+    # R(eps, delta)
+    assert np.all(bdp.in_region(a, b, bdp.gdp_epsilon(mu, delta), delta))
+    # uniform on the band: the mirror halves are equally likely, and the share of draws below
+    # the curve of an intermediate mu matches its area
+    assert abs(up.mean() - 0.5) < 4 * math.sqrt(0.25 / a.size)
+    share = gdp_region_area(mu, 0.8) / gdp_region_area(mu, s)
+    below = np.mean(fb < stats.norm.cdf(stats.norm.isf(fa) - 0.8 * mu))
+    assert abs(below - share) < 4 * math.sqrt(share * (1 - share) / a.size)
+
+
+def test_simulate_gdp_counts_and_validation():
+    c, a, b = simulate_gdp_counts(1.0, 0.5, [200, 300], 100, seed=0)
+    assert c.n_neg.tolist() == [200, 300] and c.n_pos.tolist() == [100, 100]
+    again, _, _ = simulate_gdp_counts(1.0, 0.5, [200, 300], 100, seed=0)
+    assert c == again
+    with pytest.raises(ValueError, match="`mu` must be > 0.0; found 0.0"):
+        simulate_gdp_counts(0.0, 0.5, 10, 10)
+    with pytest.raises(ValueError, match="`s` must be < 1"):
+        sample_gdp_region(1.0, 1.0, 10)
+    with pytest.raises(ValueError, match="`size` must be >= 1"):
+        sample_gdp_region(1.0, 0.5, 0)
+    with pytest.raises(ValueError, match="too small to sample"):
+        sample_gdp_region(1e-6, 0.5, 10)
+
+
+# --------------------------------------------------------------------------- mu as truth
+
+DESIGN = [{"bases": 2, "n": 200}, {"bases": 2, "n": 2000}]
+
+
+def test_mu_truth_plans_eps_at_delta():
+    mu, delta = 1.0, 1e-5
+    eps = bdp.gdp_epsilon(mu, delta)
+    kw = dict(delta=delta, claim=eps, reps=4, seed=2)
+    gdp = bdp.plan_audit({"mu": mu, "s": 0.8}, DESIGN, **kw)
+    dp = bdp.plan_audit({"eps": eps, "s": 0.8}, DESIGN, **kw)
+    # where they must agree: the truth recorded (eps at delta), and the ceiling (a perfect
+    # attack's posterior depends on the design and the prior only)
+    np.testing.assert_allclose(gdp.truths[..., 0], eps)
+    np.testing.assert_allclose(gdp.truths[..., 2], mu)
+    assert np.isnan(dp.truths[..., 2]).all()
+    np.testing.assert_allclose(gdp.ceiling, dp.ceiling)
+    assert "mu=1" in gdp.truth and "eps=4.38" in gdp.truth
+    # otherwise: a mu-GDP mechanism is (eps, delta)-DP, so its audits (errors inside R(eps,
+    # delta), on Gaussian curves far from R's corner) must not refute the true eps ...
+    assert gdp.table.failed.tolist() == [0, 0]
+    assert np.all(gdp.p_above < 0.95) and np.all(gdp.power == 0.0)
+    assert np.all(gdp.lo < eps)
+    # ... and they show less than audits whose errors fill the band up to R's corner
+    assert np.all(np.median(gdp.lo, axis=1) < np.median(dp.lo, axis=1))
+
+
+def test_mu_truth_needs_positive_delta_and_one_of_eps_mu():
+    with pytest.raises(ValueError, match="needs delta > 0; found delta=0.0"):
+        bdp.plan_audit({"mu": 1.0, "s": 0.5}, {"n": 10}, delta=0.0, reps=1)
+    with pytest.raises(ValueError, match="one of 'eps' \\(at delta\\) or 'mu'"):
+        bdp.plan_audit({"mu": 1.0, "eps": 2.0, "s": 0.5}, {"n": 10}, delta=1e-5, reps=1)
+    with pytest.raises(ValueError, match=r"`truth\['mu'\]` must be > 0"):
+        bdp.plan_audit({"mu": -1.0, "s": 0.5}, {"n": 10}, delta=1e-5, reps=1)
+
+
+# --------------------------------------------------------------------------- tau and rho
+
+
+def test_beta_binomial_with_tiny_tau_plans_as_binomial():
+    """As tau -> 0 the beta-binomial is the binomial: the grid posteriors agree (s fixed)."""
+    counts = bdp.AttackCounts(fp=[30, 41, 12], n_neg=100, fn=[45, 38, 70], n_pos=100)
+    q = [0.05, 0.5, 0.95]
+    prior = bdp.Prior(s=0.5)
+    binom = grid_posterior(counts, 1e-5, prior).quantile(q)
+    bb = grid_posterior(
+        counts, 1e-5, prior, likelihood="beta_binomial", fix={"tau": 1e-7}
+    ).quantile(q)
+    np.testing.assert_allclose(bb, binom, rtol=5e-3)
+    # over-dispersion weakens the evidence: a wider interval
+    wide = grid_posterior(
+        counts, 1e-5, prior, likelihood="beta_binomial", fix={"tau": 0.05}
+    ).quantile(q)
+    assert wide[2] - wide[0] > binom[2] - binom[0]
+
+
+def test_correlated_truth_plan():
+    truth = {"eps": 3.0, "s": 0.8, "tau": 0.01, "rho": 0.01}
+    kw = dict(delta=1e-5, claim=1.0, reps=3, seed=4)
+    plan = bdp.plan_audit(truth, {"bases": 4, "n": 300}, likelihood="bivariate_normal", **kw)
+    assert plan.table.failed[0] == 0 and np.all(plan.lo < plan.hi)
+    np.testing.assert_allclose(plan.truths[0, :, 3:], [[0.01, 0.01]] * 3)
+    assert "tau=0.01, rho=0.01" in plan.truth
+    # the counts are those of the simulator with the same stream
+    rng = np.random.default_rng(4).spawn(1)[0].spawn(3)[0]
+    c, _, _ = bdp.simulate.simulate_counts(
+        3.0,
+        0.8,
+        1e-5,
+        [300] * 4,
+        [300] * 4,
+        likelihood="bivariate_normal",
+        tau=0.01,
+        rho=0.01,
+        seed=rng,
+    )
+    assert plan.counts[0][0] == c
+
+
+@pytest.mark.parametrize(
+    ("truth", "likelihood", "match"),
+    [
+        ({"eps": 2.0, "s": 0.5, "tau": 0.1}, "binomial", "'tau' is not a parameter of the"),
+        ({"eps": 2.0, "s": 0.5, "rho": 0.1, "tau": 0.1}, "beta_binomial", "'rho' is not a"),
+        ({"eps": 2.0, "s": 0.5}, "bivariate_normal", "needs 'tau' with likelihood="),
+        ({"eps": 2.0, "s": 0.5, "tau": 0.1}, "bivariate_normal", "needs 'rho' with"),
+        ({"eps": 2.0, "s": 0.5, "tau": 0.1, "rho": 1.0}, "bivariate_normal", r"in \(-1, 1\)"),
+        ({"eps": 2.0, "s": 0.5, "tau": 1.5}, "beta_binomial", r"`truth\['tau'\]` must be < 1"),
+    ],
+)
+def test_correlated_truth_validation(truth, likelihood, match):
+    with pytest.raises(ValueError, match=match):
+        bdp.plan_audit(truth, {"n": 10}, delta=1e-5, reps=1, likelihood=likelihood)
