@@ -184,11 +184,55 @@ def _describe(h: Hypothesis, delta: float) -> str:
     return text + "".join(f", {k}={getattr(h, k):g}" for k in ("tau", "rho") if getattr(h, k))
 
 
+def _is_distribution(v) -> bool:
+    return hasattr(v, "rvs") and callable(v.rvs)
+
+
+def _describe_value(v) -> str:
+    """Name a value of a hypothesis: a number, or a scipy distribution and its parameters."""
+    if not _is_distribution(v):
+        return f"{v:g}" if isinstance(v, (int, float, np.number)) else repr(v)
+    if hasattr(v, "xk") and hasattr(v, "pk"):  # rv_discrete(values=...): weighted points
+        pts = ", ".join(f"{x:g}@{p:.3g}" for x, p in zip(v.xk, v.pk, strict=True))
+        return f"~ points({pts})"
+    dist = getattr(v, "dist", v)
+    name = getattr(dist, "name", type(dist).__name__)
+    if name in ("uniform", "truncnorm") and hasattr(v, "support"):
+        lo, hi = v.support()
+        if name == "uniform":
+            return f"~ uniform({lo:g}, {hi:g})"
+        mean, sd = v.kwds.get("loc", 0.0), v.kwds.get("scale", 1.0)
+        return f"~ normal({mean:g}, {sd:g}) cut to [{lo:g}, {hi:g}]"
+    args = [f"{a:g}" if isinstance(a, (int, float)) else repr(a) for a in getattr(v, "args", ())]
+    args += [f"{k}={x:g}" for k, x in getattr(v, "kwds", {}).items()]
+    return f"~ {name}({', '.join(args)})"
+
+
+def _dict_sampler(t, where: str, delta: float, likelihood) -> tuple[Callable, str]:
+    """Sampler and description of one dict hypothesis, whose values may be distributions."""
+    if isinstance(t, Mapping) and any(_is_distribution(v) for v in t.values()):
+
+        def draw(rng):
+            vals = {
+                k: float(np.ravel(v.rvs(random_state=rng))[0]) if _is_distribution(v) else v
+                for k, v in t.items()
+            }
+            return _truth_point(vals, where, delta, likelihood)
+
+        draw(np.random.default_rng(0))  # check the keys and the fixed values now
+        text = ", ".join(
+            f"{k} {_describe_value(v)}" if _is_distribution(v) else f"{k}={_describe_value(v)}"
+            for k, v in t.items()
+        )
+        return draw, text
+    point = _truth_point(t, where, delta, likelihood)
+    return (lambda rng: point), _describe(point, delta)
+
+
 def _truth_sampler(truth, delta: float, likelihood) -> tuple[Callable, str]:
     """Return a function drawing one :data:`Hypothesis` per simulated audit, and a description."""
     if isinstance(truth, Mapping):
-        point = _truth_point(truth, "truth", delta, likelihood)
-        return (lambda rng: point), _describe(point, delta)
+        return _dict_sampler(truth, "truth", delta, likelihood)
     if callable(truth):
 
         def draw(rng):
@@ -196,10 +240,10 @@ def _truth_sampler(truth, delta: float, likelihood) -> tuple[Callable, str]:
 
         return draw, f"drawn by {getattr(truth, '__name__', repr(truth))}(rng)"
     if isinstance(truth, Sequence) and not isinstance(truth, (str, bytes)) and truth:
-        points = [_truth_point(t, f"truth[{i}]", delta, likelihood) for i, t in enumerate(truth)]
+        draws = [_dict_sampler(t, f"truth[{i}]", delta, likelihood)[0] for i, t in enumerate(truth)]
         return (
-            lambda rng: points[int(rng.integers(len(points)))],
-            f"uniform over {len(points)} hypotheses",
+            lambda rng: draws[int(rng.integers(len(draws)))](rng),
+            f"uniform over {len(draws)} hypotheses",
         )
     raise TypeError(
         "`truth` must be a dict {'eps': ..., 's': ...} (or 'mu' for 'eps'), a non-empty list of "
@@ -701,7 +745,9 @@ def plan_audit(
         mu and s mu, :func:`bayes_dp.simulate.sample_gdp_region`; interval, power, claim and
         ceiling are about eps at ``delta``, ``gdp_epsilon(mu, delta)``). With a correlated
         ``likelihood`` the dict also gives its ``tau`` (and ``rho``), which the planned
-        audits take as known (fixed). A list of such dicts is a distribution (each simulated
+        audits take as known (fixed). A value may be a scipy distribution instead of a number
+        (anything with ``rvs``, e.g. ``scipy.stats.uniform(3, 2)`` for eps uniform on [3, 5]):
+        each simulated audit draws it anew. A list of such dicts is a distribution (each simulated
         audit draws one, uniformly; repeat an entry to weight it); a callable ``truth(rng)``
         returning such a dict draws one per audit from your own distribution. A distribution
         gives assurance (power averaged over what you believe) instead of power at one point.

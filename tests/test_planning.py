@@ -346,12 +346,19 @@ def test_plan_matches_full_runs(truth, design):
     95%. Per design: the plan's median, 10% and 90% points of each end differ from the full
     runs' by less than 3 bootstrap sds (over audits) of the full runs' statistic.
     """
-    reps = 15
-    plan = bdp.plan_audit(truth, design, delta=1e-5, reps=reps, seed=11)
+    plan = bdp.plan_audit(truth, design, delta=1e-5, reps=15, seed=11)
+    check_against_full_runs(plan, lambda counts, r: counts)
+
+
+def check_against_full_runs(plan, evidence):
+    """Judge ``plan`` (one design) against full runs on its audits (``evidence(counts, r)``)."""
+    reps = plan.reps
     full = np.empty((reps, 2))
     cdf_err = np.empty((reps, 2))
     for r, counts in enumerate(plan.counts[0]):
-        post = bdp.estimate_epsilon(counts, delta=1e-5, seed=r, progress=False, check=False)
+        post = bdp.estimate_epsilon(
+            evidence(counts, r), delta=plan.delta, seed=r, progress=False, check=False
+        )
         assert post.converged
         d = post.draws("eps").ravel()
         full[r] = post.interval(0.9)

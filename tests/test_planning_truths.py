@@ -8,6 +8,7 @@ test, full ``estimate_epsilon`` runs with tau and rho fixed on the planned audit
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -156,3 +157,105 @@ def test_correlated_truth_plan():
 def test_correlated_truth_validation(truth, likelihood, match):
     with pytest.raises(ValueError, match=match):
         bdp.plan_audit(truth, {"n": 10}, delta=1e-5, reps=1, likelihood=likelihood)
+
+
+# --------------------------------------------------------------------------- full runs (slow)
+
+
+@pytest.mark.slow
+def test_correlated_plan_matches_full_runs():
+    """A bivariate-normal design with tau, rho known, judged as the binomial designs are.
+
+    ``tests/test_planning.py::check_against_full_runs``: per audit the full run's ECDF at the
+    plan's ends within 2 probability points; per design the plan's 10/50/90% points of each end
+    within 3 bootstrap sds of the full runs'.
+    """
+    from tests.test_planning import check_against_full_runs
+
+    fix = {"tau": 0.005, "rho": 0.005}
+    truth = {"eps": 3.0, "s": 0.7, **fix}
+    plan = bdp.plan_audit(
+        truth, {"bases": 5, "n": 500}, delta=1e-5, reps=15, seed=11, likelihood="bivariate_normal"
+    )
+    check_against_full_runs(
+        plan, lambda counts, r: bdp.Evidence(counts, likelihood="bivariate_normal", fix=fix)
+    )
+
+
+# --------------------------------------------------------------------------- distributions
+
+
+def test_truth_values_may_be_distributions():
+    prior = bdp.Prior(s=0.7)  # a 1-D grid: quick
+    kw = dict(delta=1e-5, claim=1.0, reps=4, seed=5, prior=prior)
+    truth = {"eps": stats.uniform(1.0, 3.0), "s": 0.7}
+    plan = bdp.plan_audit(truth, {"n": 100}, **kw)
+    eps = plan.truths[0, :, 0]
+    assert np.all((eps >= 1.0) & (eps <= 4.0)) and np.unique(eps).size == 4
+    assert "eps ~ uniform(1, 4)" in plan.truth
+    np.testing.assert_array_equal(bdp.plan_audit(truth, {"n": 100}, **kw).lo, plan.lo)
+    points = {"mu": stats.rv_discrete(values=([0.5, 2.0], [0.5, 0.5])), "s": 0.7}
+    gdp = bdp.plan_audit(points, {"n": 100}, **kw)
+    assert set(gdp.truths[0, :, 2]) <= {0.5, 2.0}
+    np.testing.assert_allclose(gdp.truths[0, :, 0], bdp.gdp_epsilon(gdp.truths[0, :, 2], 1e-5))
+    # fixed values are checked at once, drawn ones when drawn (naming the key)
+    with pytest.raises(ValueError, match=r"`truth\['s'\]` must be < 1"):
+        bdp.plan_audit({"eps": stats.uniform(1, 3), "s": 1.5}, {"n": 10}, delta=1e-5)
+    with pytest.raises(ValueError, match=r"`truth\['eps'\]` must be > 0"):
+        bdp.plan_audit({"eps": stats.norm(-5, 0.1), "s": 0.5}, {"n": 10}, delta=1e-5)
+
+
+def test_cli_plan_with_distributions(capsys):
+    from bayes_dp.cli import main
+
+    argv = ["plan", "--eps", "1:4", "--s", "0.7", "--delta", "1e-5", "--n", "100"]
+    argv += ["--prior-s-fixed", "0.7", "--claim", "1", "--reps", "4", "--seed", "5", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    plan = bdp.plan_audit(
+        {"eps": stats.uniform(1.0, 3.0), "s": 0.7},
+        {"n": 100},
+        delta=1e-5,
+        claim=1.0,
+        reps=4,
+        seed=5,
+        prior=bdp.Prior(s=0.7),
+    )
+    assert out["truth"] == plan.truth
+    assert out["designs"][0]["lo_median"] == pytest.approx(plan.table.lo_median[0])
+
+
+def test_cli_truth_value_syntax():
+    from bayes_dp.cli import _truth_value
+
+    parse = _truth_value(0.0, low_open=True)
+    assert parse("2.5") == 2.5
+    assert parse("3:5").support() == (3.0, 5.0)
+    d = parse("normal:4,0.5")
+    assert d.support()[0] == 0.0 and d.mean() == pytest.approx(4.0)
+    pts = parse("1@1,3@3")
+    assert pts.xk.tolist() == [1.0, 3.0] and pts.pk.tolist() == [0.25, 0.75]
+    assert parse("1,2,4").pk.tolist() == pytest.approx([1 / 3] * 3)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--eps", "5:3"], "argument --eps: LO:HI needs LO < HI, found '5:3'"),
+        (["--eps", "0:5"], "argument --eps: must be > 0, found '0'"),
+        (["--eps", "normal:4"], "argument --eps: expected normal:MEAN,SD"),
+        (["--eps", "normal:-50,1"], "puts no mass in the allowed range"),
+        (["--eps", "1@2,3"], "argument --eps: expected V1,V2,... or V1@W1,V2@W2"),
+        (["--eps", "1,1"], "argument --eps: points must be distinct"),
+        (["--eps", "1@0,2@1"], "argument --eps: must be > 0, found '0'"),
+        (["--mu", "1:x"], "argument --mu: expected a number, found 'x'"),
+        (["--eps", "3", "--mu", "1"], "argument --mu: not allowed with argument --eps"),
+        (["--eps", "3", "--rho", "1"], "argument --rho: must be in (-1, 1), found '1'"),
+    ],
+)
+def test_cli_plan_usage_errors(capsys, args, message):
+    from bayes_dp.cli import main
+
+    argv = ["plan", *args, "--s", "0.5", "--delta", "1e-5", "--n", "10"]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
