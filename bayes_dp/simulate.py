@@ -184,15 +184,8 @@ def simulate_counts(
     alpha, beta : ndarray
         The true error probabilities of each base.
     """
-    return _simulate(
-        lambda n, rng: sample_strength_region(eps, s, delta, n, seed=rng),
-        n_neg,
-        n_pos,
-        likelihood,
-        tau,
-        rho,
-        seed,
-    )
+    rates = lambda n, rng: sample_strength_region(eps, s, delta, n, seed=rng)  # noqa: E731
+    return _simulate(rates, n_neg, n_pos, likelihood, tau, rho, seed)
 
 
 def simulate_gdp_counts(mu, s, n_neg, n_pos, *, likelihood="binomial", tau=0.0, rho=0.0, seed=None):
@@ -210,19 +203,13 @@ def simulate_gdp_counts(mu, s, n_neg, n_pos, *, likelihood="binomial", tau=0.0, 
         GDP parameter, > 0.
     s : float
         Attack strength, in [0, 1).
-    n_neg, n_pos : int or array_like of int
-        Challenges per hypothesis for each base (their length sets the number of bases).
-    likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
-        Model of the counts given (alpha, beta), as in :func:`simulate_counts`.
-    tau, rho : float
-        Over-dispersion parameters of the correlated likelihoods.
-    seed : int or numpy.random.Generator, optional
+    n_neg, n_pos, likelihood, tau, rho, seed
+        As in :func:`simulate_counts`.
 
     Returns
     -------
-    counts : AttackCounts
-    alpha, beta : ndarray
-        The true error probabilities of each base.
+    counts, alpha, beta
+        As in :func:`simulate_counts`.
 
     Examples
     --------
@@ -231,15 +218,8 @@ def simulate_gdp_counts(mu, s, n_neg, n_pos, *, likelihood="binomial", tau=0.0, 
     2
     """
     mu, s = _check_mu_s(mu, s)
-    return _simulate(
-        lambda n, rng: sample_gdp_region(mu, s, n, seed=rng),
-        n_neg,
-        n_pos,
-        likelihood,
-        tau,
-        rho,
-        seed,
-    )
+    rates = lambda n, rng: sample_gdp_region(mu, s, n, seed=rng)  # noqa: E731
+    return _simulate(rates, n_neg, n_pos, likelihood, tau, rho, seed)
 
 
 def _simulate(draw_rates, n_neg, n_pos, likelihood, tau, rho, seed):
