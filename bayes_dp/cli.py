@@ -662,7 +662,7 @@ def _add_plan_parser(sub, common) -> None:
         parents=[common],
         help="predict what candidate audit designs will show, before running them",
         description="Simulate audits from a hypothesised eps and attack strength s for every "
-        "design (BASES x N crossed) and print, per design, the median and 10-90%% range of the "
+        "design (BASES x N crossed) and print, per design, the median and 10-90% range of the "
         "credible interval's ends and width, the power to detect a violated --claim and the "
         "ceiling (the largest claim a perfect attack could refute). A hypothesised value "
         "(--eps, --mu, --s, --tau, --rho) may be a distribution, drawn anew for every "
@@ -674,7 +674,7 @@ def _add_plan_parser(sub, common) -> None:
     truth.add_argument(
         "--eps",
         type=_truth_value(0.0, low_open=True),
-        help="hypothesised eps (at --delta): a number or a distribution (see below)",
+        help="hypothesised eps (at --delta): a number or a distribution (see above)",
     )
     truth.add_argument(
         "--mu",
