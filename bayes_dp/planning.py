@@ -798,7 +798,7 @@ def plan_audit(
     """
     import time
 
-    from .likelihoods import get_likelihood
+    from .likelihoods import get_likelihood, rho_max
 
     t0 = time.perf_counter()
     delta = check_delta(delta)
@@ -827,6 +827,12 @@ def plan_audit(
         for r in range(reps):
             h = draw_truth(rngs[k][r])
             truths[k, r] = h
+            if lik.has("rho") and not abs(h.rho) < rho_max(h.tau, d.n_neg, d.n_pos):
+                raise ValueError(
+                    f"`truth`: rho={h.rho:g} is not admissible at tau={h.tau:g} in design "
+                    f"{d.label!r}: |rho| must be < {rho_max(h.tau, d.n_neg, d.n_pos):.3g} "
+                    "(sqrt(c0 c1 / (N0 N1)), c = 1 + (N - 1) tau)"
+                )
             sizes = ([d.n_neg] * d.bases, [d.n_pos] * d.bases)
             kw = dict(likelihood=lik.name, tau=h.tau, rho=h.rho, seed=rngs[k][r])
             if math.isnan(h.mu):

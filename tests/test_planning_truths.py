@@ -152,6 +152,11 @@ def test_correlated_truth_plan():
         ({"eps": 2.0, "s": 0.5, "tau": 0.1}, "bivariate_normal", "needs 'rho' with"),
         ({"eps": 2.0, "s": 0.5, "tau": 0.1, "rho": 1.0}, "bivariate_normal", r"in \(-1, 1\)"),
         ({"eps": 2.0, "s": 0.5, "tau": 1.5}, "beta_binomial", r"`truth\['tau'\]` must be < 1"),
+        (
+            {"eps": 2.0, "s": 0.5, "tau": 0.01, "rho": 0.5},
+            "bivariate_normal",
+            r"rho=0.5 is not admissible at tau=0.01 in design '1 x 10': \|rho\| must be < 0.109",
+        ),
     ],
 )
 def test_correlated_truth_validation(truth, likelihood, match):
