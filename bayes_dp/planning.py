@@ -23,7 +23,7 @@ from ._validation import as_generator, check_delta, check_positive_int, check_re
 from .observations import AttackCounts
 from .priors import Prior
 
-__all__ = ["AuditPlan", "Design", "plan_audit"]
+__all__ = ["AuditPlan", "Design", "plan_audit", "plan_gdp_audit"]
 
 #: Keys of a point hypothesis (``truth``): eps (at delta) or mu (GDP), s, and the likelihood's
 #: tau / rho; and of a design.
@@ -539,9 +539,12 @@ class AuditPlan:
         The hypothesis each audit was simulated from: eps (at ``delta``), s, mu (nan unless
         the hypothesis was GDP), tau and rho (the fields of ``planning.Hypothesis``).
     counts : tuple of tuple of AttackCounts
-        The simulated counts, per design and audit.
+        The simulated counts, per design and audit (for :func:`plan_gdp_audit`: a tuple of
+        :class:`~bayes_dp.GdpEvidence` per audit).
     delta, claim, confidence, prior, truth, reps, seed, seconds
         The settings of the plan, and its run time.
+    mu_lo, mu_hi : ndarray (designs, reps) or None
+        Ends of the interval of mu of every audit (:func:`plan_gdp_audit` only).
     """
 
     designs: tuple
@@ -559,6 +562,8 @@ class AuditPlan:
     reps: int = 0
     seed: object = None
     seconds: float = 0.0
+    mu_lo: np.ndarray | None = field(default=None, repr=False)
+    mu_hi: np.ndarray | None = field(default=None, repr=False)
 
     #: columns of :attr:`table`
     COLUMNS = (
@@ -654,8 +659,9 @@ class AuditPlan:
         t = self.table
         head = (
             f"audit plan: truth {self.truth}, delta={self.delta:g}, {self.reps} simulated "
-            f"audits per design, prior {self.prior!r}"
+            f"audits per design"
         )
+        head += f", prior {self.prior!r}" if self.mu_lo is None else ""
         claim = "" if self.claim is None else f"  P(detect eps > {self.claim:g})"
         lines = [head, f"{'design':>14} {'interval (median ends)':>24} {'width 10-90%':>18}"]
         lines[-1] += f"{claim}  ceiling"
@@ -707,6 +713,24 @@ class AuditPlan:
             ax2.yaxis.label.set_color("C3")
         ax.set_title(f"plan: {self.truth}, {self.reps} audits per design", fontsize="medium")
         return ax
+
+
+def _settings(designs, claim, reps, confidence, seed):
+    """Check the settings :func:`plan_audit` and :func:`plan_gdp_audit` share.
+
+    Returns the designs, claim, reps, confidence, the seed as recorded, and one random stream
+    per (design, audit).
+    """
+    designs = _designs(designs)
+    if claim is not None:
+        claim = check_real("claim", claim, low=0.0, low_open=True)
+    reps = check_positive_int("reps", reps)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    seed_record = seed if isinstance(seed, (int, np.integer)) or seed is None else "Generator"
+    rngs = [g.spawn(reps) for g in as_generator(seed).spawn(len(designs))]
+    return designs, claim, reps, confidence, seed_record, rngs
 
 
 def _fix(lik, tau: float, rho: float) -> dict:
@@ -804,19 +828,13 @@ def plan_audit(
     delta = check_delta(delta)
     lik = get_likelihood(likelihood)
     draw_truth, truth_text = _truth_sampler(truth, delta, lik)
-    designs = _designs(designs)
-    if claim is not None:
-        claim = check_real("claim", claim, low=0.0, low_open=True)
+    designs, claim, reps, confidence, seed_record, rngs = _settings(
+        designs, claim, reps, confidence, seed
+    )
     prior = Prior() if prior is None else prior
     if not isinstance(prior, Prior):
         raise TypeError(f"`prior` must be a bayes_dp.Prior; found {prior!r}")
-    reps = check_positive_int("reps", reps)
-    confidence = check_real(
-        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
-    )
     cores = (os.cpu_count() or 1) if cores is None else check_positive_int("cores", cores)
-    seed_record = seed if isinstance(seed, (int, np.integer)) or seed is None else "Generator"
-    rngs = [g.spawn(reps) for g in as_generator(seed).spawn(len(designs))]
     # every audit's truth and counts are drawn here, in order: reproducible whatever `cores`
     from .simulate import simulate_counts, simulate_gdp_counts
 
@@ -894,4 +912,120 @@ def plan_audit(
         reps=reps,
         seed=seed_record,
         seconds=time.perf_counter() - t0,
+    )
+
+
+def plan_gdp_audit(
+    truth,
+    designs,
+    *,
+    delta: float,
+    claim: float | None = None,
+    mu_prior=None,
+    s=1.0,
+    bins=None,
+    reps: int = 20,
+    confidence: float = 0.95,
+    seed=None,
+) -> AuditPlan:
+    """Predict what audits of attack *scores* (Gaussian DP, :func:`estimate_gdp`) will show.
+
+    For every design, ``reps`` audits are simulated from a mu-GDP mechanism: per score group
+    mu_i is uniform on [s mu, mu] (the hypothesis' s), ``n_pos`` in-scores are N(mu_i, 1) and
+    ``n_neg`` out-scores N(0, 1) (the equal-variance binormal model of :func:`estimate_gdp`);
+    each audit is then the full :func:`estimate_gdp` posterior of the binned scores (a grid,
+    independent draws: no approximation beyond its own). The plan's interval, power and claim
+    are about eps at ``delta``; ``mu_lo`` / ``mu_hi`` hold the intervals of mu.
+
+    Parameters
+    ----------
+    truth : dict, list of dict, or callable
+        ``{"mu": 1.0, "s": 0.9}``, or a distribution of such (as in :func:`plan_audit`; values
+        may be scipy distributions).
+    designs : dict, Design or list of them
+        As in :func:`plan_audit`: ``bases`` is the number of score groups (independent
+        attacks, or canary sets), ``n`` the scores per side in each (or ``n_neg`` out-scores and
+        ``n_pos`` in-scores).
+    delta : float
+        The delta at which eps is reported, in (0, 1).
+    claim : float, optional
+        A claimed eps; power as in :func:`plan_audit`.
+    mu_prior, s, bins
+        Passed to :func:`estimate_gdp` (defaults: ``HalfNormal(5)``, s = 1, its binning).
+    reps : int
+        Simulated audits per design (default 20).
+    confidence : float
+        Posterior probability that counts as detection (default 0.95).
+    seed : int, numpy.random.Generator or None
+        Seeds the simulations and the posterior draws.
+
+    Returns
+    -------
+    AuditPlan
+        With ``ceiling`` nan (no perfect-attack ceiling for scores) and ``mu_lo``, ``mu_hi``.
+
+    Examples
+    --------
+    >>> plan = plan_gdp_audit({"mu": 1.0, "s": 0.9}, {"n": 300}, delta=1e-5, reps=2, seed=0)
+    >>> plan.mu_lo.shape
+    (1, 2)
+    """
+    import time
+
+    from .gdp import DEFAULT_MU_PRIOR, estimate_gdp, gdp_evidence
+    from .likelihoods import get_likelihood
+
+    t0 = time.perf_counter()
+    delta = check_delta(delta)
+    if delta == 0.0:
+        raise ValueError("`delta` must be > 0 for a mu-GDP mechanism; found 0.0")
+    draw_truth, truth_text = _truth_sampler(truth, delta, get_likelihood("binomial"))
+    designs, claim, reps, confidence, seed_record, rngs = _settings(
+        designs, claim, reps, confidence, seed
+    )
+    mu_prior = DEFAULT_MU_PRIOR if mu_prior is None else mu_prior
+    shape = (len(designs), reps)
+    lo, hi, mu_lo, mu_hi, p_above = (np.full(shape, np.nan) for _ in range(5))
+    truths = np.empty(shape + (len(Hypothesis._fields),))
+    evidence = []
+    for k, d in enumerate(designs):
+        row = []
+        for r in range(reps):
+            rng = rngs[k][r]
+            h = draw_truth(rng)
+            if math.isnan(h.mu):
+                raise ValueError(f"`truth` must give 'mu' for a GDP plan; found {truth_text}")
+            truths[k, r] = h
+            groups = []
+            for j in range(d.bases):
+                mu_j = rng.uniform(h.s * h.mu, h.mu)
+                ins, outs = rng.normal(mu_j, 1.0, d.n_pos), rng.normal(0.0, 1.0, d.n_neg)
+                groups.append(gdp_evidence(ins, outs, bins=bins, name=f"g{j}"))
+            row.append(tuple(groups))
+            post = estimate_gdp(
+                groups, delta=delta, mu_prior=mu_prior, s=s, seed=rng, fit_check=False
+            )
+            lo[k, r], hi[k, r] = post.interval(d.level, "eps")
+            mu_lo[k, r], mu_hi[k, r] = post.interval(d.level, "mu")
+            if claim is not None:
+                p_above[k, r] = float(np.mean(post.draws("eps") > claim))
+        evidence.append(tuple(row))
+    return AuditPlan(
+        designs=designs,
+        lo=lo,
+        hi=hi,
+        p_above=p_above,
+        ceiling=np.full(len(designs), np.nan),
+        truths=truths,
+        counts=tuple(evidence),
+        delta=delta,
+        claim=claim,
+        confidence=confidence,
+        prior=Prior(),
+        truth=truth_text + f" (scores; mu prior {mu_prior!r}, s {s!r})",
+        reps=reps,
+        seed=seed_record,
+        seconds=time.perf_counter() - t0,
+        mu_lo=mu_lo,
+        mu_hi=mu_hi,
     )

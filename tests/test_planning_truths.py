@@ -264,3 +264,49 @@ def test_cli_plan_usage_errors(capsys, args, message):
     argv = ["plan", *args, "--s", "0.5", "--delta", "1e-5", "--n", "10"]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- score designs
+
+
+def test_plan_gdp_audit_is_estimate_gdp_on_the_simulated_scores():
+    plan = bdp.plan_gdp_audit(
+        {"mu": 1.0, "s": 0.8}, {"bases": 2, "n": 200}, delta=1e-5, claim=3.0, reps=2, seed=7
+    )
+    # the first audit again, from the same stream: mu_i, in-scores, out-scores, posterior
+    rng = np.random.default_rng(7).spawn(1)[0].spawn(2)[0]
+    groups = []
+    for j in range(2):
+        mu_j = rng.uniform(0.8, 1.0)
+        ins, outs = rng.normal(mu_j, 1.0, 200), rng.normal(0.0, 1.0, 200)
+        groups.append(bdp.gdp_evidence(ins, outs, name=f"g{j}"))
+    post = bdp.estimate_gdp(groups, delta=1e-5, seed=rng, fit_check=False)
+    np.testing.assert_array_equal(plan.counts[0][0][0].in_counts, groups[0].in_counts)
+    np.testing.assert_array_equal(plan.counts[0][0][1].out_counts, groups[1].out_counts)
+    np.testing.assert_allclose([plan.lo[0, 0], plan.hi[0, 0]], post.interval(0.9, "eps"))
+    np.testing.assert_allclose([plan.mu_lo[0, 0], plan.mu_hi[0, 0]], post.interval(0.9, "mu"))
+    assert plan.p_above[0, 0] == pytest.approx(np.mean(post.draws("eps") > 3.0))
+    assert np.isnan(plan.ceiling).all() and "scores" in plan.truth and "Prior(eps=" not in str(plan)
+
+
+def test_plan_gdp_audit_intervals_cover_the_true_mu():
+    """Simulation with known truth: s near 1, so each group's mu_i is mu; 90% intervals of mu."""
+    plan = bdp.plan_gdp_audit({"mu": 1.5, "s": 0.0}, {"n": 400}, delta=1e-5, reps=20, seed=3)
+    cover = np.mean((plan.mu_lo[0] <= 1.5) & (1.5 <= plan.mu_hi[0]))
+    # with s = 0 in the truth the groups' mu_i spread over [0, 1.5]: the analysis (s = 1)
+    # estimates mu_i, below 1.5 mostly
+    assert cover < 0.5
+    exact = bdp.plan_gdp_audit({"mu": 1.5, "s": 0.999999}, {"n": 400}, delta=1e-5, reps=20, seed=3)
+    cover = np.mean((exact.mu_lo[0] <= 1.5) & (1.5 <= exact.mu_hi[0]))
+    assert cover >= 0.7  # Bin(20, 0.9) is below 14 with probability 0.002
+    eps = bdp.gdp_epsilon(1.5, 1e-5)
+    assert np.mean((exact.lo[0] <= eps) & (eps <= exact.hi[0])) == cover  # eps is monotone in mu
+
+
+def test_plan_gdp_audit_validation():
+    with pytest.raises(ValueError, match="must give 'mu'"):
+        bdp.plan_gdp_audit({"eps": 2.0, "s": 0.5}, {"n": 10}, delta=1e-5, reps=1)
+    with pytest.raises(ValueError, match="`delta` must be > 0"):
+        bdp.plan_gdp_audit({"mu": 1.0, "s": 0.5}, {"n": 10}, delta=0.0, reps=1)
+    with pytest.raises(ValueError, match="`reps` must be >= 1"):
+        bdp.plan_gdp_audit({"mu": 1.0, "s": 0.5}, {"n": 10}, delta=1e-5, reps=0)
