@@ -50,6 +50,7 @@ _WHERE = {
     "one_run_counts_from_scores": "compare",
     "one_run_epsilon_bound": "one_run",
     "plan_audit": "planning",
+    "plan_gdp_audit": "planning",
     "precompile": "compile_cache",
     "region_area": "region",
     "strength_region_area": "region",
@@ -92,6 +93,7 @@ __all__ = [
     "one_run_counts_from_scores",
     "one_run_epsilon_bound",
     "plan_audit",
+    "plan_gdp_audit",
     "plots",
     "precompile",
     "region",
@@ -126,7 +128,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
     from .observations import AttackCounts
     from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound
-    from .planning import AuditPlan, plan_audit
+    from .planning import AuditPlan, plan_audit, plan_gdp_audit
     from .posterior import Posterior, load_posterior
     from .priors import Beta, HalfNormal, LogNormal, Prior
     from .region import (

@@ -3,7 +3,7 @@
 A mu-GDP mechanism is (eps(mu, delta_c), delta_c)-DP for every delta_c, so a group of attack
 counts audited at delta_c sees ``eps_c = gdp_epsilon(mu, delta_c)``: its likelihood on the
 (mu, s) grid is the count model's exact likelihood (the one the exact sampler and the planner
-use, :func:`samplers.exact.grid.log_lik_points` on :func:`bayes_dp.planning._kernel_model`) at
+use, :func:`samplers.exact.grid.log_lik_points` on :func:`bayes_dp._sampling.kernel_model`) at
 ``(eps_c(mu), s)``. Groups with ``strength="own"`` get their own strength, integrated out over
 the s cells (equal prior mass) and drawn afterwards given each draw's mu. ``docs/gdp.md``
 section 6 derives it and says what it assumes.
@@ -54,7 +54,7 @@ class CountGroup:
 
         def run(idx):
             part = np.empty(idx.size)
-            log_lik_points(self.model, flat_e[idx], flat_s[idx], part, stop)
+            log_lik_points(self.model, None, flat_e[idx], flat_s[idx], part, stop)
             out[idx] = part
 
         with ThreadPoolExecutor(len(chunks)) as pool:
@@ -104,7 +104,8 @@ def count_groups(items, counts_delta, delta: float) -> list[CountGroup]:
     ``counts_delta`` is None (every group at ``delta``), a float, or a mapping from group
     name to delta.
     """
-    from .planning import _kernel_model
+    from ._sampling import kernel_model
+    from .model import Model
     from .priors import Prior
 
     evs = [
@@ -137,7 +138,7 @@ def count_groups(items, counts_delta, delta: float) -> list[CountGroup]:
             f"counts_delta[{ev.name!r}]", d, low=0.0, high=1.0, low_open=True, high_open=True
         )
         # s free in the kernel model, so that the likelihood can be read at any s
-        out.append(CountGroup(ev, d, _kernel_model(ev.counts, d, Prior())))
+        out.append(CountGroup(ev, d, kernel_model(Model.build(ev, delta=d, prior=Prior()))[0]))
     return out
 
 

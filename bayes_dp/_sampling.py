@@ -156,6 +156,39 @@ class SamplerSettings:
 
 
 # -- the exact sampler ---------------------------------------------------------------------------
+def kernel_model(model: Model):
+    """Build the exact sampler's model of ``model`` (:func:`samplers.exact.driver.build_model`).
+
+    Returns the kernel model, its over-dispersed bases (or None), the names of the coordinates
+    of z and the map of bases to distinct rows. Used by the sampler and by the planner's grid
+    posterior (:mod:`bayes_dp.planning`).
+    """
+    from samplers.exact.driver import build_model
+
+    allc = model.counts
+    kg = model.kernel_groups()
+    prior = model.prior
+    s_code = prior._s_code()
+    return build_model(
+        allc.fp,
+        allc.n_neg,
+        allc.fn,
+        allc.n_pos,
+        model.base_group,
+        g_lik=kg["lik"],
+        g_sidx=kg["sidx"],
+        g_tau=kg["tau_start"],
+        g_rho=kg["rho_start"],
+        g_tau_free=kg["tau_free"],
+        g_rho_free=kg["rho_free"],
+        s_fixed=np.full(len(model.strengths), float(prior.s) if prior.s_fixed else np.nan),
+        delta=model.delta,
+        eps_prior=prior.eps._code(),
+        s_prior=(s_code[1], s_code[2]) if not prior.s_fixed else (1.0, 1.0),
+        tau_prior=(prior.tau.a, prior.tau.b),
+    )
+
+
 def run_exact(
     model: Model,
     cfg: SamplerSettings,
@@ -169,7 +202,7 @@ def run_exact(
 
     ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says.
     """
-    from samplers.exact.driver import ExactRun, build_model, starting_points
+    from samplers.exact.driver import ExactRun, starting_points
 
     from . import _arviz
 
@@ -177,30 +210,9 @@ def run_exact(
     compile_first("exact", lambda: warm_up(Exact(), _likelihoods(model)))
     allc = model.counts
     grp = model.base_group
-    kg = model.kernel_groups()
-    prior = model.prior
     G = len(model.strengths)
     J = len(model.groups)
-    s_fixed = np.full(G, float(prior.s) if prior.s_fixed else np.nan)
-    s_code = prior._s_code()
-    kmodel, corr, names, base_map = build_model(
-        allc.fp,
-        allc.n_neg,
-        allc.fn,
-        allc.n_pos,
-        grp,
-        g_lik=kg["lik"],
-        g_sidx=kg["sidx"],
-        g_tau=kg["tau_start"],
-        g_rho=kg["rho_start"],
-        g_tau_free=kg["tau_free"],
-        g_rho_free=kg["rho_free"],
-        s_fixed=s_fixed,
-        delta=model.delta,
-        eps_prior=prior.eps._code(),
-        s_prior=(s_code[1], s_code[2]) if not prior.s_fixed else (1.0, 1.0),
-        tau_prior=(prior.tau.a, prior.tau.b),
-    )
+    kmodel, corr, names, base_map = kernel_model(model)
     ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
     finite = ehat[np.isfinite(ehat) & (ehat > 0)]
     guess = float(np.median(finite)) if finite.size else 3.0

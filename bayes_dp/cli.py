@@ -657,6 +657,58 @@ def _prior_from_args(args):
     return bdp.Prior(eps=bdp.HalfNormal(args.prior_eps_scale), s=s_prior)
 
 
+def _truth_value(low, high=None, low_open=False, high_open=False):
+    """Return an argparse ``type`` for a hypothesised value of ``bayes-dp plan``.
+
+    ``V`` (a number), ``LO:HI`` (uniform), ``normal:MEAN,SD`` (normal cut to the range) or
+    ``V1,V2,...`` / ``V1@W1,V2@W2,...`` (points, equally likely or with weights): a float or a
+    scipy distribution, as :func:`bayes_dp.plan_audit` takes them. Values out of the range
+    are usage errors naming the option.
+    """
+    number = _number(float, low, high, low_open, high_open)
+
+    def parse(text: str):
+        from scipy import stats
+
+        text = text.strip()
+        if text.startswith("normal:"):
+            parts = text[len("normal:") :].split(",")
+            if len(parts) != 2:
+                raise argparse.ArgumentTypeError(f"expected normal:MEAN,SD, found {text!r}")
+            mean = _number(float, -math.inf)(parts[0])
+            sd = _number(float, 0.0, low_open=True)(parts[1])
+            a, b = (low - mean) / sd, (math.inf if high is None else high - mean) / sd
+            if stats.norm.cdf(b) - stats.norm.cdf(a) < 1e-6:
+                raise argparse.ArgumentTypeError(f"{text!r} puts no mass in the allowed range")
+            return stats.truncnorm(a, b, loc=mean, scale=sd)
+        if ":" in text:
+            parts = text.split(":")
+            if len(parts) != 2:
+                raise argparse.ArgumentTypeError(f"expected LO:HI, found {text!r}")
+            lo, hi = number(parts[0]), number(parts[1])
+            if not lo < hi:
+                raise argparse.ArgumentTypeError(f"LO:HI needs LO < HI, found {text!r}")
+            return stats.uniform(lo, hi - lo)
+        if "," in text or "@" in text:
+            items = [x.split("@") for x in text.split(",")]
+            if any(len(x) > 2 for x in items) or len({len(x) for x in items}) > 1:
+                raise argparse.ArgumentTypeError(
+                    f"expected V1,V2,... or V1@W1,V2@W2,... (all with weights or none), "
+                    f"found {text!r}"
+                )
+            values = [number(x[0]) for x in items]
+            weights = [
+                _number(float, 0.0, low_open=True)(x[1]) if len(x) == 2 else 1.0 for x in items
+            ]
+            if len(set(values)) < len(values):
+                raise argparse.ArgumentTypeError(f"points must be distinct, found {text!r}")
+            return stats.rv_discrete(values=(values, np.array(weights) / sum(weights)))
+        return number(text)
+
+    parse.__name__ = "distribution"
+    return parse
+
+
 def _add_plan_parser(sub, common) -> None:
     """Add the ``plan`` subcommand (:func:`bayes_dp.plan_audit` on the command line)."""
     p = sub.add_parser(
@@ -664,21 +716,49 @@ def _add_plan_parser(sub, common) -> None:
         parents=[common],
         help="predict what candidate audit designs will show, before running them",
         description="Simulate audits from a hypothesised eps and attack strength s for every "
-        "design (BASES x N crossed) and print, per design, the median and 10-90%% range of the "
+        "design (BASES x N crossed) and print, per design, the median and 10-90% range of the "
         "credible interval's ends and width, the power to detect a violated --claim and the "
-        "ceiling (the largest claim a perfect attack could refute). Binomial counts only.",
+        "ceiling (the largest claim a perfect attack could refute). A hypothesised value "
+        "(--eps, --mu, --s, --tau, --rho) may be a distribution, drawn anew for every "
+        "simulated audit (the power is then the assurance): LO:HI (uniform), "
+        "normal:MEAN,SD (normal cut to the option's range), or points V1,V2,... with "
+        "optional weights V1@W1,V2@W2,...",
     )
-    p.add_argument(
+    truth = p.add_mutually_exclusive_group(required=True)
+    truth.add_argument(
         "--eps",
-        type=_number(float, 0.0, low_open=True),
-        required=True,
-        help="hypothesised eps (at --delta)",
+        type=_truth_value(0.0, low_open=True),
+        help="hypothesised eps (at --delta): a number or a distribution (see above)",
+    )
+    truth.add_argument(
+        "--mu",
+        type=_truth_value(0.0, low_open=True),
+        help="hypothesised GDP mu instead of eps (the plan is about eps at --delta)",
     )
     p.add_argument(
         "--s",
-        type=_number(float, 0.0, 1.0, high_open=True),
+        type=_truth_value(0.0, 1.0, high_open=True),
         required=True,
         help="hypothesised attack strength s, in [0, 1)",
+    )
+    p.add_argument(
+        "--likelihood",
+        choices=["binomial", "bivariate_normal", "beta_binomial"],
+        default="binomial",
+        help="model of the counts (default binomial); the correlated ones need --tau (and "
+        "--rho), which the planned audits take as known",
+    )
+    p.add_argument(
+        "--tau",
+        type=_truth_value(-1.0, 1.0, low_open=True, high_open=True),
+        default=None,
+        help="hypothesised tau of a correlated --likelihood",
+    )
+    p.add_argument(
+        "--rho",
+        type=_truth_value(-1.0, 1.0, low_open=True, high_open=True),
+        default=None,
+        help="hypothesised rho of --likelihood bivariate_normal",
     )
     p.add_argument(
         "--delta",
@@ -742,10 +822,14 @@ def _plan(args, out, log) -> dict:
     prior = _prior_from_args(args)
     designs = [{"bases": b, "n": n, "level": args.level} for b in args.bases for n in args.n]
     log(f"planning {len(designs)} design(s) x {args.reps} simulated audits")
+    truth = {"eps": args.eps} if args.eps is not None else {"mu": args.mu}
+    truth["s"] = args.s
+    truth.update({k: v for k, v in (("tau", args.tau), ("rho", args.rho)) if v is not None})
     plan = bdp.plan_audit(
-        {"eps": args.eps, "s": args.s},
+        truth,
         designs,
         delta=args.delta,
+        likelihood=args.likelihood,
         claim=args.claim,
         prior=prior,
         reps=args.reps,

@@ -24,10 +24,13 @@ from ._validation import as_generator, check_delta, check_positive_int, check_re
 from .observations import AttackCounts
 from .priors import Prior
 
-__all__ = ["AuditPlan", "Design", "plan_audit"]
+__all__ = ["AuditPlan", "Design", "plan_audit", "plan_gdp_audit"]
 
-#: Keys of a point hypothesis (``truth``) and of a design.
-TRUTH_KEYS = ("eps", "s")
+#: Keys of a point hypothesis (``truth``): eps (at delta) or mu (GDP), s, and the likelihood's
+#: tau / rho; and of a design.
+TRUTH_KEYS = ("eps", "mu", "s", "tau", "rho")
+#: Columns of :attr:`AuditPlan.truths` (mu is nan where the hypothesis gave eps).
+Hypothesis = namedtuple("Hypothesis", ["eps", "s", "mu", "tau", "rho"])
 DESIGN_KEYS = ("bases", "n", "n_neg", "n_pos", "level", "label")
 #: Grid points this far (in log density) below the largest one bound the next, finer box.
 GAP = 20.0
@@ -135,42 +138,117 @@ def _designs(designs) -> tuple[Design, ...]:
     return out
 
 
-def _truth_point(t, where: str) -> tuple[float, float]:
+def _truth_point(t, where: str, delta: float, likelihood) -> Hypothesis:
     """Check one hypothesis; ``where`` names it in messages (``truth``, ``truth[2]``)."""
+    from .gdp import gdp_epsilon
+
     if not isinstance(t, Mapping):
-        raise TypeError(f"`{where}` must be a dict with keys 'eps' and 's'; found {t!r}")
-    if "tau" in t or "rho" in t:
-        raise ValueError(
-            f"`{where}`: planning covers binomial counts only (no tau / rho); found {dict(t)}"
-        )
+        raise TypeError(f"`{where}` must be a dict with keys 'eps' (or 'mu') and 's'; found {t!r}")
     unknown = sorted(set(t) - set(TRUTH_KEYS))
-    if unknown or "eps" not in t or "s" not in t:
-        raise ValueError(f"`{where}` needs exactly the keys {TRUTH_KEYS}; found {dict(t)}")
-    eps = check_real(f"{where}['eps']", t["eps"], low=0.0, low_open=True)
+    if unknown or "s" not in t or ("eps" in t) == ("mu" in t):
+        raise ValueError(
+            f"`{where}` needs the key 's' and one of 'eps' (at delta) or 'mu' (GDP), and "
+            f"'tau' / 'rho' as the likelihood has them; found {dict(t)}"
+        )
+    other = [k for k in ("tau", "rho") if k in t and not likelihood.has(k)]
+    if other:
+        raise ValueError(
+            f"`{where}`: {other[0]!r} is not a parameter of the {likelihood.name!r} likelihood "
+            f"(give likelihood='bivariate_normal' for tau and rho, 'beta_binomial' for tau); "
+            f"found {dict(t)}"
+        )
+    missing = [k for k in likelihood.param_names if k not in t]
+    if missing:
+        raise ValueError(
+            f"`{where}` needs {missing[0]!r} with likelihood={likelihood.name!r} (the plan "
+            f"assumes it known); found {dict(t)}"
+        )
     s = check_real(f"{where}['s']", t["s"], low=0.0, high=1.0, high_open=True)
-    return eps, s
+    tau = check_real(f"{where}['tau']", t.get("tau", 0.0), low=-1.0, high=1.0, high_open=True)
+    rho = check_real(f"{where}['rho']", t.get("rho", 0.0), low=-1.0, high=1.0, low_open=True)
+    if "rho" in t and abs(rho) >= 1.0:
+        raise ValueError(f"`{where}['rho']` must be in (-1, 1); found {t['rho']!r}")
+    if "mu" not in t:
+        eps = check_real(f"{where}['eps']", t["eps"], low=0.0, low_open=True)
+        return Hypothesis(eps, s, math.nan, tau, rho)
+    mu = check_real(f"{where}['mu']", t["mu"], low=0.0, low_open=True)
+    if delta == 0.0:
+        raise ValueError(f"`{where}` gives mu (GDP), which needs delta > 0; found delta=0.0")
+    return Hypothesis(gdp_epsilon(mu, delta), s, mu, tau, rho)
 
 
-def _truth_sampler(truth) -> tuple[Callable[[np.random.Generator], tuple[float, float]], str]:
-    """Return a function drawing one (eps, s) per simulated audit, and a description."""
+def _describe(h: Hypothesis, delta: float) -> str:
+    if math.isnan(h.mu):
+        text = f"eps={h.eps:g}, s={h.s:g}"
+    else:
+        text = f"mu={h.mu:g} (eps={h.eps:.3g} at delta={delta:g}), s={h.s:g}"
+    return text + "".join(f", {k}={getattr(h, k):g}" for k in ("tau", "rho") if getattr(h, k))
+
+
+def _is_distribution(v) -> bool:
+    return hasattr(v, "rvs") and callable(v.rvs)
+
+
+def _describe_value(v) -> str:
+    """Name a value of a hypothesis: a number, or a scipy distribution and its parameters."""
+    if not _is_distribution(v):
+        return f"{v:g}" if isinstance(v, (int, float, np.number)) else repr(v)
+    if hasattr(v, "xk") and hasattr(v, "pk"):  # rv_discrete(values=...): weighted points
+        pts = ", ".join(f"{x:g}@{p:.3g}" for x, p in zip(v.xk, v.pk, strict=True))
+        return f"~ points({pts})"
+    dist = getattr(v, "dist", v)
+    name = getattr(dist, "name", type(dist).__name__)
+    if name in ("uniform", "truncnorm") and hasattr(v, "support"):
+        lo, hi = v.support()
+        if name == "uniform":
+            return f"~ uniform({lo:g}, {hi:g})"
+        mean, sd = v.kwds.get("loc", 0.0), v.kwds.get("scale", 1.0)
+        return f"~ normal({mean:g}, {sd:g}) cut to [{lo:g}, {hi:g}]"
+    args = [f"{a:g}" if isinstance(a, (int, float)) else repr(a) for a in getattr(v, "args", ())]
+    args += [f"{k}={x:g}" for k, x in getattr(v, "kwds", {}).items()]
+    return f"~ {name}({', '.join(args)})"
+
+
+def _dict_sampler(t, where: str, delta: float, likelihood) -> tuple[Callable, str]:
+    """Sampler and description of one dict hypothesis, whose values may be distributions."""
+    if isinstance(t, Mapping) and any(_is_distribution(v) for v in t.values()):
+
+        def draw(rng):
+            vals = {
+                k: float(np.ravel(v.rvs(random_state=rng))[0]) if _is_distribution(v) else v
+                for k, v in t.items()
+            }
+            return _truth_point(vals, where, delta, likelihood)
+
+        draw(np.random.default_rng(0))  # check the keys and the fixed values now
+        text = ", ".join(
+            f"{k} {_describe_value(v)}" if _is_distribution(v) else f"{k}={_describe_value(v)}"
+            for k, v in t.items()
+        )
+        return draw, text
+    point = _truth_point(t, where, delta, likelihood)
+    return (lambda rng: point), _describe(point, delta)
+
+
+def _truth_sampler(truth, delta: float, likelihood) -> tuple[Callable, str]:
+    """Return a function drawing one :data:`Hypothesis` per simulated audit, and a description."""
     if isinstance(truth, Mapping):
-        point = _truth_point(truth, "truth")
-        return (lambda rng: point), f"eps={point[0]:g}, s={point[1]:g}"
+        return _dict_sampler(truth, "truth", delta, likelihood)
     if callable(truth):
 
         def draw(rng):
-            return _truth_point(truth(rng), "truth(rng)")
+            return _truth_point(truth(rng), "truth(rng)", delta, likelihood)
 
         return draw, f"drawn by {getattr(truth, '__name__', repr(truth))}(rng)"
     if isinstance(truth, Sequence) and not isinstance(truth, (str, bytes)) and truth:
-        points = [_truth_point(t, f"truth[{i}]") for i, t in enumerate(truth)]
+        draws = [_dict_sampler(t, f"truth[{i}]", delta, likelihood)[0] for i, t in enumerate(truth)]
         return (
-            lambda rng: points[int(rng.integers(len(points)))],
-            f"uniform over {len(points)} hypotheses",
+            lambda rng: draws[int(rng.integers(len(draws)))](rng),
+            f"uniform over {len(draws)} hypotheses",
         )
     raise TypeError(
-        "`truth` must be a dict {'eps': ..., 's': ...}, a non-empty list of such dicts, or a "
-        f"callable rng -> dict; found {truth!r}"
+        "`truth` must be a dict {'eps': ..., 's': ...} (or 'mu' for 'eps'), a non-empty list of "
+        f"such dicts, or a callable rng -> dict; found {truth!r}"
     )
 
 
@@ -192,32 +270,15 @@ class _GridPosterior:
         return float(1.0 - np.interp(math.log(eps), self.log_eps, self.cdf, left=0.0, right=1.0))
 
 
-def _kernel_model(counts: AttackCounts, delta: float, prior: Prior):
-    """Build the exact sampler's model of one binomial group (``build_model``)."""
-    from samplers.exact.driver import build_model
-    from samplers.model.codes import LIK_BINOMIAL
+def _kernel_model(counts: AttackCounts, delta: float, prior: Prior, likelihood: str, fix):
+    """Build the exact sampler's model of one group of ``counts`` (tau, rho fixed by ``fix``)."""
+    from ._sampling import kernel_model
+    from .evidence import Evidence
+    from .model import Model
 
-    n = counts.fp.size
-    s_code = prior._s_code()
-    model, _, _, _ = build_model(
-        counts.fp,
-        counts.n_neg,
-        counts.fn,
-        counts.n_pos,
-        np.zeros(n, dtype=np.int64),
-        g_lik=[LIK_BINOMIAL],
-        g_sidx=[0],
-        g_tau=[0.0],
-        g_rho=[0.0],
-        g_tau_free=[False],
-        g_rho_free=[False],
-        s_fixed=[float(prior.s) if prior.s_fixed else math.nan],
-        delta=delta,
-        eps_prior=prior.eps._code(),
-        s_prior=(1.0, 1.0) if prior.s_fixed else (s_code[1], s_code[2]),
-        tau_prior=(1.0, 1.0),
-    )
-    return model
+    group = Evidence(counts, likelihood=likelihood, fix=fix or None)
+    model, corr, _, _ = kernel_model(Model.build(group, delta=delta, prior=prior))
+    return model, corr
 
 
 def _log_prior_fn(prior: Prior):
@@ -239,7 +300,7 @@ def _log_prior_fn(prior: Prior):
     return f
 
 
-def _log_post(model, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
+def _log_post(model, corr, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
     """Log posterior (up to a constant) on the tensor grid of ``axes``.
 
     ``axes``: (u, v) with u = log(s eps), v = logit s when s is free (``s_fixed`` None), (z0,)
@@ -261,7 +322,7 @@ def _log_post(model, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
     todo = np.isnan(out) & (z0 >= Z0_BOX[0]) & (z0 <= Z0_BOX[1])
     out[np.isnan(out) & ~todo] = -np.inf
     ll = np.empty(int(todo.sum()))
-    if not log_lik_points(model, np.exp(z0[todo]), s[todo], ll, stop):
+    if not log_lik_points(model, corr, np.exp(z0[todo]), s[todo], ll, stop):
         raise KeyboardInterrupt
     out[todo] = ll + log_prior(z0[todo], s[todo])
     return out
@@ -363,8 +424,19 @@ def _read_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pts.ravel(), np.repeat(h, READ)
 
 
-def grid_posterior(counts: AttackCounts, delta: float, prior: Prior, stop=None) -> _GridPosterior:
-    """Posterior of eps of binomial ``counts`` on a deterministic grid (private; see module doc).
+def grid_posterior(
+    counts: AttackCounts,
+    delta: float,
+    prior: Prior,
+    stop=None,
+    *,
+    likelihood: str = "binomial",
+    fix: dict | None = None,
+) -> _GridPosterior:
+    """Posterior of eps of ``counts`` on a deterministic grid (private; see module doc).
+
+    ``likelihood`` and ``fix`` as in :class:`~bayes_dp.Evidence`: the parameters of a
+    correlated likelihood must all be fixed (known).
 
     Passes of COARSE nodes per coordinate zoom from the outer box to the points within GAP of
     the largest (:func:`_zoom`) until no side moves by more than a spacing; then a grid of FINE
@@ -376,18 +448,19 @@ def grid_posterior(counts: AttackCounts, delta: float, prior: Prior, stop=None) 
     from scipy.special import expit
 
     stop = np.zeros(1, dtype=np.int64) if stop is None else stop
-    model = _kernel_model(counts, delta, prior)
+    model, corr = _kernel_model(counts, delta, prior, likelihood, fix)
     log_prior = _log_prior_fn(prior)
     s_fixed = float(prior.s) if prior.s_fixed else None
 
     def log_post(axes, lp=None):
-        return _log_post(model, log_prior, s_fixed, axes, stop, lp)
+        return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp)
 
     outer = Z0_BOX if prior.s_fixed else U_BOX + V_BOX
     n_ax = len(outer) // 2
     box = outer
     mode, top = None, -np.inf
-    cfg = FEW if model.b_grp.size <= FEW_BASES else MANY
+    distinct = model.b_grp.size + (0 if corr is None else corr.c_grp.size)
+    cfg = FEW if distinct <= FEW_BASES else MANY
     for it in range(cfg.passes):
         axes = [np.linspace(box[2 * a], box[2 * a + 1], COARSE) for a in range(n_ax)]
         lp = log_post(axes)
@@ -463,12 +536,16 @@ class AuditPlan:
     ceiling : ndarray (designs,)
         The (1 - confidence) quantile of eps after a perfect attack (no errors in any base):
         the largest claim whose violation the design can detect at all.
-    truths : ndarray (designs, reps, 2)
-        The (eps, s) each audit was simulated from.
+    truths : ndarray (designs, reps, 5)
+        The hypothesis each audit was simulated from: eps (at ``delta``), s, mu (nan unless
+        the hypothesis was GDP), tau and rho (the fields of ``planning.Hypothesis``).
     counts : tuple of tuple of AttackCounts
-        The simulated counts, per design and audit.
+        The simulated counts, per design and audit (for :func:`plan_gdp_audit`: a tuple of
+        :class:`~bayes_dp.GdpEvidence` per audit).
     delta, claim, confidence, prior, truth, reps, seed, seconds
         The settings of the plan, and its run time.
+    mu_lo, mu_hi : ndarray (designs, reps) or None
+        Ends of the interval of mu of every audit (:func:`plan_gdp_audit` only).
     """
 
     designs: tuple
@@ -486,6 +563,8 @@ class AuditPlan:
     reps: int = 0
     seed: object = None
     seconds: float = 0.0
+    mu_lo: np.ndarray | None = field(default=None, repr=False)
+    mu_hi: np.ndarray | None = field(default=None, repr=False)
 
     #: columns of :attr:`table`
     COLUMNS = (
@@ -581,8 +660,9 @@ class AuditPlan:
         t = self.table
         head = (
             f"audit plan: truth {self.truth}, delta={self.delta:g}, {self.reps} simulated "
-            f"audits per design, prior {self.prior!r}"
+            f"audits per design"
         )
+        head += f", prior {self.prior!r}" if self.mu_lo is None else ""
         claim = "" if self.claim is None else f"  P(detect eps > {self.claim:g})"
         lines = [head, f"{'design':>14} {'interval (median ends)':>24} {'width 10-90%':>18}"]
         lines[-1] += f"{claim}  ceiling"
@@ -636,12 +716,36 @@ class AuditPlan:
         return ax
 
 
+def _settings(designs, claim, reps, confidence, seed):
+    """Check the settings :func:`plan_audit` and :func:`plan_gdp_audit` share.
+
+    Returns the designs, claim, reps, confidence, the seed as recorded, and one random stream
+    per (design, audit).
+    """
+    designs = _designs(designs)
+    if claim is not None:
+        claim = check_real("claim", claim, low=0.0, low_open=True)
+    reps = check_positive_int("reps", reps)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    seed_record = seed if isinstance(seed, (int, np.integer)) or seed is None else "Generator"
+    rngs = [g.spawn(reps) for g in as_generator(seed).spawn(len(designs))]
+    return designs, claim, reps, confidence, seed_record, rngs
+
+
+def _fix(lik, tau: float, rho: float) -> dict:
+    """Return the fixed parameters of the likelihood ``lik`` (an Evidence's ``fix``)."""
+    return {k: float(v) for k, v in (("tau", tau), ("rho", rho)) if lik.has(k)}
+
+
 def plan_audit(
     truth,
     designs,
     *,
     delta: float,
     claim: float | None = None,
+    likelihood: str = "binomial",
     prior: Prior | None = None,
     reps: int = 50,
     confidence: float = 0.95,
@@ -654,14 +758,21 @@ def plan_audit(
     uniform on R(eps, delta) minus R(s eps, s delta), X ~ Bin(n_neg, alpha), Y ~ Bin(n_pos,
     beta)); each gets the posterior of eps that :func:`estimate_epsilon` would sample, but
     computed on a deterministic grid over (eps, s) with the same exact per-base likelihood
-    (``docs/planning.md``: method, accuracy against full runs, speed). Binomial counts only
-    (no tau / rho).
+    (``docs/planning.md``: method, accuracy against full runs, speed). Correlated counts
+    (``likelihood``) are planned with their tau and rho known.
 
     Parameters
     ----------
     truth : dict, list of dict, or callable
         The hypothesised mechanism and attack: ``{"eps": 4.0, "s": 0.7}`` (eps at ``delta``,
-        attack strength s in [0, 1)). A list of such dicts is a distribution (each simulated
+        attack strength s in [0, 1)), or ``{"mu": 1.0, "s": 0.7}`` for a mu-GDP mechanism
+        (the error pair of each base is then uniform between the Gaussian trade-off curves of
+        mu and s mu, :func:`bayes_dp.simulate.sample_gdp_region`; interval, power, claim and
+        ceiling are about eps at ``delta``, ``gdp_epsilon(mu, delta)``). With a correlated
+        ``likelihood`` the dict also gives its ``tau`` (and ``rho``), which the planned
+        audits take as known (fixed). A value may be a scipy distribution instead of a number
+        (anything with ``rvs``, e.g. ``scipy.stats.uniform(3, 2)`` for eps uniform on [3, 5]):
+        each simulated audit draws it anew. A list of such dicts is a distribution (each simulated
         audit draws one, uniformly; repeat an entry to weight it); a callable ``truth(rng)``
         returning such a dict draws one per audit from your own distribution. A distribution
         gives assurance (power averaged over what you believe) instead of power at one point.
@@ -670,10 +781,14 @@ def plan_audit(
         hypothesis on each base: shadow models, or canaries) or ``n_neg`` and ``n_pos``,
         optional ``level`` (interval probability, default 0.9) and ``label``.
     delta : float
-        The delta at which the audit will estimate eps, in [0, 1).
+        The delta at which the audit will estimate eps, in [0, 1) (> 0 for a GDP ``truth``).
     claim : float, optional
         A claimed eps; power is the probability that the audit's posterior puts at least
         ``confidence`` on eps > ``claim`` (detects the claim as violated).
+    likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
+        Model of the counts given the error pair, for the simulation and the audits' posterior
+        (as ``Evidence(likelihood=...)``; default binomial). The correlated ones are planned
+        with tau and rho known (``Evidence(fix=...)``), taken from ``truth``.
     prior : Prior, optional
         The prior the audit will use (default ``Prior()``: HalfNormal(10), Beta(1, 1)).
     reps : int
@@ -708,37 +823,45 @@ def plan_audit(
     """
     import time
 
+    from .likelihoods import get_likelihood, rho_max
+
     t0 = time.perf_counter()
-    draw_truth, truth_text = _truth_sampler(truth)
-    designs = _designs(designs)
     delta = check_delta(delta)
-    if claim is not None:
-        claim = check_real("claim", claim, low=0.0, low_open=True)
+    lik = get_likelihood(likelihood)
+    draw_truth, truth_text = _truth_sampler(truth, delta, lik)
+    designs, claim, reps, confidence, seed_record, rngs = _settings(
+        designs, claim, reps, confidence, seed
+    )
     prior = Prior() if prior is None else prior
     if not isinstance(prior, Prior):
         raise TypeError(f"`prior` must be a bayes_dp.Prior; found {prior!r}")
-    reps = check_positive_int("reps", reps)
-    confidence = check_real(
-        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
-    )
     cores = (os.cpu_count() or 1) if cores is None else check_positive_int("cores", cores)
-    seed_record = seed if isinstance(seed, (int, np.integer)) or seed is None else "Generator"
-    rngs = [g.spawn(reps) for g in as_generator(seed).spawn(len(designs))]
     # every audit's truth and counts are drawn here, in order: reproducible whatever `cores`
-    from .simulate import simulate_counts
+    from .simulate import simulate_counts, simulate_gdp_counts
 
-    truths = np.empty((len(designs), reps, 2))
+    truths = np.empty((len(designs), reps, len(Hypothesis._fields)))
     counts = []
     for k, d in enumerate(designs):
         row = []
         for r in range(reps):
-            eps, s = draw_truth(rngs[k][r])
-            truths[k, r] = eps, s
-            c, _, _ = simulate_counts(
-                eps, s, delta, [d.n_neg] * d.bases, [d.n_pos] * d.bases, seed=rngs[k][r]
-            )
+            h = draw_truth(rngs[k][r])
+            truths[k, r] = h
+            if lik.has("rho") and not abs(h.rho) < rho_max(h.tau, d.n_neg, d.n_pos):
+                raise ValueError(
+                    f"`truth`: rho={h.rho:g} is not admissible at tau={h.tau:g} in design "
+                    f"{d.label!r}: |rho| must be < {rho_max(h.tau, d.n_neg, d.n_pos):.3g} "
+                    "(sqrt(c0 c1 / (N0 N1)), c = 1 + (N - 1) tau)"
+                )
+            sizes = ([d.n_neg] * d.bases, [d.n_pos] * d.bases)
+            kw = dict(likelihood=lik.name, tau=h.tau, rho=h.rho, seed=rngs[k][r])
+            if math.isnan(h.mu):
+                c, _, _ = simulate_counts(h.eps, h.s, delta, *sizes, **kw)
+            else:
+                c, _, _ = simulate_gdp_counts(h.mu, h.s, *sizes, **kw)
             row.append(c)
         counts.append(tuple(row))
+    # the ceiling's model: the hypotheses' tau and rho (their mean, if they vary)
+    fixes = [_fix(lik, truths[k, :, 3].mean(), truths[k, :, 4].mean()) for k in range(len(designs))]
     perfect = [
         AttackCounts(fp=0, n_neg=[d.n_neg] * d.bases, fn=0, n_pos=[d.n_pos] * d.bases)
         for d in designs
@@ -749,8 +872,9 @@ def plan_audit(
 
     def one(task):
         k, r, c = task
+        fix = fixes[k] if r < 0 else _fix(lik, truths[k, r, 3], truths[k, r, 4])
         try:
-            return task, grid_posterior(c, delta, prior, stop)
+            return task, grid_posterior(c, delta, prior, stop, likelihood=lik.name, fix=fix)
         except FloatingPointError:
             return task, None
 
@@ -796,3 +920,119 @@ def plan_audit(
 def _warm_up() -> None:
     """Plan one tiny audit: compiles the planner's kernels (see ``bayes_dp._first_run``)."""
     plan_audit({"eps": 2.0, "s": 0.5}, {"bases": 2, "n": 100}, delta=1e-5, reps=1, seed=0)
+
+
+def plan_gdp_audit(
+    truth,
+    designs,
+    *,
+    delta: float,
+    claim: float | None = None,
+    mu_prior=None,
+    s=1.0,
+    bins=None,
+    reps: int = 20,
+    confidence: float = 0.95,
+    seed=None,
+) -> AuditPlan:
+    """Predict what audits of attack *scores* (Gaussian DP, :func:`estimate_gdp`) will show.
+
+    For every design, ``reps`` audits are simulated from a mu-GDP mechanism: per score group
+    mu_i is uniform on [s mu, mu] (the hypothesis' s), ``n_pos`` in-scores are N(mu_i, 1) and
+    ``n_neg`` out-scores N(0, 1) (the equal-variance binormal model of :func:`estimate_gdp`);
+    each audit is then the full :func:`estimate_gdp` posterior of the binned scores (a grid,
+    independent draws: no approximation beyond its own). The plan's interval, power and claim
+    are about eps at ``delta``; ``mu_lo`` / ``mu_hi`` hold the intervals of mu.
+
+    Parameters
+    ----------
+    truth : dict, list of dict, or callable
+        ``{"mu": 1.0, "s": 0.9}``, or a distribution of such (as in :func:`plan_audit`; values
+        may be scipy distributions).
+    designs : dict, Design or list of them
+        As in :func:`plan_audit`: ``bases`` is the number of score groups (independent
+        attacks, or canary sets), ``n`` the scores per side in each (or ``n_neg`` out-scores and
+        ``n_pos`` in-scores).
+    delta : float
+        The delta at which eps is reported, in (0, 1).
+    claim : float, optional
+        A claimed eps; power as in :func:`plan_audit`.
+    mu_prior, s, bins
+        Passed to :func:`estimate_gdp` (defaults: ``HalfNormal(5)``, s = 1, its binning).
+    reps : int
+        Simulated audits per design (default 20).
+    confidence : float
+        Posterior probability that counts as detection (default 0.95).
+    seed : int, numpy.random.Generator or None
+        Seeds the simulations and the posterior draws.
+
+    Returns
+    -------
+    AuditPlan
+        With ``ceiling`` nan (no perfect-attack ceiling for scores) and ``mu_lo``, ``mu_hi``.
+
+    Examples
+    --------
+    >>> plan = plan_gdp_audit({"mu": 1.0, "s": 0.9}, {"n": 300}, delta=1e-5, reps=2, seed=0)
+    >>> plan.mu_lo.shape
+    (1, 2)
+    """
+    import time
+
+    from .gdp import DEFAULT_MU_PRIOR, estimate_gdp, gdp_evidence
+    from .likelihoods import get_likelihood
+
+    t0 = time.perf_counter()
+    delta = check_delta(delta)
+    if delta == 0.0:
+        raise ValueError("`delta` must be > 0 for a mu-GDP mechanism; found 0.0")
+    draw_truth, truth_text = _truth_sampler(truth, delta, get_likelihood("binomial"))
+    designs, claim, reps, confidence, seed_record, rngs = _settings(
+        designs, claim, reps, confidence, seed
+    )
+    mu_prior = DEFAULT_MU_PRIOR if mu_prior is None else mu_prior
+    shape = (len(designs), reps)
+    lo, hi, mu_lo, mu_hi, p_above = (np.full(shape, np.nan) for _ in range(5))
+    truths = np.empty(shape + (len(Hypothesis._fields),))
+    evidence = []
+    for k, d in enumerate(designs):
+        row = []
+        for r in range(reps):
+            rng = rngs[k][r]
+            h = draw_truth(rng)
+            if math.isnan(h.mu):
+                raise ValueError(f"`truth` must give 'mu' for a GDP plan; found {truth_text}")
+            truths[k, r] = h
+            groups = []
+            for j in range(d.bases):
+                mu_j = rng.uniform(h.s * h.mu, h.mu)
+                ins, outs = rng.normal(mu_j, 1.0, d.n_pos), rng.normal(0.0, 1.0, d.n_neg)
+                groups.append(gdp_evidence(ins, outs, bins=bins, name=f"g{j}"))
+            row.append(tuple(groups))
+            post = estimate_gdp(
+                groups, delta=delta, mu_prior=mu_prior, s=s, seed=rng, fit_check=False
+            )
+            lo[k, r], hi[k, r] = post.interval(d.level, "eps")
+            mu_lo[k, r], mu_hi[k, r] = post.interval(d.level, "mu")
+            if claim is not None:
+                p_above[k, r] = float(np.mean(post.draws("eps") > claim))
+        evidence.append(tuple(row))
+    return AuditPlan(
+        designs=designs,
+        lo=lo,
+        hi=hi,
+        p_above=p_above,
+        ceiling=np.full(len(designs), np.nan),
+        truths=truths,
+        counts=tuple(evidence),
+        delta=delta,
+        claim=claim,
+        confidence=confidence,
+        prior=Prior(),
+        truth=truth_text + f" (scores; mu prior {mu_prior!r}, s {s!r})",
+        reps=reps,
+        seed=seed_record,
+        seconds=time.perf_counter() - t0,
+        mu_lo=mu_lo,
+        mu_hi=mu_hi,
+    )

@@ -255,8 +255,8 @@ def test_plot(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        (dict(truth={"eps": 2.0}), ValueError, "needs exactly the keys"),
-        (dict(truth={"eps": 2.0, "s": 0.5, "tau": 0.1}), ValueError, "binomial counts only"),
+        (dict(truth={"eps": 2.0}), ValueError, "needs the key .s. and one of"),
+        (dict(truth={"eps": 2.0, "s": 0.5, "tau": 0.1}), ValueError, "not a parameter of the"),
         (dict(truth={"eps": -1.0, "s": 0.5}), ValueError, r"`truth\['eps'\]` must be > 0"),
         (dict(truth={"eps": 1.0, "s": 1.0}), ValueError, r"`truth\['s'\]` must be < 1"),
         (dict(truth=[{"eps": 1.0, "s": 0.5}, {"eps": 1.0}]), ValueError, r"`truth\[1\]` needs"),
@@ -347,12 +347,19 @@ def test_plan_matches_full_runs(truth, design):
     95%. Per design: the plan's median, 10% and 90% points of each end differ from the full
     runs' by less than 3 bootstrap sds (over audits) of the full runs' statistic.
     """
-    reps = 15
-    plan = bdp.plan_audit(truth, design, delta=1e-5, reps=reps, seed=11)
+    plan = bdp.plan_audit(truth, design, delta=1e-5, reps=15, seed=11)
+    check_against_full_runs(plan, lambda counts, r: counts)
+
+
+def check_against_full_runs(plan, evidence):
+    """Judge ``plan`` (one design) against full runs on its audits (``evidence(counts, r)``)."""
+    reps = plan.reps
     full = np.empty((reps, 2))
     cdf_err = np.empty((reps, 2))
     for r, counts in enumerate(plan.counts[0]):
-        post = bdp.estimate_epsilon(counts, delta=1e-5, seed=r, progress=False, check=False)
+        post = bdp.estimate_epsilon(
+            evidence(counts, r), delta=plan.delta, seed=r, progress=False, check=False
+        )
         assert post.converged
         d = post.draws("eps").ravel()
         full[r] = post.interval(0.9)
