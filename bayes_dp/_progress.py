@@ -114,12 +114,12 @@ def resolve(progress) -> Callable | None:
 class Tracker:
     """Adds up the chunks reported by the worker threads and calls ``callback(done, total)``.
 
-    The sampler calls it from the thread that runs it (``samplers.exact.driver.ExactRun.run``), never
-    from its workers, so a tqdm bar's lock is never waited on by a worker when Ctrl-C interrupts
-    the run; the callback is still called under a lock, one call at a time. Exceptions in the
-    callback propagate out of the sampler and stop the run. A
-    callback with a ``note(text)`` method is told the state of an automatic-length run; one
-    that the tracker ``owned`` (made by :func:`resolve`) is closed by :meth:`close`.
+    The sampler calls it from the thread that runs it (``samplers.exact.driver.ExactRun.run``),
+    never from its workers, so a tqdm bar's lock is never waited on by a worker when Ctrl-C
+    interrupts the run; the callback is still called under a lock, one call at a time.
+    Exceptions in the callback propagate out of the sampler and stop the run. A callback with a
+    ``note(text)`` method is told the state of an automatic-length run; one that the tracker
+    ``owned`` (made by :func:`resolve`) is closed by :meth:`close`.
     """
 
     def __init__(self, callback: Callable | None, *, owned: bool = False):

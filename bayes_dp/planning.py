@@ -3,7 +3,8 @@
 :func:`plan_audit` simulates audits from a hypothesised mechanism and attack (the model of
 :mod:`bayes_dp.simulate`: per base (alpha, beta) uniform on R_s(eps, delta), binomial counts),
 computes the posterior of eps of each simulated audit on a deterministic grid (the exact
-per-base likelihood of :mod:`samplers.model.binomial`, tabulated by :func:`samplers.exact.surrogate.build`),
+per-base likelihood of :mod:`samplers.model.binomial`, tabulated by
+:func:`samplers.exact.surrogate.build`),
 and summarises, per design, what the audit's interval and its power to detect a violated claim
 would be.  ``docs/planning.md`` has the method and its validation.
 """

@@ -17,7 +17,8 @@ Implementation note: R is symmetric under (x, y) -> (1 - x, 1 - y), which swaps 
 constraints with its two lower ones, and for x + y <= 1 the upper constraints hold automatically.
 After folding a point into the lower-left half, membership reduces to
 ``hi + e^eps * lo >= 1 - delta`` with ``lo = min(x, y)``, ``hi = max(x, y)``. The sampler uses
-the same reduction (``samplers.model.band_geometry``); this module is the plain-numpy public version.
+the same reduction (``samplers.model.band_geometry``); this module is the plain-numpy public
+version.
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
+import bayes_dp as bdp
+
 # the headless-browser helpers of the count report's tests (skipped without chromium)
 from tests.bayes_dp.test_report import _browser, needs_browser
-
-import bayes_dp as bdp
 
 
 @pytest.fixture(scope="module")
