@@ -915,7 +915,7 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
     set, and 0 otherwise.
     """
     from .claim import audit_claim
-    from .diagnostics import passes_convergence_checks
+    from .diagnostics import glossary, passes_convergence_checks
     from .priors import parse_prior
     from .report import plain_warnings
 
@@ -982,6 +982,16 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
         "prior": prior,
         "versions": st.get("versions", {}),
         "files": files,
+        # the meaning of every statistic above, as the text summary prints it
+        "glossary": glossary(
+            [
+                *next(iter(variables.values()), {}),
+                "q",
+                "converged",
+                "sampling_seconds",
+                *post.acceptance,
+            ]
+        ),
     }
 
 

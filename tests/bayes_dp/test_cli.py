@@ -463,6 +463,11 @@ def test_json_output_is_one_object_on_stdout(strong_csv, tmp_path, capsys):
         assert result["diagnostics"][v]["ess_bulk"] == pytest.approx(diag[v]["ess_bulk"])
     assert isinstance(result["warnings"], list) and result["warnings"]  # 40 draws: low ESS
     assert result["seed"] == 3 and result["versions"]["bayes-dp"] == bdp.__version__
+    # every statistic the object shows has its meaning, as in the text summary
+    gloss = result["glossary"]
+    for key in ("mean", "sd", "q", "hdi", "r_hat", "ess_bulk", "ess_tail", "converged"):
+        assert gloss[key] == bdp.diagnostics.GLOSSARY[key]
+    assert set(result["acceptance"]) <= set(gloss)
     assert result["files"] == {
         "posterior": str(out / "posterior.nc"),
         "report": str(out / "report.html"),
