@@ -151,7 +151,9 @@ ONE_RUN_LAYOUT = "one-run file: .csv with columns m, r, v (one audit a row)"
 
 def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
     """Add the options of ``bayes-dp estimate`` that route it to :func:`~bayes_dp.estimate_gdp`."""
-    from .cli import _number  # out-of-range values are usage errors (exit 2) naming the option
+    from ._cli_options import (
+        _number,  # out-of-range values are usage errors (exit 2) naming the option
+    )
 
     g = e.add_argument_group(
         "Gaussian DP (whole ROC) and one-run audits",
@@ -318,7 +320,7 @@ def _gdp_evidence_of(args, log) -> list:
     """Return the evidence of a Gaussian-DP ``estimate``: score files, one-run audits, counts."""
     import bayes_dp as bdp
 
-    from .cli import _read_counts
+    from ._cli_io import _read_counts
 
     evidence, taken = [], set()
     kind = input_kind(args.counts)
@@ -362,7 +364,8 @@ def run_gdp_estimate(args, out, log) -> dict:
 
     import bayes_dp as bdp
 
-    from .cli import _check_writable_dir, _result_json
+    from ._cli_io import _check_writable_dir
+    from ._cli_result import _result_json
     from .report import plain_warnings
 
     outdir = Path(args.out)

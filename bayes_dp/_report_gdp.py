@@ -12,14 +12,13 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import plots
 from ._files import atomic_path
-from .claim import audit_claim
-from .posterior import Posterior
-from .report import (
+from ._report_html import (
     COLUMN_PX,
     PX_PER_INCH,
     _fmt,
@@ -28,6 +27,10 @@ from .report import (
     page_head,
     plain_warnings,
 )
+from .claim import audit_claim
+
+if TYPE_CHECKING:
+    from .posterior import Posterior
 
 #: Deltas of the table of eps(delta) (the run's delta is added).
 TABLE_DELTAS = (1e-2, 1e-3, 1e-5, 1e-8, 1e-10)

@@ -437,17 +437,14 @@ class Posterior:
             cover yet.
         """
         model = self.settings.get("model")
-        if model == "gdp":
-            from ._report_gdp import write_gdp_report
-
-            return write_gdp_report(self, path, **kwargs)
         if model == "one_run":
             raise NotImplementedError(
                 "the HTML report does not cover 'one_run' posteriors yet (estimate_one_run); "
                 "use summary() and to_netcdf(), or combine the audits in estimate_gdp"
             )
         # The package's one lazy import of a module that imports this one: the report draws
-        # plots of a Posterior (tests/test_import_graph.py allows this edge and no other).
+        # plots of a Posterior (tests/project/test_import_graph.py allows this edge and no other;
+        # the report hands Gaussian-DP posteriors to their own page).
         from .report import write_report
 
         return write_report(self, path, **kwargs)

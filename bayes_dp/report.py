@@ -16,10 +16,7 @@ reproduction commands are written here.
 
 from __future__ import annotations
 
-import base64
-import datetime
 import html
-import io
 import json
 import math
 from pathlib import Path
@@ -28,6 +25,15 @@ import numpy as np
 
 from . import plots
 from ._files import atomic_path
+from ._report_html import (
+    COLUMN_PX,
+    PX_PER_INCH,
+    _fmt,
+    _table,
+    figures_html,
+    page_head,
+    plain_warnings,
+)
 from ._validation import check_prob
 from .claim import audit_claim
 from .diagnostics import ACCEPT_RANGE, ESS_PER_CHAIN_MIN, RHAT_MAX, findings, glossary  # noqa: F401
@@ -38,120 +44,8 @@ from .sampler_settings import cli_options
 
 __all__ = ["write_report", "plain_warnings"]
 
-#: Width of the page's column in CSS pixels (``max-width`` of the body), and CSS pixels per
-#: inch of a figure: figures are drawn at most this wide and shown at their natural size.
-COLUMN_PX = 1100
-PX_PER_INCH = 90
 #: Group names that ``estimate_epsilon`` and ``bayes-dp`` give when none was chosen.
 _DEFAULT_NAMES = ("counts",)
-
-_CSS_TEMPLATE = """
-body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; max-width: {COLUMN_PX}px;
-       margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
-table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
-th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
-th { background: #f3f3f3; } td.l, th.l { text-align: left; }
-.warn { background: #fff4e5; border-left: 4px solid #e69500; padding: .5em 1em; margin: .4em 0; }
-.ok { background: #eef8ee; border-left: 4px solid #3a3; padding: .5em 1em; }
-figure { margin: 1em 0 2em; } figcaption { font-size: .9em; color: #444; max-width: 900px; }
-img { max-width: 100%; height: auto; }
-pre { background: #f6f6f6; padding: .8em; font-size: .85em; white-space: pre-wrap;
-      overflow-wrap: anywhere; }
-"""
-_CSS = _CSS_TEMPLATE.replace("{COLUMN_PX}", str(COLUMN_PX))
-
-
-def _fig_to_data_uri(fig, dpi: int) -> str:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def page_head(title: str, settings: dict, estimator: str) -> list[str]:
-    """Open the page: doctype, styles, the heading and a line on the version and estimator."""
-    version = html.escape(str(settings.get("versions", {}).get("bayes-dp", "")))
-    return [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>Generated {datetime.datetime.now().isoformat(timespec='seconds')} by bayes-dp "
-        f"{version}. Estimator: {html.escape(estimator)}</p>",
-    ]
-
-
-def figures_html(figures, dpi: int) -> list[str]:
-    """Embed (figure, caption) pairs as numbered ``<figure>`` elements, shown at natural size."""
-    out = []
-    for i, (fig, cap) in enumerate(figures, start=1):
-        w = round(fig.get_figwidth() * PX_PER_INCH)
-        h = round(fig.get_figheight() * PX_PER_INCH)
-        uri = _fig_to_data_uri(fig, dpi)
-        out.append(
-            f'<figure><img src="{uri}" width="{w}" height="{h}" '
-            f'alt="Figure {i}: {html.escape(cap)}">'
-            f"<figcaption>Figure {i}. {html.escape(cap)}</figcaption></figure>"
-        )
-    return out
-
-
-def _fmt(x, digits: int = 3) -> str:
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    x = float(x)
-    if not np.isfinite(x):
-        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
-    return f"{x:.{digits}g}" if abs(x) < 1e4 else f"{x:.0f}"
-
-
-def _table(header: list[str], rows: list[list], left: int = 1, cls: str = "") -> str:
-    out = [f'<table class="{cls}"><thead><tr>']
-    out += [
-        f'<th class="{"l" if i < left else ""}">{html.escape(h)}</th>' for i, h in enumerate(header)
-    ]
-    out.append("</tr></thead><tbody>")
-    for r in rows:
-        out.append("<tr>")
-        for i, v in enumerate(r):
-            txt = v if isinstance(v, str) else _fmt(v)
-            out.append(f'<td class="{"l" if i < left else ""}">{html.escape(txt)}</td>')
-        out.append("</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-def plain_warnings(posterior: Posterior) -> list[str]:
-    """Problems with a run, each as one sentence saying what to do.
-
-    The messages of :func:`bayes_dp.diagnostics.findings`, which owns the checks and their
-    thresholds: whether the run stopped before it converged (its time budget ran out), r_hat
-    (> 1.01), bulk and tail ESS (< 100 per chain), the acceptance rate of each move (outside
-    [0.1, 0.6]) and a fixed attack strength s (over-confident unless the attack is known to be
-    near-optimal).
-
-    Parameters
-    ----------
-    posterior : Posterior
-
-    Returns
-    -------
-    list of str
-        Empty when nothing was found.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> stuck = np.stack([rng.normal(0, 1, 200), rng.normal(3, 1, 200)])  # chains disagree
-    >>> post = Posterior({"eps": stuck}, {"accept_joint": np.full((2, 200), 0.3)}, {})
-    >>> plain_warnings(post)[0].startswith("r_hat")
-    True
-    """
-    return [f.message for f in findings(posterior)]
 
 
 def _unreliable(posterior: Posterior) -> str:
@@ -447,8 +341,12 @@ def write_report(
     prob: float = 0.9,
     confidence: float = 0.95,
     dpi: int = 90,
+    comparison=None,
 ) -> Path:
     """Write a self-contained HTML report of ``posterior`` to ``path``.
+
+    A Gaussian-DP posterior (:func:`~bayes_dp.estimate_gdp`) gets its own page
+    (:func:`bayes_dp._report_gdp.write_gdp_report`: mu and eps(delta), the fit check).
 
     Parameters
     ----------
@@ -466,12 +364,27 @@ def write_report(
         Pixels per inch of the embedded images (90: one image pixel per screen pixel; 180
         for sharp figures on high-density screens). The figures are shown at the same size
         whatever the value.
+    comparison : pandas.DataFrame, optional
+        Gaussian-DP posteriors only: the table of :func:`~bayes_dp.compare_estimators` for the
+        same scores, shown side by side.
 
     Returns
     -------
     pathlib.Path
         The file written.
     """
+    if isinstance(posterior, Posterior) and posterior.settings.get("model") == "gdp":
+        # Gaussian-DP posteriors have their own page (mu and eps(delta), the fit check)
+        from ._report_gdp import write_gdp_report
+
+        return write_gdp_report(
+            posterior, path, title=title, prob=prob, comparison=comparison, dpi=dpi
+        )
+    if comparison is not None:
+        raise ValueError(
+            "`comparison` is shown for Gaussian-DP posteriors (estimate_gdp) only; found one "
+            f"for a {posterior.settings.get('model', 'count')!r} posterior"
+        )
     if not isinstance(posterior, Posterior):
         raise TypeError(
             f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"

@@ -231,7 +231,7 @@ def test_cli_plan_with_distributions(capsys):
 
 
 def test_cli_truth_value_syntax():
-    from bayes_dp.cli import _truth_value
+    from bayes_dp._cli_options import _truth_value
 
     parse = _truth_value(0.0, low_open=True)
     assert parse("2.5") == 2.5
