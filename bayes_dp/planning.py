@@ -6,58 +6,37 @@ computes the posterior of eps of each simulated audit on a deterministic grid (t
 per-base likelihood of :mod:`samplers.model.binomial`, tabulated by
 :func:`samplers.exact.surrogate.build`),
 and summarises, per design, what the audit's interval and its power to detect a violated claim
-would be.  ``docs/planning.md`` has the method and its validation.
+would be.  ``docs/planning.md`` has the method and its validation. The grid posterior is in
+:mod:`bayes_dp._plan_grid`, the hypotheses in :mod:`bayes_dp._plan_truth`; this module is a
+little over 600 lines because it holds the result (:class:`AuditPlan`: table, plot, text) and
+both planners (counts and scores), which share the designs and their checks.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections import namedtuple
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._first_run import compile_first
+from ._plan_grid import (
+    grid_posterior,
+)
+from ._plan_truth import (
+    Hypothesis,
+    _truth_sampler,
+)
 from ._validation import as_generator, check_delta, check_positive_int, check_real
 from .observations import AttackCounts
 from .priors import Prior
 
 __all__ = ["AuditPlan", "Design", "plan_audit", "plan_gdp_audit"]
 
-#: Keys of a point hypothesis (``truth``): eps (at delta) or mu (GDP), s, and the likelihood's
-#: tau / rho; and of a design.
-TRUTH_KEYS = ("eps", "mu", "s", "tau", "rho")
-#: Columns of :attr:`AuditPlan.truths` (mu is nan where the hypothesis gave eps).
-Hypothesis = namedtuple("Hypothesis", ["eps", "s", "mu", "tau", "rho"])
 DESIGN_KEYS = ("bases", "n", "n_neg", "n_pos", "level", "label")
-#: Grid points this far (in log density) below the largest one bound the next, finer box.
-GAP = 20.0
-#: Nodes per coordinate of the zooming passes and of the final grid.
-COARSE = 12
-FINE = 12
-MAX_ROUNDS = 6
-#: The final grid's intervals are halved (at most MAX_ROUNDS times) where neighbouring nodes
-#: differ by more than ``step``, one of them within ``sharp_gap`` of the largest, up to
-#: ``max_nodes`` a coordinate; the zoom makes at most ``passes`` passes. With at most FEW_BASES
-#: distinct bases an evaluation is cheap and the posterior broad (a sharp edge across a wide
-#: box): FEW applies; else MANY (41% less CPU on four checked data sets of 10 bases, quantiles
-#: within 0.4 probability points of the quadrature reference; docs/planning.md).
-Settings = namedtuple("Settings", ["step", "max_nodes", "sharp_gap", "passes"])
-FEW_BASES = 4
-FEW = Settings(step=1.0, max_nodes=64, sharp_gap=8.0, passes=6)
-MANY = Settings(step=2.0, max_nodes=40, sharp_gap=6.0, passes=3)
-#: Rows of grid nodes at the ends of an axis holding together less than this share of the
-#: mass are cut from the box.
-TRIM = 1e-7
-#: Outer limits of the grid: u = log(s eps), v = logit s (s free), z0 = log eps (s fixed).
-U_BOX = (-7.0, 8.5)
-V_BOX = (-9.0, 9.0)
-Z0_BOX = (-7.0, 9.0)
-#: Points per interval of the final grid (and coordinate) at which its spline is read.
-READ = 4
 
 
 @dataclass(frozen=True)
@@ -139,383 +118,8 @@ def _designs(designs) -> tuple[Design, ...]:
     return out
 
 
-def _truth_point(t, where: str, delta: float, likelihood) -> Hypothesis:
-    """Check one hypothesis; ``where`` names it in messages (``truth``, ``truth[2]``)."""
-    from .gdp import gdp_epsilon
-
-    if not isinstance(t, Mapping):
-        raise TypeError(f"`{where}` must be a dict with keys 'eps' (or 'mu') and 's'; found {t!r}")
-    unknown = sorted(set(t) - set(TRUTH_KEYS))
-    if unknown or "s" not in t or ("eps" in t) == ("mu" in t):
-        raise ValueError(
-            f"`{where}` needs the key 's' and one of 'eps' (at delta) or 'mu' (GDP), and "
-            f"'tau' / 'rho' as the likelihood has them; found {dict(t)}"
-        )
-    other = [k for k in ("tau", "rho") if k in t and not likelihood.has(k)]
-    if other:
-        raise ValueError(
-            f"`{where}`: {other[0]!r} is not a parameter of the {likelihood.name!r} likelihood "
-            f"(give likelihood='bivariate_normal' for tau and rho, 'beta_binomial' for tau); "
-            f"found {dict(t)}"
-        )
-    missing = [k for k in likelihood.param_names if k not in t]
-    if missing:
-        raise ValueError(
-            f"`{where}` needs {missing[0]!r} with likelihood={likelihood.name!r} (the plan "
-            f"assumes it known); found {dict(t)}"
-        )
-    s = check_real(f"{where}['s']", t["s"], low=0.0, high=1.0, high_open=True)
-    tau = check_real(f"{where}['tau']", t.get("tau", 0.0), low=-1.0, high=1.0, high_open=True)
-    rho = check_real(f"{where}['rho']", t.get("rho", 0.0), low=-1.0, high=1.0, low_open=True)
-    if "rho" in t and abs(rho) >= 1.0:
-        raise ValueError(f"`{where}['rho']` must be in (-1, 1); found {t['rho']!r}")
-    if "mu" not in t:
-        eps = check_real(f"{where}['eps']", t["eps"], low=0.0, low_open=True)
-        return Hypothesis(eps, s, math.nan, tau, rho)
-    mu = check_real(f"{where}['mu']", t["mu"], low=0.0, low_open=True)
-    if delta == 0.0:
-        raise ValueError(f"`{where}` gives mu (GDP), which needs delta > 0; found delta=0.0")
-    return Hypothesis(gdp_epsilon(mu, delta), s, mu, tau, rho)
-
-
-def _describe(h: Hypothesis, delta: float) -> str:
-    if math.isnan(h.mu):
-        text = f"eps={h.eps:g}, s={h.s:g}"
-    else:
-        text = f"mu={h.mu:g} (eps={h.eps:.3g} at delta={delta:g}), s={h.s:g}"
-    return text + "".join(f", {k}={getattr(h, k):g}" for k in ("tau", "rho") if getattr(h, k))
-
-
-def _is_distribution(v) -> bool:
-    return hasattr(v, "rvs") and callable(v.rvs)
-
-
-def _describe_value(v) -> str:
-    """Name a value of a hypothesis: a number, or a scipy distribution and its parameters."""
-    if not _is_distribution(v):
-        return f"{v:g}" if isinstance(v, (int, float, np.number)) else repr(v)
-    if hasattr(v, "xk") and hasattr(v, "pk"):  # rv_discrete(values=...): weighted points
-        pts = ", ".join(f"{x:g}@{p:.3g}" for x, p in zip(v.xk, v.pk, strict=True))
-        return f"~ points({pts})"
-    dist = getattr(v, "dist", v)
-    name = getattr(dist, "name", type(dist).__name__)
-    if name in ("uniform", "truncnorm") and hasattr(v, "support"):
-        lo, hi = v.support()
-        if name == "uniform":
-            return f"~ uniform({lo:g}, {hi:g})"
-        mean, sd = v.kwds.get("loc", 0.0), v.kwds.get("scale", 1.0)
-        return f"~ normal({mean:g}, {sd:g}) cut to [{lo:g}, {hi:g}]"
-    args = [f"{a:g}" if isinstance(a, (int, float)) else repr(a) for a in getattr(v, "args", ())]
-    args += [f"{k}={x:g}" for k, x in getattr(v, "kwds", {}).items()]
-    return f"~ {name}({', '.join(args)})"
-
-
-def _dict_sampler(t, where: str, delta: float, likelihood) -> tuple[Callable, str]:
-    """Sampler and description of one dict hypothesis, whose values may be distributions."""
-    if isinstance(t, Mapping) and any(_is_distribution(v) for v in t.values()):
-
-        def draw(rng):
-            vals = {
-                k: float(np.ravel(v.rvs(random_state=rng))[0]) if _is_distribution(v) else v
-                for k, v in t.items()
-            }
-            return _truth_point(vals, where, delta, likelihood)
-
-        draw(np.random.default_rng(0))  # check the keys and the fixed values now
-        text = ", ".join(
-            f"{k} {_describe_value(v)}" if _is_distribution(v) else f"{k}={_describe_value(v)}"
-            for k, v in t.items()
-        )
-        return draw, text
-    point = _truth_point(t, where, delta, likelihood)
-    return (lambda rng: point), _describe(point, delta)
-
-
-def _truth_sampler(truth, delta: float, likelihood) -> tuple[Callable, str]:
-    """Return a function drawing one :data:`Hypothesis` per simulated audit, and a description."""
-    if isinstance(truth, Mapping):
-        return _dict_sampler(truth, "truth", delta, likelihood)
-    if callable(truth):
-
-        def draw(rng):
-            return _truth_point(truth(rng), "truth(rng)", delta, likelihood)
-
-        return draw, f"drawn by {getattr(truth, '__name__', repr(truth))}(rng)"
-    if isinstance(truth, Sequence) and not isinstance(truth, (str, bytes)) and truth:
-        draws = [_dict_sampler(t, f"truth[{i}]", delta, likelihood)[0] for i, t in enumerate(truth)]
-        return (
-            lambda rng: draws[int(rng.integers(len(draws)))](rng),
-            f"uniform over {len(draws)} hypotheses",
-        )
-    raise TypeError(
-        "`truth` must be a dict {'eps': ..., 's': ...} (or 'mu' for 'eps'), a non-empty list of "
-        f"such dicts, or a callable rng -> dict; found {truth!r}"
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # grid posterior of one audit
-
-
-@dataclass(frozen=True)
-class _GridPosterior:
-    """Posterior of eps as weighted points of log eps (sorted), from the grid."""
-
-    log_eps: np.ndarray
-    cdf: np.ndarray  # cumulative weights at the points (normalised, last = 1)
-
-    def quantile(self, q) -> np.ndarray:
-        return np.exp(np.interp(q, self.cdf, self.log_eps))
-
-    def prob_above(self, eps: float) -> float:
-        return float(1.0 - np.interp(math.log(eps), self.log_eps, self.cdf, left=0.0, right=1.0))
-
-
-def _kernel_model(counts: AttackCounts, delta: float, prior: Prior, likelihood: str, fix):
-    """Build the exact sampler's model of one group of ``counts`` (tau, rho fixed by ``fix``)."""
-    from ._sampling import kernel_model
-    from .evidence import Evidence
-    from .model import Model
-
-    group = Evidence(counts, likelihood=likelihood, fix=fix or None)
-    model, corr, _, _ = kernel_model(Model.build(group, delta=delta, prior=prior))
-    return model, corr
-
-
-def _log_prior_fn(prior: Prior):
-    """Return f(z0, s): the log prior density of (log eps, logit s), Jacobians included.
-
-    The Jacobians are eps and s (1 - s) (only eps when s is fixed, then ``s`` is ignored). In
-    (u, v) = (log(s eps), logit s) the density is the same: (z0, v) -> (u, v) has Jacobian 1.
-    """
-    d_eps = prior.eps._dist  # frozen once: freezing a scipy distribution costs ~1 ms
-    d_s = None if prior.s_fixed else prior.s._dist
-
-    def f(z0, s):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lp = d_eps.logpdf(np.exp(z0)) + z0
-            if d_s is not None:
-                lp = lp + d_s.logpdf(s) + np.log(s) + np.log1p(-s)
-        return np.where(np.isfinite(lp), lp, -np.inf)
-
-    return f
-
-
-def _log_post(model, corr, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
-    """Log posterior (up to a constant) on the tensor grid of ``axes``.
-
-    ``axes``: (u, v) with u = log(s eps), v = logit s when s is free (``s_fixed`` None), (z0,)
-    with z0 = log eps when it is fixed. Entries of ``lp`` that are not nan are kept (points
-    already computed, or filled in by :func:`_refine`).
-    """
-    from scipy.special import expit
-
-    from samplers.exact.grid import log_lik_points
-
-    mesh = np.meshgrid(*axes, indexing="ij")
-    if s_fixed is None:
-        s = expit(mesh[1])
-        z0 = mesh[0] - np.log(s)
-    else:
-        z0 = mesh[0]
-        s = np.full(z0.shape, s_fixed)
-    out = np.full(z0.shape, np.nan) if lp is None else lp
-    todo = np.isnan(out) & (z0 >= Z0_BOX[0]) & (z0 <= Z0_BOX[1])
-    out[np.isnan(out) & ~todo] = -np.inf
-    ll = np.empty(int(todo.sum()))
-    if not log_lik_points(model, corr, np.exp(z0[todo]), s[todo], ll, stop):
-        raise KeyboardInterrupt
-    out[todo] = ll + log_prior(z0[todo], s[todo])
-    return out
-
-
-def _zoom(lp, axes, box, outer, top, mode) -> tuple[float, ...]:
-    """Return the next box: around the points within GAP of ``top``, a spacing wider.
-
-    The box holds ``mode`` (the optimiser's best point, of log density ``top``) a spacing
-    inside. A side whose outermost row of nodes holds such a point moves out by half the box's
-    width instead (the mass may go on beyond it), up to the outer limits. Then each side moves
-    in past the rows of nodes that hold together less than TRIM of the mass (trapezoid weights
-    on the grid; a long flat tail far below the peak), never past the mode.
-    """
-    keep = lp >= top - GAP
-    w = np.exp(np.where(keep, lp - top, -np.inf))
-    new = []
-    for a, x in enumerate(axes):
-        other = tuple(b for b in range(len(axes)) if b != a)
-        k = keep.any(axis=other) if other else keep
-        idx = np.flatnonzero(k)
-        h, half = x[1] - x[0], 0.5 * (x[-1] - x[0])
-        lo = hi = mode[a]  # no node near the top: a peak between nodes, around the mode
-        if idx.size:
-            lo = box[2 * a] - half if idx[0] == 0 else x[idx[0]] - h
-            hi = box[2 * a + 1] + half if idx[-1] == x.size - 1 else x[idx[-1]] + h
-        mass = w.sum(axis=other) if other else w
-        if mass.sum() > 0:
-            cum = np.cumsum(mass) / mass.sum()
-            if cum[0] < TRIM:  # rows before the first that reaches TRIM carry (almost) nothing
-                lo = max(lo, x[np.flatnonzero(cum >= TRIM)[0] - 1])
-            rcum = np.cumsum(mass[::-1])[::-1] / mass.sum()
-            if rcum[-1] < TRIM:
-                hi = min(hi, x[np.flatnonzero(rcum >= TRIM)[-1] + 1])
-        lo, hi = min(lo, mode[a] - h), max(hi, mode[a] + h)
-        new += [max(lo, outer[2 * a]), min(hi, outer[2 * a + 1])]
-    return tuple(new)
-
-
-def _mode(log_post, start, outer) -> tuple[np.ndarray, float]:
-    """Maximise the log posterior from ``start`` (Nelder-Mead); return the point and value."""
-    from scipy.optimize import minimize
-
-    lo, hi = np.array(outer[0::2]), np.array(outer[1::2])
-
-    def f(x):
-        x = np.clip(x, lo, hi)
-        v = log_post([np.array([c]) for c in x]).item()
-        return -v if np.isfinite(v) else 1e300
-
-    res = minimize(
-        f,
-        start,
-        method="Nelder-Mead",
-        options={
-            "xatol": 1e-3,
-            "fatol": 1e-3,
-            "maxfev": 300,
-            "initial_simplex": start + np.vstack([np.zeros(len(start)), 0.3 * np.eye(len(start))]),
-        },
-    )
-    x = np.clip(res.x, lo, hi)
-    return x, -f(x)
-
-
-def _refine(lp, axes, a, step, max_nodes, sharp_gap) -> tuple[np.ndarray, np.ndarray]:
-    """Halve the intervals of axis ``a`` whose neighbouring nodes near the top differ by > step.
-
-    Returns the new axis and the grown grid, nan at the new points that need computing. A new
-    point whose two neighbours along ``a`` are both more than GAP below the top is filled with
-    the larger of them instead (the read-out cuts the density at 2 GAP below the top anyway).
-    """
-    x = axes[a]
-    top = np.max(lp)
-    lo = np.take(lp, np.arange(x.size - 1), axis=a)
-    hi = np.take(lp, np.arange(1, x.size), axis=a)
-    with np.errstate(invalid="ignore"):
-        jump = (np.abs(hi - lo) > step) & (np.maximum(hi, lo) >= top - sharp_gap)
-    other = tuple(b for b in range(lp.ndim) if b != a)
-    cells = np.flatnonzero(jump.any(axis=other) if other else jump)[: max(max_nodes - x.size, 0)]
-    if not cells.size:
-        return x, lp
-    new_x = np.sort(np.concatenate([x, 0.5 * (x[cells] + x[cells + 1])]))
-    pos = np.searchsorted(new_x, x)
-    grown = np.full(lp.shape[:a] + (new_x.size,) + lp.shape[a + 1 :], np.nan)
-    index = [slice(None)] * lp.ndim
-    index[a] = pos
-    grown[tuple(index)] = lp
-    index[a] = pos[cells] + 1  # the new nodes: right after their interval's left end
-    near = np.maximum(np.take(lo, cells, axis=a), np.take(hi, cells, axis=a))
-    grown[tuple(index)] = np.where(near < top - GAP, near, np.nan)
-    return new_x, grown
-
-
-def _read_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """READ points in each interval of the nodes ``x`` (sub-cell mid-points) and their widths."""
-    h = np.diff(x) / READ
-    pts = x[:-1, None] + h[:, None] * (np.arange(READ) + 0.5)[None, :]
-    return pts.ravel(), np.repeat(h, READ)
-
-
-def grid_posterior(
-    counts: AttackCounts,
-    delta: float,
-    prior: Prior,
-    stop=None,
-    *,
-    likelihood: str = "binomial",
-    fix: dict | None = None,
-) -> _GridPosterior:
-    """Posterior of eps of ``counts`` on a deterministic grid (private; see module doc).
-
-    ``likelihood`` and ``fix`` as in :class:`~bayes_dp.Evidence`: the parameters of a
-    correlated likelihood must all be fixed (known).
-
-    Passes of COARSE nodes per coordinate zoom from the outer box to the points within GAP of
-    the largest (:func:`_zoom`) until no side moves by more than a spacing; then a grid of FINE
-    nodes per coordinate on that box is refined where neighbouring nodes differ by more than a
-    step (:data:`FEW`, :data:`MANY`; :func:`_refine`), and the log density is read between the
-    nodes through a cubic spline, READ points per interval and coordinate.
-    """
-    from scipy.interpolate import CubicSpline, RectBivariateSpline
-    from scipy.special import expit
-
-    stop = np.zeros(1, dtype=np.int64) if stop is None else stop
-    model, corr = _kernel_model(counts, delta, prior, likelihood, fix)
-    log_prior = _log_prior_fn(prior)
-    s_fixed = float(prior.s) if prior.s_fixed else None
-
-    def log_post(axes, lp=None):
-        return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp)
-
-    outer = Z0_BOX if prior.s_fixed else U_BOX + V_BOX
-    n_ax = len(outer) // 2
-    box = outer
-    mode, top = None, -np.inf
-    distinct = model.b_grp.size + (0 if corr is None else corr.c_grp.size)
-    cfg = FEW if distinct <= FEW_BASES else MANY
-    for it in range(cfg.passes):
-        axes = [np.linspace(box[2 * a], box[2 * a + 1], COARSE) for a in range(n_ax)]
-        lp = log_post(axes)
-        if not np.isfinite(np.max(lp)):
-            raise FloatingPointError("the grid posterior has no point of positive density")
-        if mode is None or np.max(lp) > top:
-            best = np.array(
-                [x[i] for x, i in zip(axes, np.unravel_index(np.argmax(lp), lp.shape), strict=True)]
-            )
-            mode, top = _mode(log_post, best, outer)
-            top = max(top, np.max(lp))
-        new = _zoom(lp, axes, box, outer, top, mode)
-        moved = max(
-            abs(n - b) / (axes[i // 2][1] - axes[i // 2][0])
-            for i, (n, b) in enumerate(zip(new, box, strict=True))
-        )
-        box = new
-        if it > 0 and moved <= 1.0:  # no side moved by more than one spacing
-            break
-    axes = [np.linspace(box[2 * a], box[2 * a + 1], FINE) for a in range(n_ax)]
-    lp = log_post(axes)
-    for _ in range(MAX_ROUNDS):
-        sizes = [x.size for x in axes]
-        for a in range(n_ax):
-            axes[a], lp = _refine(lp, axes, a, cfg.step, cfg.max_nodes, cfg.sharp_gap)
-            if np.isnan(lp).any():
-                lp = log_post(axes, lp)
-        if sizes == [x.size for x in axes]:
-            break
-    top = np.max(lp)
-    lp = np.maximum(np.where(np.isfinite(lp), lp, -np.inf), top - 2 * GAP) - top
-    # the spline may ring next to a sharp peak: never above the largest node of its cell
-    cell_max = lp
-    for a in range(n_ax):
-        n = lp.shape[a]
-        cell_max = np.maximum(
-            np.take(cell_max, np.arange(n - 1), axis=a), np.take(cell_max, np.arange(1, n), axis=a)
-        )
-    cell_max = np.repeat(cell_max, READ, axis=0)
-    if n_ax == 1:
-        log_eps, w = _read_points(axes[0])
-        dens = np.minimum(CubicSpline(axes[0], lp)(log_eps), cell_max)
-        w = w * np.exp(dens)
-    else:
-        (u, wu), (v, wv) = _read_points(axes[0]), _read_points(axes[1])
-        dens = RectBivariateSpline(axes[0], axes[1], lp, kx=3, ky=3)(u, v)
-        dens = np.minimum(dens, np.repeat(cell_max, READ, axis=1))
-        w = (np.exp(dens) * wu[:, None] * wv[None, :]).ravel()
-        log_eps = (u[:, None] - np.log(expit(v))[None, :]).ravel()
-    order = np.argsort(log_eps, kind="stable")
-    log_eps, w = log_eps[order], w[order]
-    cdf = np.cumsum(w)
-    cdf = (cdf - 0.5 * w) / cdf[-1]  # mid-point of each point's mass
-    return _GridPosterior(log_eps, cdf)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import sys
 import time
 
 import bayes_dp as bdp
-import samplers.grid
+import samplers.exact.grid
 from bayes_dp import planning
 from bayes_dp.simulate import simulate_counts
 
@@ -26,7 +26,7 @@ def main() -> None:
     ap.add_argument("--bases", type=int, default=20)
     ap.add_argument("--reps", type=int, default=4)
     args = ap.parse_args()
-    kernel = samplers.grid.log_lik_points
+    kernel = samplers.exact.grid.log_lik_points
     points, cpu = collections.Counter(), collections.Counter()
 
     def counted(M, C, eps, s, out, stop):
@@ -40,7 +40,7 @@ def main() -> None:
         cpu[line] += time.process_time() - t
         return ok
 
-    samplers.grid.log_lik_points = counted
+    samplers.exact.grid.log_lik_points = counted
     sizes = (100, 1000, 10_000)
     audits = [
         simulate_counts(4.0, 0.7, 1e-5, [n] * args.bases, [n] * args.bases, seed=i)[0]
