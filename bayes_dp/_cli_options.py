@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .sampler_settings import option_name, parse_field
+from .sampler_settings import SAMPLER_CLASSES, option_name, parse_field
 
 
 def _number(kind, low, high=None, low_open=False, high_open=False):
@@ -98,13 +98,15 @@ def _truth_value(low, high=None, low_open=False, high_open=False):
     return parse
 
 
-def _add_sampler_options(p, cls) -> None:
-    """Add one option per field of the settings class ``cls``, named, typed and checked by it.
+def _add_sampler_options(p) -> None:
+    """Add ``--sampler`` and one option per field of the settings classes, typed and checked.
 
-    A value the class refuses is a usage error (exit status 2) naming the option.
+    The options are derived from the fields of :data:`bayes_dp.sampler_settings.SAMPLER_CLASSES`
+    (one declaration): a value the class refuses is a usage error (exit status 2) naming the
+    option; an option of the other sampler is refused by :func:`_check_sampler_args`.
     """
 
-    def parser(name):
+    def parser(cls, name):
         def parse(text: str):
             try:
                 return parse_field(cls, name, text)
@@ -114,19 +116,51 @@ def _add_sampler_options(p, cls) -> None:
         parse.__name__ = type(getattr(cls, name)).__name__  # argparse names it in its messages
         return parse
 
-    for f in dataclasses.fields(cls):
+    names = list(SAMPLER_CLASSES)
+    p.add_argument(
+        "--sampler",
+        choices=names,
+        default=names[0],
+        help=f"the sampler (default {names[0]}: the exact sampler; mhaar: the paper's MHAAR; "
+        "docs/model.md)",
+    )
+    owners: dict[str, list] = {}
+    for cls in SAMPLER_CLASSES.values():
+        for f in dataclasses.fields(cls):
+            owners.setdefault(f.name, []).append(cls)
+    for name, classes in owners.items():
+        f = {f.name: f for f in dataclasses.fields(classes[0])}[name]
+        which = "" if len(classes) == len(names) else f"--sampler {classes[0].method} only; "
         p.add_argument(
-            option_name(f.name),
-            dest=f.name,
-            type=parser(f.name),
+            option_name(name),
+            dest=name,
+            type=parser(classes[0], name),
             default=None,
-            metavar=f.name.upper(),
-            help=f"{f.metadata['help']} (default {f.default!r})",
+            metavar=name.upper(),
+            help=f"{f.metadata['help']} ({which}default {f.default!r})",
         )
 
 
-def _sampler_from_args(args, cls):
-    """Return the settings object of ``cls`` given by the options of ``_add_sampler_options``."""
+def _check_sampler_args(args) -> str | None:
+    """Return why the sampler options of ``args`` do not fit ``--sampler``, or None."""
+    cls = SAMPLER_CLASSES[args.sampler]
+    own = {f.name for f in dataclasses.fields(cls)}
+    every = {f.name for c in SAMPLER_CLASSES.values() for f in dataclasses.fields(c)}
+    other = sorted(n for n in every - own if getattr(args, n, None) is not None)
+    if other:
+        opts = ", ".join(option_name(n) for n in other)
+        return f"{opts}: option(s) of another sampler, not of --sampler {args.sampler}"
+    if args.sampler != "exact" and getattr(args, "max_time", None) is not None:
+        return (
+            "--max-time: the time budget is the exact sampler's; "
+            f"--sampler {args.sampler} runs a fixed length (--draws)"
+        )
+    return None
+
+
+def _sampler_from_args(args):
+    """Return the settings object that ``--sampler`` and its options give."""
+    cls = SAMPLER_CLASSES[args.sampler]
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
     return cls(**{k: v for k, v in given.items() if v is not None})
 

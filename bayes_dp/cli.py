@@ -60,6 +60,7 @@ from ._cli_io import (
 from ._cli_options import (
     _add_prior_options,
     _add_sampler_options,
+    _check_sampler_args,
     _number,
     _prior_from_args,
     _sampler_from_args,
@@ -77,7 +78,7 @@ from ._cli_result import (
     _uses_tau,
 )
 from .exceptions import TimeBudgetError
-from .sampler_settings import Exact
+from .sampler_settings import MHAAR, Exact
 
 __all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
 
@@ -182,9 +183,10 @@ def _parser() -> argparse.ArgumentParser:
         "--tune",
         type=_number(int, 0),
         default=None,
-        help=f"warm-up iterations per chain (default {Exact.default_tune})",
+        help=f"warm-up iterations per chain (default {Exact.default_tune} for the exact "
+        f"sampler, {MHAAR.default_tune} for MHAAR)",
     )
-    _add_sampler_options(e, Exact)
+    _add_sampler_options(e)
     _add_prior_options(
         e,
         "--s",
@@ -388,8 +390,11 @@ def _estimate(args, out, log) -> dict:
         named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
     log(f"read {n_bases} challenge bases from {args.counts} in {named}")
     prior = _prior_from_args(args)
-    tune = Exact.default_tune if args.tune is None else args.tune
-    if args.draws is None:
+    sampler = _sampler_from_args(args)
+    tune = sampler.default_tune if args.tune is None else args.tune
+    if args.draws is None and args.sampler == MHAAR.method:
+        length = f"{MHAAR.default_draws} draws (MHAAR's fixed length)"
+    elif args.draws is None:
         budget = 600.0 if args.max_time is None else args.max_time
         length = f"until r_hat <= 1.01 and bulk and tail ESS >= 4000 (at most {budget:g} s)"
     else:
@@ -418,7 +423,7 @@ def _estimate(args, out, log) -> dict:
             chains=args.chains,
             draws=args.draws,
             tune=args.tune,
-            sampler=_sampler_from_args(args, Exact),
+            sampler=sampler,
             max_time=args.max_time,
             seed=args.seed,
             cores=args.cores,
@@ -560,6 +565,9 @@ def main(argv: list[str] | None = None) -> int:
     want_json = "--json" in argv
     try:
         args = parser.parse_args(argv)
+        why = _check_sampler_args(args) if args.command == "estimate" else None
+        if why:  # an option of the other sampler: a usage error, before anything runs
+            raise _UsageError(f"bayes-dp estimate: error: {why}")
     except _UsageError as e:
         print(str(e), file=err)
         if want_json:

@@ -210,8 +210,6 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
     why = []
     prior = model.prior
     groups = model.groups
-    if cfg.method != "exact":
-        why.append(f"method {cfg.method!r}")
     if not isinstance(prior.eps, HalfNormal):
         why.append("a log-normal prior of ε")
     if prior.tau != Beta(1.0, 1.0):
@@ -247,7 +245,9 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
     cmd = ["bayes-dp estimate counts.csv", f"--delta {model.delta!r}", "--out results"]
     cmd += [f"--seed {st['seed']}", f"--chains {cfg.chains}", f"--tune {cfg.tune}"]
     cmd.append(f"--draws {cfg.draws}")
-    cmd += cli_options(cfg.sampler)  # the command runs the exact sampler, its options by field
+    if cfg.method != "exact":
+        cmd.append(f"--sampler {cfg.method}")
+    cmd += cli_options(cfg.sampler)  # the sampler's options, by field
     if prior.eps.scale != 10.0:
         cmd.append(f"--prior-eps-scale {prior.eps.scale!r}")
     if prior.s_fixed:

@@ -111,16 +111,18 @@ def test_default_tune_is_the_samplers():
 
 
 def test_cli_options_come_from_the_fields():
-    """Every field of bdp.Exact (the command's sampler) is an option of ``bayes-dp estimate``,
-    parsed and checked by the field; a refused value is a usage error naming the option."""
+    """Every field of bdp.Exact and bdp.MHAAR is an option of ``bayes-dp estimate``, parsed and
+    checked by the field; a refused value is a usage error naming the option."""
     out = subprocess.run(
         [sys.executable, "-m", "bayes_dp", "estimate", "--help"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    for f in dataclasses.fields(bdp.Exact):
-        assert option_name(f.name) in out
+    for cls in (bdp.Exact, bdp.MHAAR):
+        for f in dataclasses.fields(cls):
+            assert option_name(f.name) in out
+    assert "--sampler {exact,mhaar}" in out
     assert parse_field(bdp.Exact, "target_accept", "0.25") == 0.25
     assert parse_field(bdp.MHAAR, "integrate_latents", "true") is True
     assert parse_field(bdp.MHAAR, "n_aux", "8") == 8
@@ -137,3 +139,50 @@ def test_cli_options_come_from_the_fields():
     assert bad.returncode == 2 and "--target-accept" in bad.stderr and "1.5" in bad.stderr
     assert cli_options(bdp.Exact()) == []
     assert cli_options(bdp.Exact(target_accept=0.25)) == ["--target-accept 0.25"]
+
+
+def test_cli_sampler_options_must_fit_the_sampler(tmp_path, capsys):
+    """An MHAAR option without ``--sampler mhaar``, or a time budget with it, is a usage error
+    (exit 2, the option named) before anything is read."""
+    from bayes_dp.cli import main
+
+    base = ["estimate", str(tmp_path / "missing.csv"), "--delta", "1e-5", "--out", str(tmp_path)]
+    assert main([*base, "--n-aux", "8"]) == 2
+    assert "--n-aux" in capsys.readouterr().err
+    assert main([*base, "--sampler", "mhaar", "--max-time", "10"]) == 2
+    assert "--max-time" in capsys.readouterr().err
+    assert main([*base, "--sampler", "gibbs"]) == 2
+    assert "gibbs" in capsys.readouterr().err
+
+
+def test_cli_runs_mhaar_with_its_options_and_the_report_repeats_it(tmp_path, capsys):
+    """``--sampler mhaar --n-aux 4 --thin 1`` runs MHAAR with those fields, records them, and
+    the report's command repeats them (same draws as the Python call with the same object)."""
+    from bayes_dp.cli import main
+    from bayes_dp.report import _cli_reproduction
+
+    csv = tmp_path / "c.csv"
+    csv.write_text("fp,n_neg,fn,n_pos\n50,1000,300,1000\n40,1000,350,1000\n")
+    out = tmp_path / "o"
+    args = ["estimate", str(csv), "--delta", "1e-5", "--out", str(out), "--seed", "2"]
+    args += ["--sampler", "mhaar", "--n-aux", "4", "--thin", "1", "--draws", "200"]
+    args += ["--tune", "100", "--chains", "2", "--json"]
+    assert main(args) in (0, 3)  # 200 draws: converged or not, the run is what was asked
+    capsys.readouterr()
+    post = bdp.load_posterior(out / "posterior.nc")
+    assert post.settings["method"] == "mhaar"
+    assert post.settings["n_aux"] == 4 and post.settings["thin"] == 1
+    again = bdp.estimate_epsilon(
+        bdp.AttackCounts(fp=[50, 40], n_neg=1000, fn=[300, 350], n_pos=1000),
+        delta=1e-5,
+        sampler=bdp.MHAAR(n_aux=4, thin=1),
+        draws=200,
+        tune=100,
+        chains=2,
+        seed=2,
+        progress=False,
+        check=False,  # 200 draws: no convergence warning asked for
+    )
+    np.testing.assert_array_equal(post.draws("eps"), again.draws("eps"))
+    _, cmd = _cli_reproduction(post.settings)
+    assert "--sampler mhaar" in cmd and "--n-aux 4" in cmd and "--thin 1" in cmd

@@ -25,6 +25,7 @@ README_PHRASES = [
     f'`bdp.MHAAR(aux_proposal="{MH.aux_proposal}", n_aux={MH.n_aux})`, the defaults',
     f"mixed with {100 * MH.aux_uniform_weight:g}% uniform",
     f"Each stored draw is `thin={MH.thin}` iterations",
+    f"always for a fixed length, {bdp.MHAAR.default_draws} draws per chain unless `--draws`",
     # (the thresholds that judge a run: tests/project/test_readme_numbers.py)
 ]
 
