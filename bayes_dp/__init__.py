@@ -26,6 +26,7 @@ _WHERE = {
     "GdpFitWarning": "gdp",
     "HalfNormal": "priors",
     "LogNormal": "priors",
+    "MinorModeWarning": "exceptions",
     "OneRunCounts": "one_run",
     "Posterior": "posterior",
     "Prior": "priors",
@@ -63,6 +64,7 @@ __all__ = [
     "GdpFitWarning",
     "HalfNormal",
     "LogNormal",
+    "MinorModeWarning",
     "OneRunCounts",
     "Posterior",
     "Prior",
@@ -113,7 +115,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .compare import compare_estimators, gdp_lower_bound
     from .estimate import estimate_epsilon
     from .evidence import Evidence
-    from .exceptions import ConvergenceWarning, TimeBudgetError
+    from .exceptions import ConvergenceWarning, MinorModeWarning, TimeBudgetError
     from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
     from .observations import AttackCounts
     from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound

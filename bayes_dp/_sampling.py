@@ -185,6 +185,7 @@ class SamplerSettings:
                 max_time=out["max_time"],
                 converged=out["converged"],
                 stop_reason=out["stop_reason"],
+                minor_mode=out.get("minor_mode"),
                 seconds=out["seconds"],
                 log_likelihood=self.log_likelihood,
             )
@@ -340,6 +341,11 @@ def run_exact(
             "not finish); give more time or a shorter warm-up"
         )
     z = res["z"]
+    from ._modes import find_better_mode
+
+    minor_mode = find_better_mode(kmodel, corr, names, z, model.delta)
+    if minor_mode is not None:  # the chains missed a dominant mode at eps ~ 0: not a result
+        converged, stop_reason = False, "minor_mode"
     out = {"eps": np.exp(z[:, :, 0])}
     s_out = np.full(z.shape[:2] + (G,), np.nan)
     tau_out = np.full(z.shape[:2] + (J,), np.nan)
@@ -372,6 +378,7 @@ def run_exact(
     out.update(
         converged=converged,
         stop_reason=stop_reason,
+        minor_mode=minor_mode,
         max_time=None if not np.isfinite(budget) else float(budget),
         seconds=time.perf_counter() - t0,
     )

@@ -247,12 +247,15 @@ def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Po
 def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
     """ConvergenceWarning for a run that stopped (time or size limit) before it converged."""
     from .diagnostics import findings
-    from .exceptions import ConvergenceWarning
+    from .exceptions import ConvergenceWarning, MinorModeWarning
 
+    cls = (
+        MinorModeWarning if post.settings.get("stop_reason") == "minor_mode" else ConvergenceWarning
+    )
     for f in findings(post):
         if f.kind == "not_converged":
             d = post.diagnostics()[f.var]
-            warnings.warn(ConvergenceWarning(f.message, var=f.var, **d), stacklevel=stacklevel + 1)
+            warnings.warn(cls(f.message, var=f.var, **d), stacklevel=stacklevel + 1)
 
 
 #: Automatic run length of the exact sampler: first round, largest round, the criteria every
