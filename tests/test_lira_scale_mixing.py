@@ -44,20 +44,20 @@ def test_the_threshold_is_what_decides(monkeypatch):
 
 
 @pytest.mark.slow
-def test_no_table_path_matches_the_quadrature_reference(monkeypatch):
-    # 300 LiRA targets of 64 models through the no-table path (threshold lowered to 0), default
-    # run: eps and s quantiles within 1.5 probability points of tests/exact_posterior.py (the
-    # table path's test is tests/test_fitted_proposal.py)
+def test_no_table_path_matches_the_quadrature_reference():
+    # 1,000 LiRA targets of 64 models take the no-table path; default run: eps and s quantiles
+    # within 1.5 probability points of tests/exact_posterior.py (the table path's test is
+    # tests/test_fitted_proposal.py, 300 targets)
     from exact_posterior import posterior_grid_groups
 
-    monkeypatch.setattr(_sampling, "TABLE_MAX_BASES", 0)
-    c = lira_counts(64, 300, seed=1).counts
+    c = lira_counts(64, 1000, seed=1).counts
     post = bdp.estimate_epsilon(c, delta=1e-5, seed=0, log_likelihood=False, progress=False)
     assert post.converged
-    assert post.settings["surrogate_moves"] == ["fitted_t"] * 4
+    assert "fitted_t" in post.settings["surrogate_moves"]
     counts = tuple(np.asarray(v) for v in (c.fp, c.n_neg, c.fn, c.n_pos))
     ref = posterior_grid_groups([(counts, ("beta", 1, 1), None)], 1e-5, ("halfnormal", 10.0))
     qs = np.array([0.05, 0.5, 0.95])
     err_eps = np.abs(ref.eps_cdf(np.quantile(post.draws("eps"), qs)) - qs).max()
     err_s = np.abs(ref.s_cdf(0, np.quantile(post.draws("s"), qs)) - qs).max()
+    print(f"worst quantile error: eps {err_eps:.4f}, s {err_s:.4f}")  # shown with pytest -s
     assert max(err_eps, err_s) < 0.015, (err_eps, err_s)
