@@ -28,6 +28,7 @@ _WHERE = {
     "HalfNormal": "priors",
     "LogNormal": "priors",
     "MHAAR": "sampler_settings",
+    "MinorModeWarning": "exceptions",
     "OneRunCounts": "one_run",
     "Posterior": "posterior",
     "Prior": "priors",
@@ -70,6 +71,7 @@ __all__ = [
     "HalfNormal",
     "LogNormal",
     "MHAAR",
+    "MinorModeWarning",
     "OneRunCounts",
     "Posterior",
     "Prior",
@@ -124,7 +126,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .compile_cache import precompile
     from .estimate import estimate_epsilon
     from .evidence import Evidence
-    from .exceptions import ConvergenceWarning, TimeBudgetError
+    from .exceptions import ConvergenceWarning, MinorModeWarning, TimeBudgetError
     from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
     from .observations import AttackCounts
     from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound

@@ -203,6 +203,18 @@ def _not_converged(posterior: Posterior, diag: dict) -> Finding:
             "The chains mix too slowly for an automatic run: look at the trace plots, or run a "
             "fixed, longer `draws` (--draws on the command line)."
         )
+    elif reason == "minor_mode":
+        m = st.get("minor_mode") or {}
+        eps, lp = m.get("eps", float("nan")), m.get("log_post", float("nan"))
+        gap = lp - m.get("log_post_draws", float("nan"))
+        message = (
+            f"Not converged: the chains sit in a minor mode. At eps = {eps:.2g} the log posterior "
+            f"density is {lp:.2f}, {gap:.1f} above the best of the chains' draws, and no chain "
+            "went there; the result is not reliable. With many barely exposed bases (LiRA score "
+            "matrices) the model has a mode at eps ~ 0; see docs/lira.md, 'Which likelihood for "
+            "a score matrix'."
+        )
+        return Finding("not_converged", "eps", float(posterior.n_draws), None, message)
     else:
         why = "it stopped early"
         todo = "Run again with more time (max_time, or --max-time on the command line)."

@@ -10,7 +10,7 @@ from . import _progress
 from ._run_record import _generator, _versions
 from ._sampling import SAMPLERS, AutoLength, SamplerSettings
 from .diagnostics import findings
-from .exceptions import ConvergenceWarning, OutputSkippedWarning
+from .exceptions import ConvergenceWarning, MinorModeWarning, OutputSkippedWarning
 from .model import Model
 from .posterior import Posterior
 from .priors import Prior
@@ -242,7 +242,10 @@ def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Po
 
 def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
     """ConvergenceWarning for a run that stopped (time or size limit) before it converged."""
+    cls = (
+        MinorModeWarning if post.settings.get("stop_reason") == "minor_mode" else ConvergenceWarning
+    )
     for f in findings(post):
         if f.kind == "not_converged":
             d = post.diagnostics()[f.var]
-            warnings.warn(ConvergenceWarning(f.message, var=f.var, **d), stacklevel=stacklevel + 1)
+            warnings.warn(cls(f.message, var=f.var, **d), stacklevel=stacklevel + 1)

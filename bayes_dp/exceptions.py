@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "OutputSkippedWarning", "TimeBudgetError"]
+__all__ = ["ConvergenceWarning", "MinorModeWarning", "OutputSkippedWarning", "TimeBudgetError"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -22,6 +22,16 @@ class ConvergenceWarning(UserWarning):
         self.r_hat = r_hat
         self.ess_bulk = ess_bulk
         self.ess_tail = ess_tail
+
+
+class MinorModeWarning(ConvergenceWarning):
+    """The chains missed a mode of much higher posterior density (at eps ~ 0).
+
+    Raised by the exact sampler's check ``bayes_dp._modes.find_better_mode``; the run's
+    ``post.converged`` is False and ``post.settings["minor_mode"]`` holds what was found
+    (``eps``, ``log_post``, ``log_post_draws``, ``z``). See ``docs/lira.md``, "Which likelihood
+    for a score matrix".
+    """
 
 
 class TimeBudgetError(RuntimeError):

@@ -9,7 +9,8 @@ convergence and the summary. Run it twice: the first run of a changed kernel inc
 compilation.
 
 Run: ``python benchmarks/lira_mixing.py --models 64 --targets 10000 --likelihood binomial``
-(``--likelihood bivariate_normal`` is the default of ``res.to_evidence()``).
+(``--likelihood bivariate_normal`` was the default of ``res.to_evidence()`` before it became
+the binomial; ``docs/lira.md``, "Which likelihood for a score matrix").
 
 ``--modes`` (bivariate normal, tau and rho free) instead maximises the exact log posterior in
 z = (log eps, logit s, logit tau, atanh(rho / rho_max)) from two starts, one near eps ~ 3 and

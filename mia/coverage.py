@@ -211,7 +211,7 @@ def score_matrix_audit(
     scores, keep = simulate_score_matrix(n_models, n_targets, mu, seed=rng)
     res = counts_from_score_matrix(scores, keep, alpha, method, fixed_variance=fixed_variance)
     post = bdp.estimate_epsilon(
-        res.to_evidence(name="lira"),
+        res.to_evidence(name="lira", likelihood="bivariate_normal"),
         delta=delta,
         chains=chains,
         draws=draws,

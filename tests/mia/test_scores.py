@@ -217,11 +217,14 @@ def test_zero_spread_error_and_skip():
     assert mia.counts_from_score_matrix(scores, keep, 0.1, fixed_variance=True).n_skipped == 0
 
 
-def test_to_evidence_is_bivariate_normal():
+def test_to_evidence_is_binomial_by_default():
     scores, keep = mia.simulate_score_matrix(20, 3, 1.0, seed=0)
-    ev = mia.counts_from_score_matrix(scores, keep, 0.1).to_evidence(name="mine", strength="own")
+    res = mia.counts_from_score_matrix(scores, keep, 0.1)
+    ev = res.to_evidence(name="mine", strength="own")
     assert isinstance(ev, bdp.Evidence)
-    assert ev.likelihood == "bivariate_normal" and ev.name == "mine" and ev.strength == "own"
+    assert ev.likelihood == "binomial" and ev.name == "mine" and ev.strength == "own"
+    old = res.to_evidence(likelihood="bivariate_normal", fix={"tau": 0.01})  # still available
+    assert old.likelihood == "bivariate_normal" and old.fix["tau"] == 0.01
 
 
 # -- input validation ----------------------------------------------------------------------------
@@ -397,7 +400,7 @@ def test_cli_estimate_from_score_files(tmp_path, capsys):
     # 3 when these short runs fail the convergence checks (the status says so, the draws are kept)
     assert rc == _status(post), captured.err
     assert "online test at alpha=0.1, 5 targets counted, 0 skipped" in captured.err  # a log line
-    assert "tau_lira" in post.var_names
+    assert "tau_lira" not in post.var_names  # binomial: no tau (docs/lira.md)
     csv = _write_long_csv(tmp_path / "scores.csv", scores, keep)
     rc = main(
         ["estimate", str(csv), "--delta", "1e-5", "--out", str(tmp_path / "o2"), *FAST]

@@ -1,0 +1,64 @@
+"""Thousands of binomial bases: no surrogate table, the fitted t proposal (docs/lira.md).
+
+From ``bayes_dp._sampling.TABLE_MAX_BASES`` bases on, the exact sampler's independence move
+proposes from the Student t fitted to the warm-up instead of the table's proposal.
+"""
+
+import numpy as np
+import pytest
+
+import bayes_dp as bdp
+from bayes_dp import _sampling
+
+from tests._support.lira_sim import lira_counts
+
+FAST = {"delta": 1e-5, "seed": 0, "chains": 2, "tune": 300, "draws": 300}
+
+
+def _run(ev, **kw):
+    return bdp.estimate_epsilon(ev, check=False, progress=False, log_likelihood=False, **kw)
+
+
+def test_many_bases_take_the_fitted_t_few_the_table():
+    # the reduced large-base path of CI: 1,000 simulated LiRA targets (>= TABLE_MAX_BASES)
+    many = lira_counts(64, 1000, seed=1).to_evidence()
+    assert len(many.counts) >= _sampling.TABLE_MAX_BASES
+    post = _run(many, **{**FAST, "tune": 1000})  # the t is fitted to the warm-up's second half
+    assert post.settings["surrogate_moves"] == ["fitted_t", "fitted_t"]
+    assert post.acceptance["accept_table"] > 0.3  # the independence move mixes
+    lo, hi = post.interval(0.9, "eps")
+    assert 1.0 < lo < hi < 10.0
+    # fewer bases: the table is built, as before (a chain whose table proposal fails its pilot
+    # may still take the fitted t)
+    few = lira_counts(64, 60, seed=1).to_evidence()
+    post = _run(few, **FAST)
+    assert "table_proposal" in post.settings["surrogate_moves"]
+
+
+def test_the_threshold_is_what_decides(monkeypatch):
+    few = lira_counts(64, 60, seed=1).to_evidence()
+    monkeypatch.setattr(_sampling, "TABLE_MAX_BASES", 10)
+    post = _run(few, **{**FAST, "tune": 1000})
+    moves = post.settings["surrogate_moves"]
+    # no table: the fitted t, or (a chain whose t fails its pilot) the exact moves only
+    assert "fitted_t" in moves and set(moves) <= {"fitted_t", "none"}
+
+
+@pytest.mark.slow
+def test_no_table_path_matches_the_quadrature_reference():
+    # 1,000 LiRA targets of 64 models take the no-table path; default run: eps and s quantiles
+    # within 1.5 probability points of tests/reference/ (the table path's test is
+    # tests/test_fitted_proposal.py, 300 targets)
+    from tests.reference import posterior_grid_groups
+
+    c = lira_counts(64, 1000, seed=1).counts
+    post = bdp.estimate_epsilon(c, delta=1e-5, seed=0, log_likelihood=False, progress=False)
+    assert post.converged
+    assert "fitted_t" in post.settings["surrogate_moves"]
+    counts = tuple(np.asarray(v) for v in (c.fp, c.n_neg, c.fn, c.n_pos))
+    ref = posterior_grid_groups([(counts, ("beta", 1, 1), None)], 1e-5, ("halfnormal", 10.0))
+    qs = np.array([0.05, 0.5, 0.95])
+    err_eps = np.abs(ref.eps_cdf(np.quantile(post.draws("eps"), qs)) - qs).max()
+    err_s = np.abs(ref.s_cdf(0, np.quantile(post.draws("s"), qs)) - qs).max()
+    print(f"worst quantile error: eps {err_eps:.4f}, s {err_s:.4f}")  # shown with pytest -s
+    assert max(err_eps, err_s) < 0.015, (err_eps, err_s)
