@@ -1,20 +1,21 @@
 """A cheap check that the exact sampler's chains did not miss a dominant mode at eps ~ 0.
 
 The chains of the exact sampler start near the best point of a grid that begins at eps = 0.01
-(``samplers.exact.driver.starting_points``). A posterior can have a second mode far below that: with
-many barely exposed bases (LiRA score matrices), the model's uniform density on R_s(eps, delta)
-puts those bases' error points on the diagonal alpha + beta = 1 when eps << delta, and that mode
-can carry almost all of the posterior while no chain ever visits it (``docs/lira.md``, "Which
-likelihood for a score matrix"). The chains then agree with each other and r_hat says nothing.
+(``samplers.exact.driver.starting_points``). A posterior can have a second mode far below that:
+with many barely exposed bases (LiRA score matrices), the model's uniform density on R_s(eps,
+delta) puts those bases' error points on the diagonal alpha + beta = 1 when eps << delta, and
+that mode can carry almost all of the posterior while no chain ever visits it (``docs/lira.md``,
+"Which likelihood for a score matrix"). The chains then agree with each other and r_hat says
+nothing.
 
-:func:`find_better_mode` fixes eps at delta / 10 (where that mode lies: there the band of
-R_s around the diagonal has the same width everywhere) and maximises the exact log posterior
-(the kernel's own ``samplers.exact.posterior.log_posterior``) over the other coordinates (Nelder-Mead in
-the sampler's coordinates z, a fixed number of evaluations, so that the answer does not depend
-on the machine's speed), then compares the value found with the best value among the chains'
-draws. A point whose log density is :data:`MARGIN` above every draw's, at an eps below all the
-draws, is reported: the chains sit in a minor mode. The check needs delta > 0 and runs for
-models of at least :data:`MIN_BASES` bases (a mode of this kind needs many weak bases).
+:func:`find_better_mode` fixes eps at delta / 10 (where that mode lies: there the band of R_s
+around the diagonal has the same width everywhere) and maximises the exact log posterior (the
+kernel's own ``samplers.exact.posterior.log_posterior``) over the other coordinates (Nelder-Mead
+in the sampler's coordinates z, a fixed number of evaluations, so that the answer does not
+depend on the machine's speed), then compares the value found with the best value among the
+chains' draws. A point whose log density is :data:`MARGIN` above every draw's, at an eps below
+all the draws, is reported: the chains sit in a minor mode. The check needs delta > 0 and runs
+for models of at least :data:`MIN_BASES` bases (a mode of this kind needs many weak bases).
 """
 
 from __future__ import annotations
