@@ -435,7 +435,7 @@ def plan_audit(
     lik = get_likelihood(likelihood)
     draw_truth, truth_text = _truth_sampler(truth, delta, lik)
     designs, claim, reps, confidence, seed_record, rngs = _settings(
-        designs, claim, reps, confidence, seed
+        designs, claim, reps, confidence, seed=seed
     )
     prior = Prior() if prior is None else prior
     if not isinstance(prior, Prior):
@@ -593,7 +593,7 @@ def plan_gdp_audit(
         raise ValueError("`delta` must be > 0 for a mu-GDP mechanism; found 0.0")
     draw_truth, truth_text = _truth_sampler(truth, delta, get_likelihood("binomial"))
     designs, claim, reps, confidence, seed_record, rngs = _settings(
-        designs, claim, reps, confidence, seed
+        designs, claim, reps, confidence, seed=seed
     )
     mu_prior = DEFAULT_MU_PRIOR if mu_prior is None else mu_prior
     shape = (len(designs), reps)

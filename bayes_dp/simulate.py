@@ -185,7 +185,7 @@ def simulate_counts(
         The true error probabilities of each base.
     """
     rates = lambda n, rng: sample_strength_region(eps, s, delta, n, seed=rng)  # noqa: E731
-    return _simulate(rates, n_neg, n_pos, likelihood, tau, rho, seed)
+    return _simulate(rates, n_neg, n_pos, likelihood, tau, rho, as_generator(seed))
 
 
 def simulate_gdp_counts(mu, s, n_neg, n_pos, *, likelihood="binomial", tau=0.0, rho=0.0, seed=None):
@@ -219,7 +219,7 @@ def simulate_gdp_counts(mu, s, n_neg, n_pos, *, likelihood="binomial", tau=0.0, 
     """
     mu, s = _check_mu_s(mu, s)
     rates = lambda n, rng: sample_gdp_region(mu, s, n, seed=rng)  # noqa: E731
-    return _simulate(rates, n_neg, n_pos, likelihood, tau, rho, seed)
+    return _simulate(rates, n_neg, n_pos, likelihood, tau, rho, as_generator(seed))
 
 
 def _simulate(draw_rates, n_neg, n_pos, likelihood, tau, rho, seed):
