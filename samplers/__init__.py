@@ -34,9 +34,10 @@ neither sampler imports the other:
     :mod:`~samplers.mhaar.moves` (the MHAAR move: averaged acceptance ratios) and
     :mod:`~samplers.mhaar.aux_proposals`.
 
-The package imports only numpy, numba and the standard library (``tests/test_conventions.py``
-checks it); the one run-time use of SciPy is the address of its compiled incomplete beta
-functions, which :mod:`samplers.numerics.special` looks up for the kernels.
+The package imports only numpy, numba and the standard library
+(``tests/project/test_conventions.py`` checks it); the one run-time use of SciPy is the address
+of its compiled incomplete beta functions, which :mod:`samplers.numerics.special` looks up for
+the kernels.
 
 The names below are imported on first use (PEP 562), so that ``samplers.model.codes`` can be
 read without importing numba.

@@ -32,8 +32,8 @@ Gauss-Legendre), free of cancellation.
 Exactness is kept by falling back to :func:`samplers.model.binomial.log_band_mass` (with its wide
 second pass) for every base whose mass here is below ``samplers.model.binomial.TAIL_PASS_BELOW``
 (the band then lies in the base's tails, beyond the windows), and for s = 1, whose likelihood is
-a line integral. ``tests/test_binomial_block.py`` compares the two over a grid of counts, sizes
-and parameters.
+a line integral. ``tests/samplers/test_binomial_block.py`` compares the two over a grid of
+counts, sizes and parameters.
 """
 
 from __future__ import annotations

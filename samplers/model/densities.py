@@ -92,7 +92,8 @@ def dispersion(n, tau):
 def rho_max(tau, n0, n1):
     """Largest |rho| keeping the covariance of eq. 7 positive definite for one row.
 
-    ``bayes_dp.likelihoods.rho_max`` is its numpy twin (``tests/test_layout.py`` compares them).
+    ``bayes_dp.likelihoods.rho_max`` is its numpy twin (``tests/samplers/test_layout.py``
+    compares them).
     """
     c0 = dispersion(n0, tau)
     c1 = dispersion(n1, tau)
