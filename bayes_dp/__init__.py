@@ -35,6 +35,7 @@ _WHERE = {
     "TimeBudgetError": "exceptions",
     "audit_claim": "claim",
     "classical_epsilon": "region",
+    "largest_classical_epsilon": "region",
     "clopper_pearson_epsilon": "region",
     "clopper_pearson_interval": "region",
     "compare_estimators": "compare",
@@ -79,6 +80,7 @@ __all__ = [
     "audit_claim",
     "calibration",
     "classical_epsilon",
+    "largest_classical_epsilon",
     "clopper_pearson_epsilon",
     "clopper_pearson_interval",
     "compare_estimators",
@@ -139,6 +141,7 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
         clopper_pearson_interval,
         in_region,
         in_strength_region,
+        largest_classical_epsilon,
         region_area,
         strength_region_area,
     )

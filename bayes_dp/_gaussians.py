@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ._validation import check_real
+from ._validation import check_delta, check_real
 
 __all__ = [
     "delta_two_gaussians",
@@ -196,10 +196,6 @@ def _check_pair(mu1, sd1, mu2, sd2) -> tuple[float, float, float, float]:
     )
 
 
-def _check_delta_open(delta) -> float:
-    return check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-
-
 def delta_two_gaussians(mu1: float, sd1: float, mu2: float, sd2: float, eps: float) -> float:
     """Tight delta(eps) between ``N(mu1, sd1^2)`` and ``N(mu2, sd2^2)``, both directions.
 
@@ -278,7 +274,7 @@ def epsilon_two_gaussians(mu1: float, sd1: float, mu2: float, sd2: float, delta:
     37.3024
     """
     pair = _standardise(*_check_pair(mu1, sd1, mu2, sd2))
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     return _solve_epsilon(lambda e: _log_delta(e, pair), delta)
 
 
@@ -402,7 +398,7 @@ def gaussian_mechanism_sigma(eps: float, delta: float, sensitivity: float = 1.0)
     4.225
     """
     eps = check_real("eps", eps, low=0.0, low_open=True)
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
     target = math.log(delta)
 

@@ -108,9 +108,13 @@ def check_scores(name: str, scores, *, min_size: int = 1) -> np.ndarray:
     return arr
 
 
-def check_delta(delta) -> float:
-    """Check the DP parameter delta: a finite float in [0, 1)."""
-    return check_real("delta", delta, low=0.0, high=1.0, high_open=True)
+def check_delta(delta, *, positive: bool = False) -> float:
+    """Check the DP parameter delta: a finite float in [0, 1), or (0, 1) when ``positive``.
+
+    ``positive`` for the uses whose eps is infinite at delta = 0 (the Gaussian mechanism,
+    Gaussian DP, DP-SGD accounting).
+    """
+    return check_real("delta", delta, low=0.0, high=1.0, low_open=positive, high_open=True)
 
 
 def as_generator(seed) -> np.random.Generator:

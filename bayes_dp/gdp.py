@@ -115,7 +115,7 @@ def gdp_epsilon(mu, delta: float):
     1.0
     """
     arr, scalar = _mu_array(mu)
-    delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    delta = check_delta(delta, positive=True)
     out = gaussian_epsilon_array(arr, delta)
     return float(out) if scalar else out
 
@@ -440,9 +440,7 @@ def estimate_gdp(
     from .posterior import Posterior
 
     evidence = _evidence_list(in_scores, out_scores, bins)
-    delta = check_delta(delta)
-    if delta == 0.0:
-        raise ValueError("`delta` must be > 0 for a mu-GDP mechanism (eps is infinite at 0)")
+    delta = check_delta(delta, positive=True)  # a mu-GDP mechanism's eps is infinite at 0
     if not isinstance(mu_prior, (HalfNormal, LogNormal)):
         raise TypeError(f"`mu_prior` must be a HalfNormal or LogNormal prior; found {mu_prior!r}")
     s = _check_s_prior("s", s)

@@ -588,9 +588,7 @@ def plan_gdp_audit(
     from .likelihoods import get_likelihood
 
     t0 = time.perf_counter()
-    delta = check_delta(delta)
-    if delta == 0.0:
-        raise ValueError("`delta` must be > 0 for a mu-GDP mechanism; found 0.0")
+    delta = check_delta(delta, positive=True)  # a mu-GDP mechanism's eps is infinite at 0
     draw_truth, truth_text = _truth_sampler(truth, delta, get_likelihood("binomial"))
     designs, claim, reps, confidence, seed_record, rngs = _settings(
         designs, claim, reps, confidence, seed=seed

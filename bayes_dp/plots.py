@@ -25,7 +25,11 @@ from . import _arviz
 from ._validation import as_generator, check_delta, check_positive_int, check_prob, check_real
 from .observations import AttackCounts
 from .posterior import Posterior
-from .region import classical_epsilon, clopper_pearson_epsilon, clopper_pearson_interval
+from .region import (
+    clopper_pearson_epsilon,
+    clopper_pearson_interval,
+    largest_classical_epsilon,
+)
 
 __all__ = [
     "posterior_counts",
@@ -522,7 +526,7 @@ def plot_eps_posterior(
     counts = _all_counts(posterior) if counts is None else counts
     delta = posterior.settings.get("delta")
     if counts is not None and delta is not None:
-        point = float(np.max(classical_epsilon(counts.fpr, counts.fnr, delta)))
+        point = largest_classical_epsilon(counts, delta)
         lo, hi = clopper_pearson_epsilon(
             counts.fp, counts.n_neg, counts.fn, counts.n_pos, delta, confidence
         )
@@ -728,7 +732,7 @@ def plot_region(
         for e in np.atleast_1d(eps if eps is not None else []):
             _both(ax, grid, float(e), delta, color="k", lw=1.5, label=f"ε = {e:.3g}")
         if allc is not None:
-            point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))
+            point = largest_classical_epsilon(allc, delta)
             if np.isfinite(point):
                 label = f"classical estimate ε = {point:.3g}"
                 _both(ax, grid, point, delta, color="C3", ls=":", lw=1.5, label=label)

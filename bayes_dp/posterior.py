@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import _arviz
 from ._gaussians import gaussian_epsilon_array
-from ._validation import check_prob, check_real
+from ._validation import check_delta, check_prob, check_real
 from .diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX  # noqa: F401 (defined there, kept here)
 from .exceptions import ConvergenceWarning
 
@@ -213,7 +213,7 @@ class Posterior:
                 f"has {self.var_names}"
             )
         # the draws of mu are finite and >= 0: only delta needs a check (as in gdp_epsilon)
-        delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        delta = check_delta(delta, positive=True)
         return gaussian_epsilon_array(self._draws["mu"], delta)
 
     # -- statistics ------------------------------------------------------------------------

@@ -33,6 +33,7 @@ __all__ = [
     "region_area",
     "strength_region_area",
     "classical_epsilon",
+    "largest_classical_epsilon",
     "clopper_pearson_epsilon",
     "clopper_pearson_interval",
 ]
@@ -191,6 +192,35 @@ def classical_epsilon(fpr, fnr, delta: float, *, reflect: bool = True):
     if reflect:
         out = np.maximum(out, _eps_lower(1.0 - a, 1.0 - b, delta))
     return out if out.ndim else float(out)
+
+
+def largest_classical_epsilon(counts, delta: float) -> float:
+    """Return the classical point estimate of eps from several challenge bases: the largest.
+
+    Each base's :func:`classical_epsilon` of its observed rates is a lower estimate of eps (an
+    optimal attack on a worst-case base), so the most distinguishable base gives the estimate;
+    inf when some base has no errors on one side and too few on the other to fit any finite eps.
+
+    Parameters
+    ----------
+    counts : AttackCounts
+        The bases (``fpr`` and ``fnr`` are read).
+    delta : float
+        In [0, 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import bayes_dp as bdp
+    >>> c = bdp.AttackCounts(fp=[4, 5], n_neg=100, fn=[25, 20], n_pos=100)
+    >>> round(largest_classical_epsilon(c, 1e-5), 4) == round(float(max(
+    ...     classical_epsilon(0.04, 0.25, 1e-5), classical_epsilon(0.05, 0.2, 1e-5))), 4)
+    True
+    """
+    return float(np.max(classical_epsilon(counts.fpr, counts.fnr, delta)))
 
 
 def _check_rates(fpr, fnr):

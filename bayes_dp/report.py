@@ -39,7 +39,7 @@ from .claim import audit_claim
 from .diagnostics import ACCEPT_RANGE, ESS_PER_CHAIN_MIN, RHAT_MAX, findings, glossary  # noqa: F401
 from .observations import AttackCounts
 from .posterior import ROUGH_REWEIGHTING, Posterior
-from .region import classical_epsilon, clopper_pearson_epsilon
+from .region import classical_epsilon, clopper_pearson_epsilon, largest_classical_epsilon
 from .sampler_settings import cli_options
 
 __all__ = ["write_report", "plain_warnings"]
@@ -515,7 +515,7 @@ def write_report(
     )
     if groups and delta is not None:
         allc = AttackCounts.concat([c for _, c in groups])  # the groups shown above
-        point = float(np.max(classical_epsilon(allc.fpr, allc.fnr, delta)))
+        point = largest_classical_epsilon(allc, delta)
         clo, chi = clopper_pearson_epsilon(
             allc.fp, allc.n_neg, allc.fn, allc.n_pos, delta, confidence
         )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from bayes_dp._validation import check_positive_int, check_real
+from bayes_dp._validation import check_delta, check_positive_int, check_real
 
 __all__ = ["ACCOUNTANTS", "RDP_ORDERS", "noise_for_epsilon_one_step", "poisson_gaussian_epsilon"]
 
@@ -81,7 +81,7 @@ def poisson_gaussian_epsilon(
     >>> round(poisson_gaussian_epsilon([(1.0, 0.1, 500)], 1e-5), 2)  # needs dp-accounting
     18.16
     """
-    delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    delta = check_delta(delta, positive=True)
     if accountant not in ACCOUNTANTS:
         raise ValueError(f"`accountant` must be one of {ACCOUNTANTS}; found {accountant!r}")
     phases = []

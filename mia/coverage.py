@@ -23,7 +23,7 @@ import numpy as np
 from scipy import stats
 
 import bayes_dp as bdp
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
 from bayes_dp.calibration import CoverageResult, coverage_study
 
 __all__ = ["cross_fed_audit", "cross_fed_coverage", "score_matrix_audit", "score_matrix_coverage"]
@@ -101,7 +101,7 @@ def cross_fed_audit(
     prior = CROSS_FED_PRIOR if prior is None else prior
     if not isinstance(prior, bdp.Prior):
         raise TypeError(f"`prior` must be a bayes_dp.Prior; found {prior!r}")
-    delta = check_real("delta", delta, low=0.0, high=1.0, high_open=True)
+    delta = check_delta(delta)
     n_bases = check_positive_int("n_bases", n_bases)
     n_models = check_positive_int("n_models", n_models, minimum=3)
     eps_true, counts = _cross_fed_counts(rng, prior, delta, n_bases, n_models)

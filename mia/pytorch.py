@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from bayes_dp._validation import check_positive_int, check_real
+from bayes_dp._validation import check_delta, check_positive_int, check_real
 
 from .training import DPSGD, cross_entropy
 
@@ -214,7 +214,7 @@ class TorchAlgorithm:
         """
         if self.dp is None:
             raise ValueError("`epsilon` needs a DP-SGD algorithm; this one has dp=None")
-        delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        delta = check_delta(delta, positive=True)
         if accountant not in _ACCOUNTANTS:
             raise ValueError(f"`accountant` must be one of {_ACCOUNTANTS}; found {accountant!r}")
         _import_opacus()

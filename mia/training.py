@@ -66,7 +66,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
 
 from ._accounting import ACCOUNTANTS, poisson_gaussian_epsilon
 
@@ -245,7 +245,7 @@ class _Network:
         """
         if self.dp is None:
             raise ValueError("`epsilon` needs a DP-SGD algorithm; this one has dp=None")
-        delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        delta = check_delta(delta, positive=True)
         n = check_positive_int("n", n)
         if accountant not in ACCOUNTANTS:
             raise ValueError(f"`accountant` must be 'rdp' or 'pld'; found {accountant!r}")

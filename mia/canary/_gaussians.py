@@ -6,7 +6,6 @@ module lives there; the canary modules import it from here.
 
 from bayes_dp._gaussians import (  # noqa: F401 (re-exported)
     __all__,
-    _check_delta_open,
     _solve_epsilon,
     delta_two_gaussians,
     epsilon_two_gaussians,

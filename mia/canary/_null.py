@@ -14,9 +14,9 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
 
-from ._gaussians import _check_delta_open, _solve_epsilon
+from ._gaussians import _solve_epsilon
 
 __all__ = ["CosineNull", "epsilon_cosine_null_vs_gaussian"]
 
@@ -160,7 +160,7 @@ def epsilon_cosine_null_vs_gaussian(d, mu, sd, delta, *, n_grid: int = 4001) -> 
     null = CosineNull(d)
     mu = check_real("mu", mu)
     sd = check_real("sd", sd, low=0.0, low_open=True)
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     u = np.linspace(0.0, 1.0, n_grid)[1:-1]
     grid = np.unique(
         np.concatenate(

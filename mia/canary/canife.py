@@ -23,13 +23,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
 
 from .. import training
 from .._accounting import noise_for_epsilon_one_step, poisson_gaussian_epsilon
 from ..data import _digits_split
 from ._clip import clip_l2
-from ._gaussians import _check_delta_open
 from .counts import empirical_epsilon
 
 __all__ = [
@@ -342,8 +341,8 @@ def compose_canife(
     float
     """
     q = check_real("q", q, low=0.0, high=1.0, low_open=True)
-    delta_round = _check_delta_open(delta_round)
-    delta = _check_delta_open(delta)
+    delta_round = check_delta(delta_round, positive=True)
+    delta = check_delta(delta, positive=True)
     hist = []
     for e, s in zip(eps_rounds, steps, strict=True):
         if math.isinf(e):
@@ -434,7 +433,7 @@ def canife_audit(
         raise ValueError(
             f"`clients_per_round` must be <= n_clients={n_clients}; found {clients_per_round}"
         )
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     rng = as_generator(seed)
     xtr, ytr, xte, yte = _digits_split(rng)
     shards = np.array_split(np.arange(len(ytr)), n_clients)

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
 from bayes_dp.evidence import Evidence
 from bayes_dp.observations import AttackCounts
 from bayes_dp.region import classical_epsilon, clopper_pearson_interval
 
-from ._gaussians import _check_delta_open
 from .oneshot import check_scores
 
 __all__ = [
@@ -282,7 +281,7 @@ def empirical_epsilon(positive, negative, delta, *, ci=0.95) -> EmpiricalEpsilon
     """
     pos = check_scores("positive", positive)
     neg = check_scores("negative", negative)
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     ci = check_real("ci", ci, low=0.0, high=1.0, low_open=True, high_open=True)
     n_pos, n_neg = pos.size, neg.size
     ts = np.unique(np.concatenate([pos, neg]))

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
 
 from .._accounting import poisson_gaussian_epsilon
 from ..data import _digits_split
 from ..training import MLP
 from ._clip import clip_l2
-from ._gaussians import _check_delta_open, gaussian_mechanism_epsilon
+from ._gaussians import gaussian_mechanism_epsilon
 from ._null import CosineNull
 from .counts import CountsResult, counts_from_scores
 from .oneshot import epsilon_from_cosines, epsilon_from_two_samples
@@ -226,7 +226,7 @@ def run_dp_fedavg_with_canaries(
         canary_repeats = check_positive_int("canary_repeats", canary_repeats)
         if canary_repeats > rounds:
             raise ValueError(f"`canary_repeats` must be <= rounds={rounds}; found {canary_repeats}")
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     rng = as_generator(seed)
 
     xtr, ytr, xte, yte = _digits_split(rng)

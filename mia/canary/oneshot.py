@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_positive_int, check_real, check_scores
+from bayes_dp._validation import (
+    as_generator,
+    check_delta,
+    check_positive_int,
+    check_real,
+    check_scores,
+)
 
-from ._gaussians import _check_delta_open, epsilon_two_gaussians, gaussian_mechanism_epsilon
+from ._gaussians import epsilon_two_gaussians, gaussian_mechanism_epsilon
 from ._null import epsilon_cosine_null_vs_gaussian
 
 __all__ = [
@@ -104,7 +110,7 @@ def epsilon_from_cosines(cosines, d, delta, *, method="two_gaussians", null="gau
         raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
     g = check_scores("cosines", cosines, min_size=2 if method == "two_gaussians" else 1)
     d = check_positive_int("d", d, minimum=2)
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     if null not in NULLS:
         raise ValueError(f"`null` must be one of {NULLS}; found {null!r}")
     mean = float(g.mean())
@@ -149,7 +155,7 @@ def epsilon_from_two_samples(null_scores, observed_scores, delta) -> float:
     """
     g0 = check_scores("null_scores", null_scores, min_size=2)
     g1 = check_scores("observed_scores", observed_scores, min_size=2)
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     for name, g in (("null_scores", g0), ("observed_scores", g1)):
         if g.std() == 0.0:
             raise ValueError(f"`{name}` are all equal; the variance cannot be fitted")
@@ -329,7 +335,7 @@ def one_shot_gaussian_mechanism(
     d = check_positive_int("d", d, minimum=2)
     k = check_positive_int("k", k, minimum=1)
     sigma = check_real("sigma", sigma, low=0.0, low_open=True)
-    delta = _check_delta_open(delta)
+    delta = check_delta(delta, positive=True)
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
     if method == "two_gaussians" and k < 2:

@@ -177,3 +177,13 @@ def test_clopper_pearson_interval_broadcasts_and_checks_input():
         bdp.clopper_pearson_interval(1, 10, 1.0)
     with pytest.raises(ValueError, match="broadcast"):
         bdp.clopper_pearson_interval([1, 2], [3, 4, 5])
+
+
+def test_largest_classical_epsilon_is_the_most_distinguishable_base():
+    """The largest per-base classical eps (brute force over the bases), inf with a perfect base."""
+    c = bdp.AttackCounts(fp=[4, 5, 30], n_neg=100, fn=[25, 20, 40], n_pos=100)
+    rates = zip(c.fpr, c.fnr, strict=True)
+    each = [float(bdp.classical_epsilon(a, b, 1e-5)) for a, b in rates]
+    assert bdp.largest_classical_epsilon(c, 1e-5) == max(each)
+    perfect = bdp.AttackCounts(fp=[0, 5], n_neg=100, fn=[0, 20], n_pos=100)
+    assert bdp.largest_classical_epsilon(perfect, 1e-5) == np.inf
