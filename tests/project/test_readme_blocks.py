@@ -8,13 +8,17 @@ HTML comments that GitHub does not show (several combine):
   when one cannot be imported (the optional extras: torch, opacus, ray, distributed);
 * ``<!-- readme-test: slow REASON -->``: run only with ``-m slow`` (a block that takes minutes);
 * ``<!-- readme-test: skip REASON -->``: never run, the reason printed (a block that needs a
-  cluster or a module of the reader's own).
+  cluster or a module of the reader's own);
+* ``<!-- readme-test: warns CLASS REASON -->``: the block must emit a warning of
+  ``bayes_dp.CLASS`` (a block that shows what a warning looks like); without it, any warning
+  fails the block, as in the rest of the test suite.
 
 Without a marker a block must run in seconds: it is part of the default test run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 import time
@@ -24,7 +28,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-MARKER = re.compile(r"<!--\s*readme-test:\s*(requires|slow|skip)\b\s*(.*?)\s*-->")
+MARKER = re.compile(r"<!--\s*readme-test:\s*(requires|slow|skip|warns)\b\s*(.*?)\s*-->")
 FENCE = re.compile(r"^```python\n(.*?)^```\n", re.S | re.M)
 
 
@@ -67,9 +71,14 @@ def test_readme_block_runs(code, markers, tmp_path, monkeypatch, capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    expected = [arg.split()[0] for kind, arg in markers if kind == "warns"]
+    import bayes_dp
+
+    warns = pytest.warns(getattr(bayes_dp, expected[0])) if expected else contextlib.nullcontext()
     t0 = time.perf_counter()
     try:
-        exec(compile(code, "README.md block", "exec"), {"__name__": "__readme__"})
+        with warns:
+            exec(compile(code, "README.md block", "exec"), {"__name__": "__readme__"})
     finally:
         plt.close("all")
     with capsys.disabled():
@@ -105,3 +114,16 @@ def test_a_block_with_an_undefined_name_fails(tmp_path, monkeypatch, capsys):
     with pytest.raises(pytest.skip.Exception, match="no_such_module_xyz"):
         marker = (("requires", "no_such_module_xyz"),)
         test_readme_block_runs("x", marker, tmp_path, monkeypatch, capsys)
+
+
+def test_a_warns_marker_needs_the_warning(tmp_path, monkeypatch, capsys):
+    """A block marked ``warns CLASS`` passes when it emits that warning and fails when not."""
+    marker = (("warns", "ConvergenceWarning shows the warning"),)
+    code = (
+        "import warnings, bayes_dp\n"
+        "w = bayes_dp.ConvergenceWarning('slow', var='eps', r_hat=1.1, ess_bulk=9, ess_tail=9)\n"
+        "warnings.warn(w)\n"
+    )
+    test_readme_block_runs(code, marker, tmp_path, monkeypatch, capsys)
+    with pytest.raises(pytest.fail.Exception, match="ConvergenceWarning"):
+        test_readme_block_runs("x = 1\n", marker, tmp_path, monkeypatch, capsys)
