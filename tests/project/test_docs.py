@@ -117,3 +117,13 @@ def test_model_md_states_the_block_quadratures_constants():
         f"at most {driver.START_BASES} representative bases",
     ):
         assert phrase in text, phrase
+
+
+def test_readme_layout_names_every_bayes_dp_module():
+    """The README's Layout section names every module of bayes_dp (besides the package files)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text[text.index("## Layout") :]
+    layout = layout[: layout.index("\n## ", 1)] if "\n## " in layout[1:] else layout
+    modules = {p.name for p in (ROOT / "bayes_dp").glob("*.py")} - {"__init__.py", "__main__.py"}
+    missing = sorted(m for m in modules if f"`{m}`" not in layout)
+    assert not missing, f"README's Layout section does not name {missing}"
