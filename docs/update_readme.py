@@ -3,8 +3,9 @@
 The README shows what ``python examples/quickstart.py`` prints on stdout, between the lines
 ``<!-- quickstart-output:start -->`` and ``<!-- quickstart-output:end -->`` (inside a code
 fence). This script runs the quickstart (minutes: it samples until converged) and rewrites that
-block, or with ``--check`` says whether the block is what the quickstart prints (exit status 1
-and a diff when not). ``tests/project/test_readme.py`` runs the same check.
+block and the time the README quotes for it ("N s in the run that made the output below"), or
+with ``--check`` says whether the block is what the quickstart prints (exit status 1 and a diff
+when not). ``tests/project/test_readme.py`` runs the same check.
 
 The output depends on the seed and the package versions only, not on the machine's speed: the
 sampler's draws are fixed by the seed, and an automatic-length run extends in rounds whose end
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import subprocess
 import sys
 import time
@@ -107,6 +109,20 @@ def replace_block(text: str, output: str) -> str:
     return text[:a] + output + text[b:]
 
 
+#: The README's sentence that quotes how long the quickstart took; rewritten with the block.
+SECONDS = re.compile(r"(\d+) s in the run that made the output below")
+
+
+def replace_seconds(text: str, seconds: float) -> str:
+    """``text`` with the quoted time of the quickstart replaced by ``seconds`` (rounded)."""
+    if len(SECONDS.findall(text)) != 1:
+        raise ValueError(
+            "README.md must quote the quickstart's time once, as 'N s in the run that made the "
+            f"output below'; found {len(SECONDS.findall(text))}"
+        )
+    return SECONDS.sub(f"{round(seconds)} s in the run that made the output below", text)
+
+
 def diff(shown: str, printed: str) -> str:
     """A unified diff from the README's block to what the quickstart printed."""
     return "".join(
@@ -144,10 +160,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print("README.md's quickstart block is up to date", file=sys.stderr)
         return 0
-    new = replace_block(text, run.stdout)
+    new = replace_seconds(replace_block(text, run.stdout), run.seconds)
     if new != text:
         README.write_text(new, encoding="utf-8")
-        print("README.md: quickstart block rewritten", file=sys.stderr)
+        print("README.md: quickstart block and its time rewritten", file=sys.stderr)
     else:
         print("README.md's quickstart block is up to date", file=sys.stderr)
     return 0

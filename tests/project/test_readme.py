@@ -112,3 +112,12 @@ def test_update_script_checks_rewrites_and_refuses_out_of_time_output(tmp_path, 
     assert ur.main([]) == 2 and copy.read_text(encoding="utf-8") == text  # nothing written
     fake(other)
     assert ur.main([]) == 0 and ur.readme_block(copy.read_text(encoding="utf-8")) == other
+
+
+def test_update_readme_rewrites_the_quoted_time():
+    """The time the README quotes for the quickstart is rewritten with the block, and found once."""
+    text = "x\nESS >= 4,000: 17 s in the run that made the output below, on y\n"
+    assert "42 s in the run" in ur.replace_seconds(text, 41.6)
+    assert len(ur.SECONDS.findall(ur.README.read_text(encoding="utf-8"))) == 1
+    with pytest.raises(ValueError, match="once"):
+        ur.replace_seconds("no time here", 3.0)
