@@ -19,7 +19,7 @@ available, the 90% posterior interval.
 Run::
 
     python examples/lira_digits.py            # full audit (see benchmarks for timings)
-    python examples/lira_digits.py --quick    # about 6 minutes on 2 cores (see the README)
+    python examples/lira_digits.py --quick    # about 1.5 minutes on 2 cores (see the README)
     python examples/lira_digits.py --png examples/figures/lira_table1.png   # also the figure
 
 ``--png PATH`` writes Table 1 as a figure (left: the 90% posterior interval of eps per algorithm,
