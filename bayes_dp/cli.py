@@ -35,7 +35,8 @@ results are written, marked NOT CONVERGED on stdout and not reliable); 130 inter
 Its parts: reading count files (``bayes_dp._cli_io``), option types and shared options
 (``bayes_dp._cli_options``), the ``--json`` object and exit statuses (``bayes_dp._cli_result``),
 ``plan`` (``bayes_dp._cli_plan``) and the Gaussian-DP inputs (``bayes_dp._cli_gdp``); this
-module holds the parser, ``estimate``, ``report``, ``precompile`` and ``main``.
+module holds the parser of every subcommand (hence a little over 600 lines), ``estimate``,
+``report``, ``precompile`` and ``main``.
 """
 
 from __future__ import annotations

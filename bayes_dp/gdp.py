@@ -8,6 +8,10 @@ of the pooled scores, or cut points given in advance); the binned in- and out-co
 multinomial, and the cut points on the latent scale are nuisance parameters, integrated out by
 Laplace's method. The posterior of (mu, s) is then computed on a grid and sampled exactly from
 the grid. ``docs/gdp.md`` derives the model and says what it assumes.
+
+A little over 600 lines: the evidence type, the eps/delta conversions and the posterior with its
+fit check are here; the binned-score Laplace marginal (``_gdp_laplace``), count and one-run
+evidence in the same posterior (``_gdp_joint``) and the grid sampler (``_grid``) are apart.
 """
 
 from __future__ import annotations
