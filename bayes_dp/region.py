@@ -212,6 +212,13 @@ def largest_classical_epsilon(counts, delta: float) -> float:
     -------
     float
 
+    Raises
+    ------
+    TypeError
+        If ``counts`` is not an :class:`~bayes_dp.AttackCounts`.
+    ValueError
+        If ``delta`` is not in [0, 1).
+
     Examples
     --------
     >>> import bayes_dp as bdp
@@ -220,6 +227,10 @@ def largest_classical_epsilon(counts, delta: float) -> float:
     ...     classical_epsilon(0.04, 0.25, 1e-5), classical_epsilon(0.05, 0.2, 1e-5))), 4)
     True
     """
+    from .observations import AttackCounts
+
+    if not isinstance(counts, AttackCounts):
+        raise TypeError(f"`counts` must be a bayes_dp.AttackCounts; found {type(counts).__name__}")
     return float(np.max(classical_epsilon(counts.fpr, counts.fnr, delta)))
 
 

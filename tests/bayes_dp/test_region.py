@@ -187,3 +187,11 @@ def test_largest_classical_epsilon_is_the_most_distinguishable_base():
     assert bdp.largest_classical_epsilon(c, 1e-5) == max(each)
     perfect = bdp.AttackCounts(fp=[0, 5], n_neg=100, fn=[0, 20], n_pos=100)
     assert bdp.largest_classical_epsilon(perfect, 1e-5) == np.inf
+
+
+def test_largest_classical_epsilon_rejects_bad_input():
+    c = bdp.AttackCounts(fp=[4], n_neg=100, fn=[25], n_pos=100)
+    with pytest.raises(TypeError, match="counts.*list"):
+        bdp.largest_classical_epsilon([0.04, 0.25], 1e-5)
+    with pytest.raises(ValueError, match="delta.*1.5"):
+        bdp.largest_classical_epsilon(c, 1.5)
