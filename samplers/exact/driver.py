@@ -19,7 +19,7 @@ import numpy as np
 from ..model.band_quadrature import QUAD_NODES
 from ..model.binomial import binomial_bases
 from ..model.binomial_block import make_blocks
-from ..model.codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL
+from ..model.codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
 from ..model.params import aux_params
 from ..model.transforms import PriorZ
 from ..numerics.quadrature import gauss_legendre_table
@@ -47,6 +47,40 @@ def _distinct_rows(grp, fp, n_neg, fn, n_pos, sel):
         return np.zeros((0, 5), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
     uniq, inv, mult = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
     return uniq, inv.reshape(-1), mult
+
+
+def _jacobian_keys(c_uniq, c_lik):
+    """Index the Jacobian tables of the bivariate-normal rows: one per (group, size, count).
+
+    ``c_uniq`` holds the distinct over-dispersed rows (group, fp, n_neg, fn, n_pos). Returns
+    (c_kx, c_ky, k_grp, k_n, k_c): the table of each row's first count (fp of n_neg) and
+    second count (fn of n_pos), -1 for rows of another likelihood, and the group, size and
+    count of each table (:func:`samplers.model.band_quadrature.fill_jacobian_tables`).
+    """
+    n_c = c_uniq.shape[0]
+    c_kx = np.full(n_c, -1, dtype=np.int64)
+    c_ky = np.full(n_c, -1, dtype=np.int64)
+    bvn = np.flatnonzero(c_lik == LIK_BIVARIATE_NORMAL)
+    if not bvn.size:
+        return c_kx, c_ky, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    g = c_uniq[bvn, 0]
+    both = np.concatenate(
+        [
+            np.stack([g, c_uniq[bvn, 2], c_uniq[bvn, 1]], 1),
+            np.stack([g, c_uniq[bvn, 4], c_uniq[bvn, 3]], 1),
+        ]
+    )
+    keys, inv = np.unique(both, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    c_kx[bvn] = inv[: bvn.size]
+    c_ky[bvn] = inv[bvn.size :]
+    return (
+        c_kx,
+        c_ky,
+        keys[:, 0].copy(),
+        keys[:, 1].astype(np.float64),
+        keys[:, 2].astype(np.float64),
+    )
 
 
 def build_model(
@@ -141,6 +175,7 @@ def build_model(
     XG, WG = gauss_legendre_table(QUAD_NODES)
     corr = None
     if n_c:
+        c_kx, c_ky, k_grp, k_n, k_c = _jacobian_keys(c_uniq, c_lik)
         corr = exact.Corr(
             P=P,
             c_grp=c_uniq[:, 0].copy(),
@@ -149,6 +184,11 @@ def build_model(
             c_mult=c_mult.astype(np.float64),
             XG=XG,
             WG=WG,
+            c_kx=c_kx,
+            c_ky=c_ky,
+            k_grp=k_grp,
+            k_n=k_n,
+            k_c=k_c,
         )
     b_k = np.asarray(g_sidx, dtype=np.int64)[uniq[:, 0]]
     model = exact.Model(

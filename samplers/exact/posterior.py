@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..model.band_quadrature import log_band_integral
+from ..model.band_quadrature import JAC_POINTS, fill_jacobian_tables, log_band_integral_tab
 from ..model.binomial_block import fill_log_lik
 from ..model.densities import group_rho_max
 from ..model.region import log_area
@@ -27,7 +27,11 @@ __all__ = ["log_prior", "log_posterior", "log_surrogate"]
 
 @njit(**JIT)
 def _corr_log_lik(z, M, C, eps, s, ll_c):
-    """Prior terms of the free tau, rho and the log likelihood of the over-dispersed bases."""
+    """Prior terms of the free tau, rho and the log likelihood of the over-dispersed bases.
+
+    The bivariate-normal rows read the Jacobians of their counts from tables filled once per
+    call and shared by the rows of a group with a count (and size) in common.
+    """
     lp = 0.0
     n_g = M.g_sidx.shape[0]
     tau = np.empty(n_g)
@@ -48,10 +52,30 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
             rho[j] = rmax * th
             # uniform on (-rmax, rmax) times the Jacobian rmax (1 - tanh^2)
             lp += math.log(max(1.0 - th * th, 1e-300)) - math.log(2.0)
+    n_k = C.k_grp.shape[0]
+    JT = np.empty((n_k, JAC_POINTS))
+    JZ = np.empty((n_k, 3))
+    if n_k:
+        fill_jacobian_tables(C.k_c, C.k_n, tau[C.k_grp], JT, JZ)
     for i in range(C.c_grp.shape[0]):
         j = C.c_grp[i]
         sj = s[M.g_sidx[j]]
-        v = log_band_integral(i, C.c_lik[i], tau[j], rho[j], eps, sj, M.delta, C.P, C.XG, C.WG)
+        v = log_band_integral_tab(
+            i,
+            C.c_lik[i],
+            tau[j],
+            rho[j],
+            eps,
+            sj,
+            M.delta,
+            C.P,
+            C.XG,
+            C.WG,
+            JT,
+            JZ,
+            C.c_kx[i],
+            C.c_ky[i],
+        )
         v = v - log_area(eps, sj, M.delta) + C.c_const[i]
         ll_c[i] = v
         if not v > -math.inf:

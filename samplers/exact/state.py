@@ -57,8 +57,13 @@ Model = namedtuple(
 #: compiled): P, c_grp, c_lik, c_const, c_mult: distinct rows
 #: (:func:`samplers.model.params.aux_params`), their group, likelihood code, additive constant and
 #: multiplicity (bases with the same group and counts); XG, WG: Gauss-Legendre table of their
-#: quadrature.
-Corr = namedtuple("Corr", ["P", "c_grp", "c_lik", "c_const", "c_mult", "XG", "WG"])
+#: quadrature; c_kx, c_ky: the Jacobian table of each row's first and second count (-1: none;
+#: bivariate-normal rows only), k_grp, k_n, k_c: the group, size and count of each table
+#: (:func:`samplers.model.band_quadrature.fill_jacobian_tables`).
+Corr = namedtuple(
+    "Corr",
+    ["P", "c_grp", "c_lik", "c_const", "c_mult", "XG", "WG", "c_kx", "c_ky", "k_grp", "k_n", "k_c"],
+)
 
 ChainState = namedtuple(
     "ChainState",

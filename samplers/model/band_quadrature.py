@@ -71,7 +71,20 @@ _G7_W = np.array(
 # fields of the per-image context array read by the outer integrand
 _C_XO, _C_NO, _C_FO, _C_XI, _C_NI, _C_FI = 0, 1, 2, 3, 4, 5
 _C_FLIP, _C_SWAP = 6, 7
-_C_LEN = 8
+# row of the Jacobian table of the inner rate (:func:`fill_jacobian_tables`), -1: none
+_C_KEY = 8
+_C_LEN = 9
+
+#: Points of each Jacobian table of :func:`fill_jacobian_tables` (equally spaced in the score).
+JAC_POINTS = 161
+#: Half-width, in standard scores, of the range a Jacobian table covers: the inner window of
+#: :func:`log_band_integral` lies within QUAD_K (|r| + sqrt(1 - r^2)) <= QUAD_K sqrt(2) of 0.
+JAC_K = QUAD_K * math.sqrt(2.0)
+#: Largest relative error of a Jacobian table's interpolation, checked at the midpoints of its
+#: intervals when it is filled; a table that misses it is not used (its rows compute the
+#: Jacobian at each node). Tables miss it near a zero or full count of a large N with a large
+#: tau, where the Jacobian changes within a small fraction of a standard score.
+JAC_TOL = 1e-4
 
 
 @njit(**JIT)
@@ -114,6 +127,53 @@ def _dp_dz(p, z, n, f):
 
 
 @njit(**JIT)
+def jacobian_table(z0, z1, x, n, f, T, k):
+    """Fill row k of T with :func:`_dp_dz` of the count x of n at equally spaced scores z0..z1.
+
+    The Jacobian of one count is the same function of its score for every row with that count
+    and size (and tau), whatever the other count: rows of a group share the table. Returns
+    whether the table's interpolation (:func:`_jac_interp`) is within JAC_TOL (relative) of the
+    Jacobian at the midpoint of every interval.
+    """
+    m = T.shape[1]
+    h = (z1 - z0) / (m - 1)
+    for j in range(m):
+        z = z0 + j * h
+        T[k, j] = _dp_dz(_p_of(z, x, n, f), z, n, f)
+    for j in range(m - 1):
+        z = z0 + (j + 0.5) * h
+        v = _dp_dz(_p_of(z, x, n, f), z, n, f)
+        if not abs(_jac_interp(T, k, z0, z1, z) - v) <= JAC_TOL * v:
+            return False
+    return True
+
+
+@njit(**JIT)
+def jacobian_range(x, n, f):
+    """Return the scores (z0, z1) a Jacobian table of the count x of n covers.
+
+    The part of [-JAC_K, JAC_K] where the rate lies in [0, 1] (the score decreases in the rate).
+    """
+    return max(-JAC_K, _z_of(1.0, x, n, f)), min(JAC_K, _z_of(0.0, x, n, f))
+
+
+@njit(**JIT)
+def _jac_interp(T, k, z0, z1, z):
+    """Cubic (four-point Lagrange) interpolation of row k of the Jacobian table T at z."""
+    m = T.shape[1]
+    t = (z - z0) / (z1 - z0) * (m - 1)
+    j = min(max(int(t), 1), m - 3)
+    u = t - j
+    um, u1, u2 = u + 1.0, u - 1.0, u - 2.0
+    return (
+        -u * u1 * u2 * T[k, j - 1] / 6.0
+        + um * u1 * u2 * T[k, j] / 2.0
+        - um * u * u2 * T[k, j + 1] / 2.0
+        + um * u * u1 * T[k, j + 2] / 6.0
+    )
+
+
+@njit(**JIT)
 def _clip_linear(alpha, beta, u0, u1):
     """Intersect [u0, u1] with {u : alpha u <= beta}."""
     if alpha > 0.0:
@@ -140,14 +200,15 @@ def _n_nodes(u0, u1, centre, sd, nmax):
 
 
 @njit(**JIT)
-def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
+def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG, JT, JZ):
     """Return the outer integrand at the standard score zo of the outer rate (one image).
 
     The inner integral over the standard score of the inner rate, inside the band and within
     kwin conditional sds of its conditional mean r zo, by a Gauss-Legendre rule. For eq. 7
     the integrand is exp(-(zo^2 + u^2 / cond^2) / 2) (u = z_i - r zo) times the Jacobians
     :func:`_dp_dz` of both rates (the constant 1 / (2 pi cond) is applied by the caller); for
-    another g it is g / g(peak) times |dp/dz| of both rates.
+    another g it is g / g(peak) times |dp/dz| of both rates. For eq. 7 the Jacobian of the
+    inner rate is read from row C[_C_KEY] of the table JT (range JZ[row]) when that is >= 0.
     """
     xo, no_, fo = C[_C_XO], C[_C_NO], C[_C_FO]
     xi, ni, fi = C[_C_XI], C[_C_NI], C[_C_FI]
@@ -177,13 +238,17 @@ def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
     inner = 0.0
     if lik == LIK_BIVARIATE_NORMAL:
         inv2c = 0.5 / (cond * cond)
+        key = int(C[_C_KEY])
         for ji in range(nin):
             zi = im + ih * XG[nin, ji]
-            pi = _p_of(zi, xi, ni, fi)
             u = zi - cm
             e = -0.5 * zo * zo - u * u * inv2c
             if e > -700.0:
-                inner += WG[nin, ji] * math.exp(e) * _dp_dz(pi, zi, ni, fi)
+                if key >= 0:
+                    jac = _jac_interp(JT, key, JZ[key, 0], JZ[key, 1], zi)
+                else:
+                    jac = _dp_dz(_p_of(zi, xi, ni, fi), zi, ni, fi)
+                inner += WG[nin, ji] * math.exp(e) * jac
         return ih * _dp_dz(po, zo, no_, fo) * inner
     # a general g: times |dp/dz| = sd(p) / (n + z sd'(p)) of both rates
     swap = C[_C_SWAP] > 0.0
@@ -204,17 +269,17 @@ def _outer_f(zo, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
 
 
 @njit(**JIT)
-def _gk15(za, zb, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG):
+def _gk15(za, zb, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG, JT, JZ):
     """Gauss-Kronrod 7-15 estimate of the outer integral over [za, zb] and its error."""
     c = 0.5 * (za + zb)
     h = 0.5 * (zb - za)
-    fc = _outer_f(c, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG)
+    fc = _outer_f(c, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG, JT, JZ)
     res_k = fc * _GK_W[7]
     res_g = fc * _G7_W[3]
     for j in range(7):
         dx = h * _GK_X[j]
-        f1 = _outer_f(c - dx, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG)
-        f2 = _outer_f(c + dx, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG)
+        f1 = _outer_f(c - dx, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG, JT, JZ)
+        f2 = _outer_f(c + dx, C, band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG, JT, JZ)
         res_k += _GK_W[j] * (f1 + f2)
         if j % 2 == 1:
             res_g += _G7_W[j // 2] * (f1 + f2)
@@ -244,14 +309,50 @@ def log_band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG):
     posterior mass) the rules run over the whole square instead, which keeps the value
     finite but coarse.
     """
-    v = _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, QUAD_K)
+    no_tab = np.empty((0, JAC_POINTS))
+    return log_band_integral_tab(
+        i, lik, tau, rho, eps, s, delta, P, XG, WG, no_tab, np.empty((0, 3)), -1, -1
+    )
+
+
+@njit(**JIT)
+def log_band_integral_tab(i, lik, tau, rho, eps, s, delta, P, XG, WG, JT, JZ, kx, ky):
+    """Return :func:`log_band_integral` with the inner Jacobians of eq. 7 read from tables.
+
+    Row kx of JT is the Jacobian of row i's first count (X of N0) and row ky that of its second
+    (Y of N1), as :func:`fill_jacobian_tables` fills them at this tau (-1: computed at each
+    node, as :func:`log_band_integral` does). Rows of the same group with a count in common
+    share that count's table: the inner rule, which evaluates the Jacobian at ~10 to 24 nodes
+    for each of ~100 to 300 outer nodes, then costs one interpolation instead of a square
+    root and a quadratic root at each. Only for eq. 7; the beta-binomial ignores the tables.
+    The fallback over the whole square computes the Jacobians (the tables do not cover it).
+    """
+    v = _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, QUAD_K, JT, JZ, kx, ky)
     if v == -np.inf:
-        v = _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, 1e6)
+        v = _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, 1e6, JT, JZ, -1, -1)
     return v
 
 
 @njit(**JIT)
-def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
+def fill_jacobian_tables(k_c, k_n, k_tau, JT, JZ):
+    """Fill the Jacobian tables of :func:`log_band_integral_tab`: one row per (count, size, tau).
+
+    Row k of JT holds :func:`_dp_dz` of the count k_c[k] of k_n[k] at dispersion
+    1 + (k_n[k] - 1) k_tau[k], at JAC_POINTS scores equally spaced over (JZ[k, 0], JZ[k, 1]) =
+    :func:`jacobian_range`, the scores of the rates in [0, 1] within JAC_K; JZ[k, 2] is 1 where
+    the table passed its check (:func:`jacobian_table`), else 0 (then it is not used).
+    """
+    for k in range(k_c.shape[0]):
+        f = dispersion(k_n[k], k_tau[k])
+        z0, z1 = jacobian_range(k_c[k], k_n[k], f)
+        JZ[k, 0] = z0
+        JZ[k, 1] = z1
+        ok = z1 > z0 and jacobian_table(z0, z1, k_c[k], k_n[k], f, JT, k)
+        JZ[k, 2] = 1.0 if ok else 0.0
+
+
+@njit(**JIT)
+def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin, JT, JZ, kx, ky):
     x = P[i, X]
     n0 = P[i, N0]
     y = P[i, Y]
@@ -302,6 +403,9 @@ def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
         C[img, _C_FI] = fi
         C[img, _C_FLIP] = 1.0 if flip else 0.0
         C[img, _C_SWAP] = 1.0 if (img == 1 or img == 3) else 0.0
+        # the inner rate is the second count's in images 0 and 2, the first's in 1 and 3
+        key = ky if (img == 0 or img == 2) else kx
+        C[img, _C_KEY] = float(key if key >= 0 and JZ[key, 2] > 0.0 else -1)
         # the outer window |z_o| <= kwin and the inner (marginal) one |z_i| <= kin, in rates
         zo_top = min(kwin, _z_of(0.0, xo, no_, fo))
         zo_bot = max(-kwin, _z_of(1.0, xo, no_, fo))
@@ -383,6 +487,8 @@ def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
                             i,
                             XG,
                             WG,
+                            JT,
+                            JZ,
                         )
                         m += 1
     # adaptive refinement: halve the subinterval with the largest error estimate
@@ -404,10 +510,10 @@ def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin):
         zb_[m] = zb_[kmax]
         zb_[kmax] = mid
         val[kmax], err[kmax] = _gk15(
-            za_[kmax], mid, C[img], band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG
+            za_[kmax], mid, C[img], band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG, JT, JZ
         )
         val[m], err[m] = _gk15(
-            mid, zb_[m], C[img], band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG
+            mid, zb_[m], C[img], band, r, cond, kwin, lik, tau, rho, shift, P, i, XG, WG, JT, JZ
         )
         m += 1
     total = 0.0
