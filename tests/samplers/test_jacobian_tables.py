@@ -143,3 +143,28 @@ def test_rows_index_the_tables_of_their_counts():
     # the two rows with fp = 3 share one table
     rows3 = np.flatnonzero(bvn & (P[:, 12] == 3))
     assert rows3.size == 2 and corr.c_kx[rows3[0]] == corr.c_kx[rows3[1]]
+
+
+def test_log_posterior_with_tables_matches_it_without():
+    from samplers.exact import chain as exact
+    from samplers.exact.driver import build_model
+
+    from tests._support.lira_sim import lira_counts
+
+    c = lira_counts(32, 60, 3).counts
+    model, corr, names, _ = build_model(
+        c.fp, c.n_neg, c.fn, c.n_pos, np.zeros(c.fp.size, dtype=np.int64),
+        g_lik=[LIK_BIVARIATE_NORMAL], g_sidx=[0], g_tau=[0.02], g_rho=[0.0], g_tau_free=[True],
+        g_rho_free=[True], s_fixed=[np.nan], delta=1e-5, eps_prior=(0, 10.0, 0.0),
+        s_prior=(1.0, 1.0), tau_prior=(1.0, 1.0),
+    )  # fmt: skip
+    assert names == ["eps", ("s", 0), ("tau", 0), ("rho", 0)]
+    assert corr.k_grp.size < 2 * corr.c_grp.size  # rows share tables
+    off = corr._replace(c_kx=np.full_like(corr.c_kx, -1), c_ky=np.full_like(corr.c_ky, -1))
+    for z in ([0.3, -1.0, -3.5, 0.8], [1.5, 0.5, -2.0, -1.5], [-2.0, 0.0, -4.0, 0.0]):
+        z = np.asarray(z)
+        ll_on, ll_off = np.empty(corr.c_grp.size), np.empty(corr.c_grp.size)
+        lp_on = exact.log_posterior(z, model, corr, np.empty(0), ll_on)
+        lp_off = exact.log_posterior(z, model, off, np.empty(0), ll_off)
+        np.testing.assert_allclose(ll_on, ll_off, rtol=0, atol=2e-5)
+        assert abs(lp_on - lp_off) < 1e-3
