@@ -22,6 +22,7 @@ Three parts (docs/correlated.md, "Shared Jacobian tables"):
     python benchmarks/bench_corr_eval.py profile --sizes 64x1000 64x10000
     python benchmarks/bench_corr_eval.py grid
     python benchmarks/bench_corr_eval.py posterior --targets 300
+    python benchmarks/bench_corr_eval.py posterior --targets 300 --sampler-seed 5
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def grid():
           "(N0, N1, tau, rho/rho_max, eps, s, delta, X, Y, log value) =", worst[1])  # fmt: skip
 
 
-def posterior(n_targets, seed, tau, max_time):
+def posterior(n_targets, seed, tau, max_time, sampler_seed=None):
     import bayes_dp as bdp
 
     from tests._support.lira_sim import lira_counts
@@ -152,7 +153,8 @@ def posterior(n_targets, seed, tau, max_time):
     ev = bdp.Evidence(bdp.AttackCounts(fp, n0, fn, n1), likelihood="bivariate_normal", name="lira",
                       fix={"tau": tau, "rho": 0.0})  # fmt: skip
     t0 = time.perf_counter()
-    post = bdp.estimate_epsilon(ev, delta=0.0, seed=seed, max_time=max_time, progress=False)
+    sseed = seed if sampler_seed is None else sampler_seed
+    post = bdp.estimate_epsilon(ev, delta=0.0, seed=sseed, max_time=max_time, progress=False)
     t_s = time.perf_counter() - t0
     diag = post.diagnostics()
     print(f"sampler: {t_s:.0f} s, {post.n_draws} draws per chain, converged {post.converged}, "
@@ -184,7 +186,8 @@ def main():
     sub.add_parser("grid")
     b = sub.add_parser("posterior")
     b.add_argument("--targets", type=int, default=300)
-    b.add_argument("--seed", type=int, default=4)
+    b.add_argument("--seed", type=int, default=4, help="seed of the simulated counts")
+    b.add_argument("--sampler-seed", type=int, default=None, help="default: --seed")
     b.add_argument("--tau", type=float, default=0.02)
     b.add_argument("--max-time", type=float, default=600.0)
     o = p.parse_args()
@@ -193,7 +196,7 @@ def main():
     elif o.part == "grid":
         grid()
     else:
-        posterior(o.targets, o.seed, o.tau, o.max_time)
+        posterior(o.targets, o.seed, o.tau, o.max_time, o.sampler_seed)
 
 
 if __name__ == "__main__":
