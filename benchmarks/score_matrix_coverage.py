@@ -44,6 +44,12 @@ def main() -> None:
     ap.add_argument("--delta", type=float, default=1e-5)
     ap.add_argument("--method", choices=mia.scores.METHODS, default="online")
     ap.add_argument("--fixed-variance", action="store_true")
+    ap.add_argument(
+        "--likelihood",
+        choices=("bivariate_normal", "binomial", "beta_binomial"),
+        default="bivariate_normal",
+        help="likelihood of the counts (default bivariate_normal, the first table's)",
+    )
     ap.add_argument("--draws", type=int, default=1000, help="draws per chain (2 chains)")
     ap.add_argument("--tune", type=int, default=500)
     ap.add_argument("--jobs", type=int, default=2, help="parallel audits (default 2)")
@@ -62,6 +68,7 @@ def main() -> None:
         delta=args.delta,
         method=args.method,
         fixed_variance=args.fixed_variance,
+        likelihood=args.likelihood,
         draws=args.draws,
         tune=args.tune,
     )
@@ -69,13 +76,13 @@ def main() -> None:
     print(
         f"Gaussian mechanism, {args.n_targets} targets x {args.n_models} models (half IN), "
         f"{args.method} test{fv} at alpha = {args.alpha:g}, delta = {args.delta:g}, "
-        f"bivariate-normal evidence, default prior; {args.audits} audits per mu in "
+        f"{args.likelihood} evidence, default prior; {args.audits} audits per mu in "
         f"{time.perf_counter() - t0:.0f} s"
     )
     print(
         f"{'mu':>5} {'true eps':>9} {'90% coverage':>13} {'(95% CI)':>14} {'truth below':>12} "
         f"{'truth above':>12} {'med. width':>11} {'med. eps':>9} {'FPR':>6} {'FNR':>6} "
-        f"{'visible eps':>12} {'its coverage':>13}"
+        f"{'visible eps':>12} {'its coverage':>13} {'r_hat>1.01':>11}"
     )
     for mu, r in out.items():
         lo, hi = r.ci("true_eps")
@@ -85,7 +92,8 @@ def main() -> None:
             f"{r.below('true_eps'):12.2f} {r.above('true_eps'):12.2f} "
             f"{r.width('true_eps'):11.2f} {np.median(r.stats['median']):9.2f} "
             f"{r.stats['fpr'].mean():6.3f} {r.stats['fnr'].mean():6.3f} "
-            f"{r.target['visible_eps'][0]:12.2f} {r.rate('visible_eps'):13.2f}"
+            f"{r.target['visible_eps'][0]:12.2f} {r.rate('visible_eps'):13.2f} "
+            f"{np.mean(r.stats['max_r_hat'] > 1.01):11.2f}"
         )
     if args.png:
         import matplotlib

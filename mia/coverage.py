@@ -164,6 +164,7 @@ def score_matrix_audit(
     delta: float = 1e-5,
     method: str = "online",
     fixed_variance: bool = False,
+    likelihood: str = "bivariate_normal",
     chains: int = 2,
     draws: int = 1000,
     tune: int = 500,
@@ -174,8 +175,8 @@ def score_matrix_audit(
     so the mechanism's eps(delta) is known (:func:`mia.canary.gaussian_mechanism_epsilon` with
     sensitivity ``mu``). The audit draws a score matrix (:func:`mia.simulate_score_matrix`, each
     target IN for exactly half of the ``n_models`` models), counts it
-    (:func:`mia.counts_from_score_matrix` at ``alpha``) and samples the posterior of eps with the
-    bivariate-normal likelihood under the default prior.
+    (:func:`mia.counts_from_score_matrix` at ``alpha``) and samples the posterior of eps with
+    ``likelihood`` under the default prior.
 
     Parameters
     ----------
@@ -191,6 +192,11 @@ def score_matrix_audit(
     method : str, default "online"
         Test of :func:`mia.counts_from_score_matrix`.
     fixed_variance : bool, default False
+    likelihood : {"bivariate_normal", "binomial", "beta_binomial"}, default "bivariate_normal"
+        Likelihood of the counts (:meth:`mia.ScoreMatrixCounts.to_evidence`). The study's
+        default stays the correlated eq. 7, the likelihood its first table was measured with;
+        ``"binomial"`` is what ``to_evidence()`` gives by default (``docs/lira.md``, "How
+        over-confident is the binomial?", compares the two).
     chains, draws, tune : int
         Sampler settings.
 
@@ -201,7 +207,9 @@ def score_matrix_audit(
         ``"visible_eps"``: the same interval against the eps visible to a level-``alpha`` test
         (the tightest (eps, delta) region through the exact test's error point
         ``(alpha, beta(alpha))``); and the numbers ``"median"`` (posterior median of eps),
-        ``"fpr"`` and ``"fnr"`` (pooled error rates of the counts).
+        ``"fpr"`` and ``"fnr"`` (pooled error rates of the counts), ``"width"`` (of the 90%
+        interval) and ``"max_r_hat"`` (the largest r_hat of the run, so a study can report
+        audits whose chains did not mix).
     """
     from .canary import gaussian_mechanism_epsilon
     from .scores import counts_from_score_matrix, simulate_score_matrix
@@ -211,7 +219,7 @@ def score_matrix_audit(
     scores, keep = simulate_score_matrix(n_models, n_targets, mu, seed=rng)
     res = counts_from_score_matrix(scores, keep, alpha, method, fixed_variance=fixed_variance)
     post = bdp.estimate_epsilon(
-        res.to_evidence(name="lira", likelihood="bivariate_normal"),
+        res.to_evidence(name="lira", likelihood=likelihood),
         delta=delta,
         chains=chains,
         draws=draws,
@@ -232,6 +240,8 @@ def score_matrix_audit(
         "median": float(np.median(post.draws("eps"))),
         "fpr": float(c.fp.sum() / c.n_neg.sum()),
         "fnr": float(c.fn.sum() / c.n_pos.sum()),
+        "width": hi - lo,
+        "max_r_hat": max(d["r_hat"] for d in post.diagnostics().values()),
     }
 
 
