@@ -34,8 +34,10 @@ MAX_ROUNDS = 6
 #: With at most FEW_BASES distinct bases an evaluation is cheap and the posterior broad, its
 #: mass reaching s -> 0 with a sharp edge eps >= const (an axis in (log eps, logit s), a
 #: diagonal in (u, v)) and a thin wedge as s -> 1 that a zoom of 12 nodes lost: FEW applies;
-#: else MANY (41% less CPU on four checked data sets of 10 bases, quantiles within 0.4
-#: probability points of the quadrature reference). docs/planning.md has the checks.
+#: else MANY (step 2 took 41% less CPU than step 1.5 on four checked data sets of 10 bases,
+#: quantiles within 0.4 probability points of the quadrature reference; step 2.5, issue 27,
+#: another 13% on 12 audits of 10 and 20 bases, within 0.72; step 3 missed one audit by 2.1).
+#: docs/planning.md has the checks.
 Settings = namedtuple("Settings", ["step", "max_nodes", "sharp_gap", "passes", "coarse", "coords"])
 
 
@@ -45,7 +47,12 @@ FEW_BASES = 4
 FEW = Settings(step=1.0, max_nodes=64, sharp_gap=8.0, passes=6, coarse=(12, 20), coords="zv")
 
 
-MANY = Settings(step=2.0, max_nodes=40, sharp_gap=6.0, passes=3, coarse=(12,), coords="uv")
+MANY = Settings(step=2.5, max_nodes=40, sharp_gap=6.0, passes=3, coarse=(12,), coords="uv")
+
+
+#: A grid in (u, v) whose 5% point of s is below this is computed again in (z0, v), and the
+#: grid with the larger integral is kept (docs/planning.md, "Few bases").
+S_LOW = 0.1
 
 
 #: Rows of grid nodes at the ends of an axis holding together less than this share of the
@@ -278,15 +285,15 @@ def grid_posterior(
 
     distinct = model.b_grp.size + (0 if corr is None else corr.c_grp.size)
     cfg = FEW if distinct <= FEW_BASES else MANY
+    forced = coords is not None
     coords = "z0" if s_fixed is not None else coords or cfg.coords
 
-    def log_post(axes, lp=None):
-        return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp, coords)
+    def one(coarse, coords):  # the zoom's nodes per coordinate: coarse
+        def log_post(axes, lp=None):
+            return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp, coords)
 
-    outer = {"z0": Z0_BOX, "uv": U_BOX + V_BOX, "zv": Z0_BOX + V_BOX}[coords]
-    n_ax = len(outer) // 2
-
-    def one(coarse):  # the zoom's nodes per coordinate: coarse
+        outer = {"z0": Z0_BOX, "uv": U_BOX + V_BOX, "zv": Z0_BOX + V_BOX}[coords]
+        n_ax = len(outer) // 2
         box = outer
         mode, top = None, -np.inf
         for it in range(cfg.passes):
@@ -352,7 +359,11 @@ def grid_posterior(
 
     # the grid with the larger integral missed less of the mass (a thin region of high
     # density between nodes); see docs/planning.md
-    return max((one(c) for c in cfg.coarse), key=lambda g: g.log_z)
+    best = max((one(c, coords) for c in cfg.coarse), key=lambda g: g.log_z)
+    if coords == "uv" and not forced and best.s_quantile(0.05) < S_LOW:
+        # mass near s = 0: the edge eps >= const is a diagonal in (u, v); try (z0, v) too
+        best = max(best, one(cfg.coarse[0], "zv"), key=lambda g: g.log_z)
+    return best
 
 
 def _cdf_points(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
