@@ -20,10 +20,7 @@ from .priors import Prior
 GAP = 20.0
 
 
-#: Nodes per coordinate of the zooming passes and of the final grid.
-COARSE = 12
-
-
+#: Nodes per coordinate of the final grid (before its refinement).
 FINE = 12
 
 
@@ -32,20 +29,30 @@ MAX_ROUNDS = 6
 
 #: The final grid's intervals are halved (at most MAX_ROUNDS times) where neighbouring nodes
 #: differ by more than ``step``, one of them within ``sharp_gap`` of the largest, up to
-#: ``max_nodes`` a coordinate; the zoom makes at most ``passes`` passes. With at most FEW_BASES
-#: distinct bases an evaluation is cheap and the posterior broad (a sharp edge across a wide
-#: box): FEW applies; else MANY (41% less CPU on four checked data sets of 10 bases, quantiles
-#: within 0.4 probability points of the quadrature reference; docs/planning.md).
-Settings = namedtuple("Settings", ["step", "max_nodes", "sharp_gap", "passes"])
+#: ``max_nodes`` a coordinate; the zoom makes at most ``passes`` passes of ``coarse`` nodes per
+#: coordinate; ``coords`` (s free): "uv" = (log(s eps), logit s), "zv" = (log eps, logit s).
+#: With at most FEW_BASES distinct bases an evaluation is cheap and the posterior broad, its
+#: mass reaching s -> 0 with a sharp edge eps >= const (an axis in (log eps, logit s), a
+#: diagonal in (u, v)) and a thin wedge as s -> 1 that a zoom of 12 nodes lost: FEW applies;
+#: else MANY (step 2 took 41% less CPU than step 1.5 on four checked data sets of 10 bases,
+#: quantiles within 0.4 probability points of the quadrature reference; step 2.5, issue 27,
+#: another 13% on 12 audits of 10 and 20 bases, within 0.72; step 3 missed one audit by 2.1).
+#: docs/planning.md has the checks.
+Settings = namedtuple("Settings", ["step", "max_nodes", "sharp_gap", "passes", "coarse", "coords"])
 
 
 FEW_BASES = 4
 
 
-FEW = Settings(step=1.0, max_nodes=64, sharp_gap=8.0, passes=6)
+FEW = Settings(step=1.0, max_nodes=64, sharp_gap=8.0, passes=6, coarse=(12, 20), coords="zv")
 
 
-MANY = Settings(step=2.0, max_nodes=40, sharp_gap=6.0, passes=3)
+MANY = Settings(step=2.5, max_nodes=40, sharp_gap=6.0, passes=3, coarse=(12,), coords="uv")
+
+
+#: A grid in (u, v) whose 5% point of s is below this is computed again in (z0, v), and the
+#: grid with the larger integral is kept (docs/planning.md, "Few bases").
+S_LOW = 0.1
 
 
 #: Rows of grid nodes at the ends of an axis holding together less than this share of the
@@ -69,13 +76,23 @@ READ = 4
 
 @dataclass(frozen=True)
 class _GridPosterior:
-    """Posterior of eps as weighted points of log eps (sorted), from the grid."""
+    """Posterior of eps (and of s when free) as weighted points, sorted, from the grid."""
 
     log_eps: np.ndarray
     cdf: np.ndarray  # cumulative weights at the points (normalised, last = 1)
+    logit_s: np.ndarray | None = None  # s free: the same masses at their logit s, sorted
+    s_cdf: np.ndarray | None = None
+    coords: str = "z0"  # the grid's coordinates: "uv", "zv" (s free) or "z0" (s fixed)
+    log_z: float = math.nan  # log of the grid's integral of the (unnormalised) posterior
 
     def quantile(self, q) -> np.ndarray:
         return np.exp(np.interp(q, self.cdf, self.log_eps))
+
+    def s_quantile(self, q) -> np.ndarray:
+        """Quantiles of s (s free only)."""
+        from scipy.special import expit
+
+        return expit(np.interp(q, self.s_cdf, self.logit_s))
 
     def prob_above(self, eps: float) -> float:
         return float(1.0 - np.interp(math.log(eps), self.log_eps, self.cdf, left=0.0, right=1.0))
@@ -111,12 +128,13 @@ def _log_prior_fn(prior: Prior):
     return f
 
 
-def _log_post(model, corr, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarray:
+def _log_post(model, corr, log_prior, s_fixed, axes, stop, lp=None, coords="uv") -> np.ndarray:
     """Log posterior (up to a constant) on the tensor grid of ``axes``.
 
-    ``axes``: (u, v) with u = log(s eps), v = logit s when s is free (``s_fixed`` None), (z0,)
-    with z0 = log eps when it is fixed. Entries of ``lp`` that are not nan are kept (points
-    already computed, or filled in by :func:`_refine`).
+    ``axes``: (u, v) with u = log(s eps), v = logit s (``coords`` "uv") or (z0, v) with z0 =
+    log eps (``coords`` "zv") when s is free (``s_fixed`` None), (z0,) when it is fixed. Entries
+    of ``lp`` that are not nan are kept (points already computed, or filled in by
+    :func:`_refine`).
     """
     from scipy.special import expit
 
@@ -125,7 +143,7 @@ def _log_post(model, corr, log_prior, s_fixed, axes, stop, lp=None) -> np.ndarra
     mesh = np.meshgrid(*axes, indexing="ij")
     if s_fixed is None:
         s = expit(mesh[1])
-        z0 = mesh[0] - np.log(s)
+        z0 = mesh[0] - np.log(s) if coords == "uv" else mesh[0]
     else:
         z0 = mesh[0]
         s = np.full(z0.shape, s_fixed)
@@ -243,13 +261,15 @@ def grid_posterior(
     *,
     likelihood: str = "binomial",
     fix: dict | None = None,
+    coords: str | None = None,
 ) -> _GridPosterior:
     """Posterior of eps of ``counts`` on a deterministic grid (private; see module doc).
 
     ``likelihood`` and ``fix`` as in :class:`~bayes_dp.Evidence`: the parameters of a
-    correlated likelihood must all be fixed (known).
+    correlated likelihood must all be fixed (known). ``coords`` ("uv" or "zv", s free) overrides
+    the coordinates of the settings (for checks).
 
-    Passes of COARSE nodes per coordinate zoom from the outer box to the points within GAP of
+    Passes of ``coarse`` nodes per coordinate zoom from the outer box to the points within GAP of
     the largest (:func:`_zoom`) until no side moves by more than a spacing; then a grid of FINE
     nodes per coordinate on that box is refined where neighbouring nodes differ by more than a
     step (:data:`FEW`, :data:`MANY`; :func:`_refine`), and the log density is read between the
@@ -263,66 +283,92 @@ def grid_posterior(
     log_prior = _log_prior_fn(prior)
     s_fixed = float(prior.s) if prior.s_fixed else None
 
-    def log_post(axes, lp=None):
-        return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp)
-
-    outer = Z0_BOX if prior.s_fixed else U_BOX + V_BOX
-    n_ax = len(outer) // 2
-    box = outer
-    mode, top = None, -np.inf
     distinct = model.b_grp.size + (0 if corr is None else corr.c_grp.size)
     cfg = FEW if distinct <= FEW_BASES else MANY
-    for it in range(cfg.passes):
-        axes = [np.linspace(box[2 * a], box[2 * a + 1], COARSE) for a in range(n_ax)]
-        lp = log_post(axes)
-        if not np.isfinite(np.max(lp)):
-            raise FloatingPointError("the grid posterior has no point of positive density")
-        if mode is None or np.max(lp) > top:
-            best = np.array(
-                [x[i] for x, i in zip(axes, np.unravel_index(np.argmax(lp), lp.shape), strict=True)]
+    forced = coords is not None
+    coords = "z0" if s_fixed is not None else coords or cfg.coords
+
+    def one(coarse, coords):  # the zoom's nodes per coordinate: coarse
+        def log_post(axes, lp=None):
+            return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp, coords)
+
+        outer = {"z0": Z0_BOX, "uv": U_BOX + V_BOX, "zv": Z0_BOX + V_BOX}[coords]
+        n_ax = len(outer) // 2
+        box = outer
+        mode, top = None, -np.inf
+        for it in range(cfg.passes):
+            axes = [np.linspace(box[2 * a], box[2 * a + 1], coarse) for a in range(n_ax)]
+            lp = log_post(axes)
+            if not np.isfinite(np.max(lp)):
+                raise FloatingPointError("the grid posterior has no point of positive density")
+            if mode is None or np.max(lp) > top:
+                best = np.array(
+                    [
+                        x[i]
+                        for x, i in zip(
+                            axes, np.unravel_index(np.argmax(lp), lp.shape), strict=True
+                        )
+                    ]
+                )
+                mode, top = _mode(log_post, best, outer)
+                top = max(top, np.max(lp))
+            new = _zoom(lp, axes, box, outer, top, mode)
+            moved = max(
+                abs(n - b) / (axes[i // 2][1] - axes[i // 2][0])
+                for i, (n, b) in enumerate(zip(new, box, strict=True))
             )
-            mode, top = _mode(log_post, best, outer)
-            top = max(top, np.max(lp))
-        new = _zoom(lp, axes, box, outer, top, mode)
-        moved = max(
-            abs(n - b) / (axes[i // 2][1] - axes[i // 2][0])
-            for i, (n, b) in enumerate(zip(new, box, strict=True))
-        )
-        box = new
-        if it > 0 and moved <= 1.0:  # no side moved by more than one spacing
-            break
-    axes = [np.linspace(box[2 * a], box[2 * a + 1], FINE) for a in range(n_ax)]
-    lp = log_post(axes)
-    for _ in range(MAX_ROUNDS):
-        sizes = [x.size for x in axes]
+            box = new
+            if it > 0 and moved <= 1.0:  # no side moved by more than one spacing
+                break
+        axes = [np.linspace(box[2 * a], box[2 * a + 1], FINE) for a in range(n_ax)]
+        lp = log_post(axes)
+        for _ in range(MAX_ROUNDS):
+            sizes = [x.size for x in axes]
+            for a in range(n_ax):
+                axes[a], lp = _refine(lp, axes, a, cfg.step, cfg.max_nodes, cfg.sharp_gap)
+                if np.isnan(lp).any():
+                    lp = log_post(axes, lp)
+            if sizes == [x.size for x in axes]:
+                break
+        top = np.max(lp)
+        lp = np.maximum(np.where(np.isfinite(lp), lp, -np.inf), top - 2 * GAP) - top
+        # the spline may ring next to a sharp peak: never above the largest node of its cell
+        cell_max = lp
         for a in range(n_ax):
-            axes[a], lp = _refine(lp, axes, a, cfg.step, cfg.max_nodes, cfg.sharp_gap)
-            if np.isnan(lp).any():
-                lp = log_post(axes, lp)
-        if sizes == [x.size for x in axes]:
-            break
-    top = np.max(lp)
-    lp = np.maximum(np.where(np.isfinite(lp), lp, -np.inf), top - 2 * GAP) - top
-    # the spline may ring next to a sharp peak: never above the largest node of its cell
-    cell_max = lp
-    for a in range(n_ax):
-        n = lp.shape[a]
-        cell_max = np.maximum(
-            np.take(cell_max, np.arange(n - 1), axis=a), np.take(cell_max, np.arange(1, n), axis=a)
-        )
-    cell_max = np.repeat(cell_max, READ, axis=0)
-    if n_ax == 1:
-        log_eps, w = _read_points(axes[0])
-        dens = np.minimum(CubicSpline(axes[0], lp)(log_eps), cell_max)
-        w = w * np.exp(dens)
-    else:
-        (u, wu), (v, wv) = _read_points(axes[0]), _read_points(axes[1])
-        dens = RectBivariateSpline(axes[0], axes[1], lp, kx=3, ky=3)(u, v)
-        dens = np.minimum(dens, np.repeat(cell_max, READ, axis=1))
-        w = (np.exp(dens) * wu[:, None] * wv[None, :]).ravel()
-        log_eps = (u[:, None] - np.log(expit(v))[None, :]).ravel()
-    order = np.argsort(log_eps, kind="stable")
-    log_eps, w = log_eps[order], w[order]
+            n = lp.shape[a]
+            cell_max = np.maximum(
+                np.take(cell_max, np.arange(n - 1), axis=a),
+                np.take(cell_max, np.arange(1, n), axis=a),
+            )
+        cell_max = np.repeat(cell_max, READ, axis=0)
+        if n_ax == 1:
+            log_eps, w = _read_points(axes[0])
+            dens = np.minimum(CubicSpline(axes[0], lp)(log_eps), cell_max)
+            w = w * np.exp(dens)
+        else:
+            (u, wu), (v, wv) = _read_points(axes[0]), _read_points(axes[1])
+            dens = RectBivariateSpline(axes[0], axes[1], lp, kx=3, ky=3)(u, v)
+            dens = np.minimum(dens, np.repeat(cell_max, READ, axis=1))
+            w = np.exp(dens) * wu[:, None] * wv[None, :]
+            log_eps = u[:, None] - (np.log(expit(v))[None, :] if coords == "uv" else 0.0)
+            logit_s, s_cdf = _cdf_points(v, w.sum(axis=0))  # v is sorted: the s marginal
+            log_eps, cdf = _cdf_points(np.broadcast_to(log_eps, w.shape).ravel(), w.ravel())
+            return _GridPosterior(log_eps, cdf, logit_s, s_cdf, coords, top + math.log(w.sum()))
+        log_eps, cdf = _cdf_points(log_eps, w)
+        return _GridPosterior(log_eps, cdf, log_z=top + math.log(w.sum()))
+
+    # the grid with the larger integral missed less of the mass (a thin region of high
+    # density between nodes); see docs/planning.md
+    best = max((one(c, coords) for c in cfg.coarse), key=lambda g: g.log_z)
+    if coords == "uv" and not forced and best.s_quantile(0.05) < S_LOW:
+        # mass near s = 0: the edge eps >= const is a diagonal in (u, v); try (z0, v) too
+        best = max(best, one(cfg.coarse[0], "zv"), key=lambda g: g.log_z)
+    return best
+
+
+def _cdf_points(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort the points ``x`` of masses ``w``; return them and the CDF at each (mid-points)."""
+    order = np.argsort(x, kind="stable")
+    x, w = x[order], w[order]
     cdf = np.cumsum(w)
-    cdf = (cdf - 0.5 * w) / cdf[-1]  # mid-point of each point's mass
-    return _GridPosterior(log_eps, cdf)
+    return x, (cdf - 0.5 * w) / cdf[-1]

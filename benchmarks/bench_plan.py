@@ -9,13 +9,18 @@ machine shared with other work the wall time says little, and CPU seconds / core
 plan would take on idle cores when its threads run in parallel (they release the GIL in the
 likelihood kernel). The target is <= 60 s on 2 cores.
 
-Run: ``python benchmarks/bench_plan.py [--reps R] [--cores C] [--bases B]``.
+``--before`` runs the grid settings before issue 27's changes (step 2 in the refinement of
+models of many bases, no second grid in (log eps, logit s) when the mass reaches s -> 0,
+few-base models in (log(s eps), logit s) with one zoom), for a comparison in one session.
+
+Run: ``python benchmarks/bench_plan.py [--reps R] [--cores C] [--bases B] [--before]``.
 """
 
 import argparse
 import time
 
 import bayes_dp as bdp
+from bayes_dp import _plan_grid
 
 
 def main() -> None:
@@ -23,7 +28,12 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--bases", type=int, default=20)
+    ap.add_argument("--before", action="store_true", help="the grid settings before issue 27")
     args = ap.parse_args()
+    if args.before:
+        _plan_grid.MANY = _plan_grid.MANY._replace(step=2.0)
+        _plan_grid.FEW = _plan_grid.FEW._replace(coarse=(12,), coords="uv")
+        _plan_grid.S_LOW = 0.0
     truth = {"eps": 4.0, "s": 0.7}
     designs = [{"bases": args.bases, "n": n} for n in (100, 300, 1000, 3000, 10_000)]
     bdp.plan_audit(truth, designs[:1], delta=1e-5, reps=2, seed=1)  # compile, not timed

@@ -18,6 +18,7 @@ import bayes_dp as bdp
 from bayes_dp.planning import Design, grid_posterior
 
 from tests import reference as ref
+from tests._support.plan_grid_check import grid_errors
 
 STRONG = bdp.AttackCounts(
     fp=[40, 50, 60, 100, 100, 110, 120, 200, 200, 200],
@@ -63,6 +64,35 @@ def test_grid_posterior_matches_quadrature_reference(counts, prior, ref_s):
     # sampler's stress grid is 1.5)
     err = 100 * (r.eps_cdf(g.quantile(q)) - q)
     assert np.max(np.abs(err)) < 1.5, err
+
+
+def test_grid_posterior_one_base_of_ten_thousand():
+    # issue 27: one base of N = 10,000 (the canary example's last row). In (log(s eps), logit s)
+    # the grid missed the sharp edge eps >= 3.2 as s -> 0 and the thin wedge as s -> 1: its
+    # quantiles were off by 11.8 (eps) and 15.7 (s) probability points. Now (log eps, logit s)
+    # and the larger-integral of two zooms (docs/planning.md).
+    err_eps, err_s = grid_errors(bdp.AttackCounts(fp=390, n_neg=10_000, fn=1312, n_pos=10_000))
+    assert np.max(np.abs(err_eps)) < 1.5, err_eps
+    assert np.max(np.abs(err_s)) < 1.5, err_s
+
+
+DESIGN_GRID = [
+    (bases, n, eps, s)
+    for bases in (1, 3, 20)
+    for n in (100, 1000, 10_000)
+    for eps, s in ((4.0, 0.9), (3.0, 0.05), (2.0, 0.5))
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("bases", "n", "eps", "s"), DESIGN_GRID)
+def test_grid_posterior_over_designs(bases, n, eps, s):
+    # one simulated audit (seed 1) per design and truth, against the quadrature reference
+    # (the 20-base references take 0.5-4 min at N <= 1,000 and ~11 min at N = 10,000)
+    counts, _, _ = bdp.simulate.simulate_counts(eps, s, 1e-5, [n] * bases, [n] * bases, seed=1)
+    err_eps, err_s = grid_errors(counts)
+    assert np.max(np.abs(err_eps)) < 1.5, err_eps
+    assert np.max(np.abs(err_s)) < 1.5, err_s
 
 
 def test_grid_posterior_strong_attack_table():
