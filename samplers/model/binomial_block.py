@@ -218,36 +218,37 @@ def make_blocks(
 
 
 @njit(**JIT)
-def _pmf(n, v, out):
-    """Set out[k] = Binom(k | n, v) for k = 0..n (a recurrence from the mode; tails may be 0)."""
+def _pmf(n, v, out, row):
+    """Set out[row, k] = Binom(k | n, v), k = 0..n (a recurrence from the mode; tails may be 0)."""
     for k in range(n + 1):
-        out[k] = 0.0
+        out[row, k] = 0.0
     if not v > 0.0:
-        out[0] = 1.0
+        out[row, 0] = 1.0
         return
     if not v < 1.0:
-        out[n] = 1.0
+        out[row, n] = 1.0
         return
     m = int((n + 1) * v)
     m = min(max(m, 0), n)
     lv = math.log(v)
     l1v = math.log1p(-v)
     lp = math.lgamma(n + 1.0) - math.lgamma(m + 1.0) - math.lgamma(n - m + 1.0)
-    out[m] = math.exp(lp + m * lv + (n - m) * l1v)
+    pm = math.exp(lp + m * lv + (n - m) * l1v)
+    out[row, m] = pm
     r = v / (1.0 - v)
-    p = out[m]
+    p = pm
     for k in range(m, n):
         p = p * (n - k) / (k + 1.0) * r
         if p == 0.0:
             break
-        out[k + 1] = p
-    p = out[m]
+        out[row, k + 1] = p
+    p = pm
     ri = (1.0 - v) / v
     for k in range(m, 0, -1):
         p = p * k / (n - k + 1.0) * ri
         if p == 0.0:
             break
-        out[k - 1] = p
+        out[row, k - 1] = p
 
 
 @njit(**JIT)
@@ -275,122 +276,123 @@ def _density(u, n_o, n_i, bd):
 
 
 @njit(**JIT)
-def _pmf_step(n, v, p, out):
-    """Set out[k] = Binom(k | n + 1, v), k = 0..n + 1, from p[k] = Binom(k | n, v), k = 0..n.
+def _pmf_step(n, v, p, a, b):
+    """Set p[b, k] = Binom(k | n + 1, v), k = 0..n + 1, from p[a, k] = Binom(k | n, v), k = 0..n.
 
     Binom(k | n + 1, v) = (1 - v) Binom(k | n, v) + v Binom(k - 1 | n, v): positive terms only,
     so every entry keeps its relative accuracy (tails included); O(n), no transcendental.
     """
     w = 1.0 - v
-    out[0] = w * p[0]
+    p[b, 0] = w * p[a, 0]
     for k in range(1, n + 1):
-        out[k] = w * p[k] + v * p[k - 1]
-    out[n + 1] = v * p[n]
+        p[b, k] = w * p[a, k] + v * p[a, k - 1]
+    p[b, n + 1] = v * p[a, n]
 
 
 @njit(**JIT)
-def _cdf_step(n, v, p, lo, up, lo2, up2):
-    """Lower and upper sums of Binom(n + 1, v) from those of Binom(n, v) (p: its pmf, 0..n).
+def _cdf_step(n, v, p, lo, up, a, b):
+    """Lower and upper sums of Binom(n + 1, v) from those of Binom(n, v) (p[a]: its pmf, 0..n).
 
-    lo[k] = P(K <= k), up[k] = P(K >= k) for K ~ Binom(n, v), k = 0..n (up[n + 1] = 0 is
-    implied); with one more trial, P(K' <= k) = P(K <= k - 1) + (1 - v) P(K = k) and
-    P(K' >= k) = P(K >= k) + v P(K = k - 1): positive terms again. Sets lo2, up2 for k = 0..n + 1.
+    lo[a, k] = P(K <= k), up[a, k] = P(K >= k) for K ~ Binom(n, v), k = 0..n (up[a, n + 1] = 0
+    is implied); with one more trial, P(K' <= k) = P(K <= k - 1) + (1 - v) P(K = k) and
+    P(K' >= k) = P(K >= k) + v P(K = k - 1): positive terms again. Sets rows b for k = 0..n + 1.
     """
     w = 1.0 - v
-    lo2[0] = w * p[0]
-    up2[0] = up[0]
+    lo[b, 0] = w * p[a, 0]
+    up[b, 0] = up[a, 0]
     for k in range(1, n + 1):
-        lo2[k] = lo[k - 1] + w * p[k]
-        up2[k] = up[k] + v * p[k - 1]
-    lo2[n + 1] = lo[n]
-    up2[n + 1] = v * p[n]
+        lo[b, k] = lo[a, k - 1] + w * p[a, k]
+        up[b, k] = up[a, k] + v * p[a, k - 1]
+    lo[b, n + 1] = lo[a, n]
+    up[b, n + 1] = v * p[a, n]
 
 
 @njit(**JIT)
 def _outer_table(lo, hi, u, PO):
     """Set PO[r, k] = Binom(k | lo + r, u) for sizes lo..hi, k = 0..lo + r (one pmf, then steps)."""
-    _pmf(lo, u, PO[0])
+    _pmf(lo, u, PO, 0)
     for r in range(1, hi - lo + 1):
-        _pmf_step(lo + r - 1, u, PO[r - 1], PO[r])
+        _pmf_step(lo + r - 1, u, PO, r - 1, r)
 
 
 @njit(**JIT)
 def _inner_table(lo, hi, v1, v2, D, P, L, U, T, GX, GW):
     """Set D[r, y] = F_y(v2) - F_y(v1) for sizes n = lo + r up to hi, y = 0..n.
 
-    F_y is the Beta(y + 1, n - y + 1) distribution function. P, L, U: work arrays (2, 2, hi + 3),
-    T: (2, THIN_NODES, hi + 3). The thin-band test uses the spread of the largest size, the
-    narrowest density, so one rule serves every size.
+    F_y is the Beta(y + 1, n - y + 1) distribution function. P, L, U: work arrays (4, hi + 3),
+    rows 0 and 1 for v1 (this size and the next), 2 and 3 for v2; T: (2 THIN_NODES, hi + 3).
+    The thin-band test uses the spread of the largest size, the narrowest density, so one rule
+    serves every size.
     """
     R = hi - lo + 1
     sp = _spread(0.5 * (v1 + v2), hi)
     if v2 - v1 < THIN * sp:
         # thin band: integrate the density (n + 1) Binom(y | n, v) over [v1, v2]
         half = 0.5 * (v2 - v1)
+        for r in range(R):
+            for y in range(lo + r + 1):
+                D[r, y] = 0.0
         if not half > 0.0:
-            for r in range(R):
-                for y in range(lo + r + 1):
-                    D[r, y] = 0.0
             return
         mid = 0.5 * (v1 + v2)
         for r in range(R):
             n = lo + r
             c = r & 1
-            for y in range(n + 1):
-                D[r, y] = 0.0
             for j in range(THIN_NODES):
                 v = mid + half * GX[THIN_NODES, j]
                 if r == 0:
-                    _pmf(n, v, T[c, j])
+                    _pmf(n, v, T, 2 * j)
                 else:
-                    _pmf_step(n - 1, v, T[1 - c, j], T[c, j])
+                    _pmf_step(n - 1, v, T, 2 * j + 1 - c, 2 * j + c)
                 w = half * GW[THIN_NODES, j] * (n + 1.0)
-                t = T[c, j]
+                row = 2 * j + c
                 for y in range(n + 1):
-                    D[r, y] += w * t[y]
+                    D[r, y] += w * T[row, y]
         return
     # K ~ Binom(n + 1, v): F_y(v) = P(K >= y + 1) = U(v)[y + 1], 1 - F_y(v) = L(v)[y]
     m = lo + 1
     for e in range(2):
         v = v1 if e == 0 else v2
-        p = P[0, e]
-        lo_sum = L[0, e]
-        up_sum = U[0, e]
-        _pmf(m, v, p)
+        row = 2 * e
+        _pmf(m, v, P, row)
         acc = 0.0
         for k in range(m + 1):
-            acc += p[k]
-            lo_sum[k] = acc
+            acc += P[row, k]
+            L[row, k] = acc
         acc = 0.0
         for k in range(m, -1, -1):
-            acc += p[k]
-            up_sum[k] = acc
+            acc += P[row, k]
+            U[row, k] = acc
     for r in range(R):
         n = lo + r
         c = r & 1
         if r > 0:
             for e in range(2):
                 v = v1 if e == 0 else v2
-                _cdf_step(n, v, P[1 - c, e], L[1 - c, e], U[1 - c, e], L[c, e], U[c, e])
-                _pmf_step(n, v, P[1 - c, e], P[c, e])
-        L1, U1, L2, U2 = L[c, 0], U[c, 0], L[c, 1], U[c, 1]
+                _cdf_step(n, v, P, L, U, 2 * e + 1 - c, 2 * e + c)
+                _pmf_step(n, v, P, 2 * e + 1 - c, 2 * e + c)
+        a1 = c
+        a2 = 2 + c
         for y in range(n + 1):
             # from the smaller tail: U(v2) - U(v1) errs by ~1e-16 U(v2), L(v1) - L(v2) by L(v1)
-            if U2[y + 1] < L1[y]:
-                d = U2[y + 1] - U1[y + 1]
+            if U[a2, y + 1] < L[a1, y]:
+                d = U[a2, y + 1] - U[a1, y + 1]
             else:
-                d = L1[y] - L2[y]
+                d = L[a1, y] - L[a2, y]
             D[r, y] = d if d > 0.0 else 0.0
 
 
 @njit(**JIT)
-def _half(bd, sz, outer, inner, so, si, win, GX, GW, acc, PO, D, P, L, U, T):
+def _half(bd, sz, fo, fi, win, GX, GW, acc, PO, D, P, L, U, T):
     """Add the band mass of one half (without the factor N_o + 1) to acc[j] for member j.
 
     sz: (outer lo, outer hi, inner lo, inner hi) sizes of the block in this half's roles;
-    outer / inner: the members' counts in the outer and inner role, so / si their sizes less
-    the lowest; win: (outer lo, outer hi, inner lo, inner hi) of this half over the block.
+    fo / fi: where each member's probability lies in PO / D, flattened (row: its size less the
+    lowest, column: its count in the outer / inner role); win: (outer lo, outer hi, inner lo,
+    inner hi) of this half over the block.
     """
+    POf = PO.reshape(-1)
+    Df = D.reshape(-1)
     n_o = sz[1]
     n_i = sz[3]
     u_lo = max(win[0], 0.0)
@@ -429,7 +431,7 @@ def _half(bd, sz, outer, inner, so, si, win, GX, GW, acc, PO, D, P, L, U, T):
                 _inner_table(sz[2], n_i, v1, v2, D, P, L, U, T, GX, GW)
                 w = half * GW[NODES, j]
                 for m in range(acc.shape[0]):
-                    acc[m] += w * PO[so[m], outer[m]] * D[si[m], inner[m]]
+                    acc[m] += w * POf[fo[m]] * Df[fi[m]]
             u = ub
 
 
@@ -451,18 +453,22 @@ def _block_log_mass(Q, b, bd, out):
     acc1 = np.zeros(size)  # and N1
     PO = np.zeros((rows, nmax))
     D = np.zeros((rows, nmax))
-    P = np.zeros((2, 2, nmax))
-    L = np.zeros((2, 2, nmax))
-    U = np.zeros((2, 2, nmax))
-    T = np.zeros((2, THIN_NODES, nmax))
+    P = np.zeros((4, nmax))
+    L = np.zeros((4, nmax))
+    U = np.zeros((4, nmax))
+    T = np.zeros((2 * THIN_NODES, nmax))
     s01 = np.array([lo0, hi0, lo1, hi1])
     s10 = np.array([lo1, hi1, lo0, hi0])
     c = Q.cnt[:, start : start + size]  # x, y, n0 - x, n1 - y, n0 - lo0, n1 - lo1 of the members
+    f = np.empty((4, size), dtype=np.int64)  # flat positions in PO and D (see _half)
+    for jj in range(size):
+        for h in range(4):
+            f[h, jj] = c[4 + (h & 1), jj] * nmax + c[h, jj]
     W = Q.win[b]
-    _half(bd, s01, c[0], c[1], c[4], c[5], W[0], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
-    _half(bd, s10, c[1], c[0], c[5], c[4], W[1], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
-    _half(bd, s01, c[2], c[3], c[4], c[5], W[2], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
-    _half(bd, s10, c[3], c[2], c[5], c[4], W[3], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
+    _half(bd, s01, f[0], f[1], W[0], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
+    _half(bd, s10, f[1], f[0], W[1], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
+    _half(bd, s01, f[2], f[3], W[2], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
+    _half(bd, s10, f[3], f[2], W[3], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
     for jj in range(size):
         a = (lo0 + c[4, jj] + 1.0) * acc0[jj] + (lo1 + c[5, jj] + 1.0) * acc1[jj]
         out[jj] = math.log(a) if a > 0.0 else -math.inf

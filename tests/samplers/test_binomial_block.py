@@ -233,9 +233,11 @@ def test_size_steps_match_scipy():
         p = stats.binom.pmf(k, n, v)
         lo = stats.binom.cdf(k, n, v)
         up = stats.binom.sf(k - 1, n, v)
-        p2, lo2, up2 = np.empty(n + 2), np.empty(n + 2), np.empty(n + 2)
-        bb._pmf_step(n, v, p, p2)
-        bb._cdf_step(n, v, p, lo, up, lo2, up2)
+        P, LO, UP = (np.zeros((2, n + 2)) for _ in range(3))
+        P[0, :-1], LO[0, :-1], UP[0, :-1] = p, lo, up
+        bb._pmf_step(n, v, P, 0, 1)
+        bb._cdf_step(n, v, P, LO, UP, 0, 1)
+        p2, lo2, up2 = P[1], LO[1], UP[1]
         k2 = np.arange(n + 2)
         for got, ref in [
             (p2, stats.binom.pmf(k2, n + 1, v)),
