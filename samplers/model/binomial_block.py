@@ -180,16 +180,18 @@ def make_blocks(
             sub = sub.reshape(-1)
             r0 = int(n0m.max() - n0m.min() + 1)
             r1 = int(n1m.max() - n1m.min() + 1)
-            merged, single = block_cost(members.size, n0m.max(), n1m.max(), r0, r1)
-            split = []  # cost of each equal-size group, and whether it is a block
+            merged, _ = block_cost(members.size, n0m.max(), n1m.max(), r0, r1)
+            # each equal-size group as a block of its own where that pays, else base by base
+            split_cost, pays = 0.0, []
             for j, (a0, a1) in enumerate(sizes):
-                cb, cs = block_cost(int(np.sum(sub == j)), a0, a1)
-                split.append((min(cb, cs), cb < cs))
-            if always or (sizes.shape[0] > 1 and merged < min(single, sum(c for c, _ in split))):
+                cost_block, cost_single = block_cost(int(np.sum(sub == j)), a0, a1)
+                split_cost += min(cost_block, cost_single)
+                pays.append(cost_block < cost_single)
+            if always or (sizes.shape[0] > 1 and merged < split_cost):
                 blocks.append((k, members))
                 continue
-            for j, (_, pays) in enumerate(split):
-                if pays or always:
+            for j in range(sizes.shape[0]):
+                if pays[j]:
                     blocks.append((k, members[sub == j]))
     if not blocks and none_if_empty:
         return None
