@@ -1,4 +1,4 @@
-"""Likelihood of many binomial bases of the same sizes on one shared quadrature (numpy, numba).
+"""Likelihood of many binomial bases of equal or nearby sizes on one shared quadrature (numba).
 
 :func:`samplers.model.binomial.log_lik` integrates each base on its own adaptive pieces: about
 20-50 microseconds a base, so a model with 1,000 bases costs ~35 ms per evaluation. Bases that
@@ -28,6 +28,24 @@ The difference F(v2) - F(v1) is taken from whichever tail is smaller (so it keep
 accuracy in the tails); where the band is thin at the node (v2 - v1 below ``THIN`` of the inner
 spread, as s -> 1) it is integrated from the inner density instead (``THIN_NODES``-point
 Gauss-Legendre), free of cancellation.
+
+Bases of *nearby* sizes (LiRA with independent halves: each target's IN count is
+Binomial(models, 1/2), so thousands of targets spread over a few dozen sizes) share one block
+too. At a node, the pmf of the smallest outer size comes from the recurrence above, and each
+larger size from the previous one by
+
+    Binom(k | n + 1, u) = (1 - u) Binom(k | n, u) + u Binom(k - 1 | n, u);
+
+on the inner side the lower and upper sums of Binom(n + 2, v) follow from those of
+Binom(n + 1, v) by P(K' <= k) = P(K <= k - 1) + (1 - v) P(K = k) and
+P(K' >= k) = P(K >= k) + v P(K = k - 1). All three add positive terms, so every entry keeps its
+relative accuracy (the tails too, which the smaller-tail difference needs), and a size costs
+O(N) multiply-adds with no logarithm, exponential or division (the recurrence from the mode has a
+division chain per count). The nodes are placed for the block's largest sizes (the narrowest
+densities, hence the finest panels) over the union of all members' windows, and the thin-band
+rule uses the largest inner size, so every member sees a rule at least as fine as a block of its
+own sizes would use. Which sizes share a block: :func:`make_blocks` (runs of nearby sizes, and
+:func:`block_cost`).
 
 Exactness is kept by falling back to :func:`samplers.model.binomial.log_band_mass` (with its wide
 second pass) for every base whose mass here is below ``samplers.model.binomial.TAIL_PASS_BELOW``
@@ -63,34 +81,61 @@ THIN_NODES = 6
 SINGLE_US = 35.0
 #: Largest N0 or N1 a block may have (a node costs O(N)).
 BLOCK_N_MAX = 20000
+#: Sizes that may share one block (see :func:`make_blocks`): a run of distinct sizes is cut where
+#: two consecutive ones differ by more than SIZE_GAP or the run would span more than
+#: SIZE_SPAN_RATIO * (its smallest size) + SIZE_SPAN_ADD.
+SIZE_GAP = 8
+SIZE_SPAN_RATIO = 0.5
+SIZE_SPAN_ADD = 16
+#: Cost (nanoseconds) per node of each count of each further size of a block, for
+#: :func:`block_cost` (measured: 64 x 1,000 LiRA targets with independent halves, sizes 20-44).
+STEP_NS = 0.3
 
 _GX, _GW = gauss_legendre_table(max(NODES, THIN_NODES))
 
-#: Bases grouped into blocks of equal (strength variable, N0, N1); ``idx`` lists the distinct
-#: bases of block b in ``idx[start[b]:start[b] + size[b]]``; ``win[b, h]`` holds the outer
-#: window (lo, hi) and the inner window (lo, hi) of half h (0: FPR outer, 1: FNR outer, 2 and 3
-#: the same for the reflected counts); ``cnt[:, m]`` holds the counts of member m of
-#: ``idx`` (rows: x, y, n0 - x, n1 - y, as integers); ``rest`` lists the bases left to
+#: Bases grouped into blocks of one strength variable whose sizes lie in n0lo[b]..n0[b] and
+#: n1lo[b]..n1[b] (equal sizes: n0lo = n0, n1lo = n1); ``idx`` lists the distinct bases of block
+#: b in ``idx[start[b]:start[b] + size[b]]``; ``win[b, h]`` holds the outer window (lo, hi) and
+#: the inner window (lo, hi) of half h (0: FPR outer, 1: FNR outer, 2 and 3 the same for the
+#: reflected counts); ``cnt[:, m]`` holds the counts of member m of ``idx`` (rows: x, y,
+#: n0 - x, n1 - y, n0 - n0lo, n1 - n1lo, as integers); ``rest`` lists the bases left to
 #: :func:`samplers.model.binomial.log_band_mass`. Models without blocks have None instead (see
 #: :func:`make_blocks`).
 Blocks = namedtuple(
     "Blocks",
-    ["k", "n0", "n1", "start", "size", "idx", "cnt", "win", "rest", "GX", "GW"],
+    ["k", "n0", "n1", "n0lo", "n1lo", "start", "size", "idx", "cnt", "win", "rest", "GX", "GW"],
 )
 
 
-def block_cost(n_bases: int, n0: float, n1: float) -> tuple[float, float]:
+def block_cost(n_bases: int, n0: float, n1: float, r0: int = 1, r1: int = 1) -> tuple[float, float]:
     """Rough cost (microseconds) of one evaluation of a block, and of the same bases one by one.
 
-    Nodes: about ``NODES / PANEL_SD * pi * sqrt(N)`` per half over the whole unit interval (an
-    upper bound: windows cut it); a node costs ~7 ns per count and ~1.5 ns per base; a base on its
-    own ~35 microseconds (measured near the posterior of counts drawn at eps = 2, s = 0.5: 33-47
-    at N = 30-100, 21-26 at N = 300-1,000; ``python benchmarks/bench_sampler.py --blocks``).
+    ``n0``, ``n1``: the block's largest sizes; ``r0``, ``r1``: how many sizes it spans (1 when
+    its bases have equal sizes). Nodes: about ``NODES / PANEL_SD * pi * sqrt(N)`` per half over
+    the whole unit interval (an upper bound: windows cut it); a node costs ~7 ns per count of the
+    smallest sizes, ``STEP_NS`` per count for each further size (the recurrences in the size,
+    both roles and both edges) and ~1.5 ns per base; a base on its own ~35 microseconds (measured
+    near the posterior of counts drawn at eps = 2, s = 0.5: 33-47 at N = 30-100, 21-26 at
+    N = 300-1,000; ``python benchmarks/bench_sampler.py --blocks``).
     """
     n = max(n0, n1)
     nodes = 4 * NODES / PANEL_SD * math.pi * math.sqrt(n + 2.0)
-    block = nodes * (0.007 * (n0 + 2.0 * n1 + 6.0) + 0.0015 * n_bases) + 20.0
+    steps = 1e-3 * STEP_NS * ((r0 - 1) * (n0 + 2.0) + (r1 - 1) * (n1 + 2.0))
+    block = nodes * (0.007 * (n0 + 2.0 * n1 + 6.0) + steps + 0.0015 * n_bases) + 20.0
     return block, SINGLE_US * n_bases
+
+
+def _size_runs(sizes: np.ndarray) -> np.ndarray:
+    """Run index of every size: sorted distinct sizes cut where SIZE_GAP or the span is exceeded."""
+    uniq = np.unique(sizes)
+    run = np.empty(uniq.size, dtype=np.int64)
+    r, first, prev = -1, 0, 0
+    for j, v in enumerate(uniq.tolist()):
+        if r < 0 or v - prev > SIZE_GAP or v - first > SIZE_SPAN_RATIO * first + SIZE_SPAN_ADD:
+            r, first = r + 1, v
+        run[j] = r
+        prev = v
+    return run[np.searchsorted(uniq, sizes)]
 
 
 def make_blocks(
@@ -98,62 +143,94 @@ def make_blocks(
 ) -> Blocks | None:
     """Group the distinct binomial bases of ``B`` into blocks where sharing pays.
 
-    ``base_k``: strength variable of every base. A block is made of all bases with the same
-    (strength variable, N0, N1) when both sizes are at most BLOCK_N_MAX and
-    :func:`block_cost` says the shared quadrature is cheaper (``always``: whatever the cost,
-    for tests). Returns None when no block pays: :func:`fill_log_lik` then takes every base on
-    its own and a run does not compile the block quadrature at all (~4 s of first-run compile
-    time); with ``none_if_empty=False`` a :class:`Blocks` without blocks instead (a model whose
-    numba type must match another's, see :func:`samplers.exact.driver.start_model`).
+    ``base_k``: strength variable of every base. Candidate blocks: the bases of one strength
+    variable whose N0 lie in one run of nearby sizes and whose N1 lie in one run
+    (:func:`_size_runs`: consecutive distinct sizes at most SIZE_GAP apart, a run spanning at
+    most SIZE_SPAN_RATIO times its smallest size plus SIZE_SPAN_ADD). A candidate becomes one
+    block when both sizes are at most BLOCK_N_MAX and :func:`block_cost` says it is cheaper than
+    its bases of equal sizes as blocks of their own (each where that pays) and than every base on
+    its own; otherwise its equal-size groups become blocks where they pay. ``always``: every
+    candidate one block whatever the cost (for tests). Returns None when no block pays:
+    :func:`fill_log_lik` then takes every base on its own and a run does not compile the block
+    quadrature at all (~4 s of first-run compile time); with ``none_if_empty=False`` a
+    :class:`Blocks` without blocks instead (a model whose numba type must match another's, see
+    :func:`samplers.exact.driver.start_model`).
     """
     base_k = np.asarray(base_k, dtype=np.int64)
     n = B.x.size
-    keys = np.stack([base_k.astype(np.float64), B.n0, B.n1], axis=1) if n else np.zeros((0, 3))
-    ks, n0s, n1s, starts, sizes, idx, wins = [], [], [], [], [], [], []
-    in_block = np.zeros(n, dtype=bool)
+    n0_all = B.n0.astype(np.int64)
+    n1_all = B.n1.astype(np.int64)
+    blocks = []  # (k, members) of every block made
     if n:
-        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+        cand = np.zeros((n, 3), dtype=np.int64)
+        cand[:, 0] = base_k
+        for k in np.unique(base_k):
+            sel = base_k == k
+            cand[sel, 1] = _size_runs(n0_all[sel])
+            cand[sel, 2] = _size_runs(n1_all[sel])
+        _, inv = np.unique(cand, axis=0, return_inverse=True)
         inv = inv.reshape(-1)
-        for b, (k, n0, n1) in enumerate(uniq):
-            members = np.flatnonzero(inv == b)
-            if max(n0, n1) > BLOCK_N_MAX:
+        for c in range(int(inv.max()) + 1):
+            members = np.flatnonzero(inv == c)
+            n0m, n1m = n0_all[members], n1_all[members]
+            if max(n0m.max(), n1m.max()) > BLOCK_N_MAX:
                 continue
-            cost_block, cost_single = block_cost(members.size, n0, n1)
-            if cost_block >= cost_single and not always:
+            k = int(base_k[members[0]])
+            sizes, sub = np.unique(np.stack([n0m, n1m], 1), axis=0, return_inverse=True)
+            sub = sub.reshape(-1)
+            r0 = int(n0m.max() - n0m.min() + 1)
+            r1 = int(n1m.max() - n1m.min() + 1)
+            merged, _ = block_cost(members.size, n0m.max(), n1m.max(), r0, r1)
+            # each equal-size group as a block of its own where that pays, else base by base
+            split_cost, pays = 0.0, []
+            for j, (a0, a1) in enumerate(sizes):
+                cost_block, cost_single = block_cost(int(np.sum(sub == j)), a0, a1)
+                split_cost += min(cost_block, cost_single)
+                pays.append(cost_block < cost_single)
+            if always or (sizes.shape[0] > 1 and merged < split_cost):
+                blocks.append((k, members))
                 continue
-            w0, w1 = B.win0[members], B.win1[members]
-            x_win = (w0[:, 0].min(), w0[:, 1].max())
-            y_win = (w1[:, 0].min(), w1[:, 1].max())
-            xr_win = (1.0 - x_win[1], 1.0 - x_win[0])
-            yr_win = (1.0 - y_win[1], 1.0 - y_win[0])
-            wins.append(
-                [
-                    [*x_win, *y_win],
-                    [*y_win, *x_win],
-                    [*xr_win, *yr_win],
-                    [*yr_win, *xr_win],
-                ]
-            )
-            ks.append(int(k))
-            n0s.append(int(n0))
-            n1s.append(int(n1))
-            starts.append(len(idx))
-            sizes.append(members.size)
-            idx.extend(members.tolist())
-            in_block[members] = True
-    if not ks and none_if_empty:
+            for j in range(sizes.shape[0]):
+                if pays[j]:
+                    blocks.append((k, members[sub == j]))
+    if not blocks and none_if_empty:
         return None
+    in_block = np.zeros(n, dtype=bool)
+    ks, lo0, hi0, lo1, hi1, starts, sizes_, idx, wins = [], [], [], [], [], [], [], [], []
+    for k, members in blocks:
+        w0, w1 = B.win0[members], B.win1[members]
+        x_win = (w0[:, 0].min(), w0[:, 1].max())
+        y_win = (w1[:, 0].min(), w1[:, 1].max())
+        xr_win = (1.0 - x_win[1], 1.0 - x_win[0])
+        yr_win = (1.0 - y_win[1], 1.0 - y_win[0])
+        wins.append([[*x_win, *y_win], [*y_win, *x_win], [*xr_win, *yr_win], [*yr_win, *xr_win]])
+        ks.append(k)
+        lo0.append(int(n0_all[members].min()))
+        hi0.append(int(n0_all[members].max()))
+        lo1.append(int(n1_all[members].min()))
+        hi1.append(int(n1_all[members].max()))
+        starts.append(len(idx))
+        sizes_.append(members.size)
+        idx.extend(members.tolist())
+        in_block[members] = True
     idx = np.array(idx, dtype=np.int64)
     x, y = B.x[idx].astype(np.int64), B.y[idx].astype(np.int64)
-    n0, n1 = B.n0[idx].astype(np.int64), B.n1[idx].astype(np.int64)
+    n0, n1 = n0_all[idx], n1_all[idx]
+    start = np.array(starts, dtype=np.int64)
+    size = np.array(sizes_, dtype=np.int64)
+    n0lo = np.array(lo0, dtype=np.int64)
+    n1lo = np.array(lo1, dtype=np.int64)
+    blk = np.repeat(np.arange(len(ks)), size)
     return Blocks(
         k=np.array(ks, dtype=np.int64),
-        n0=np.array(n0s, dtype=np.int64),
-        n1=np.array(n1s, dtype=np.int64),
-        start=np.array(starts, dtype=np.int64),
-        size=np.array(sizes, dtype=np.int64),
+        n0=np.array(hi0, dtype=np.int64),
+        n1=np.array(hi1, dtype=np.int64),
+        n0lo=n0lo,
+        n1lo=n1lo,
+        start=start,
+        size=size,
         idx=idx,
-        cnt=np.stack([x, y, n0 - x, n1 - y]).reshape(4, idx.size),
+        cnt=np.stack([x, y, n0 - x, n1 - y, n0 - n0lo[blk], n1 - n1lo[blk]]).reshape(6, idx.size),
         win=np.array(wins, dtype=np.float64).reshape(len(ks), 4, 4),
         rest=np.flatnonzero(~in_block).astype(np.int64),
         GX=_GX,
@@ -162,36 +239,37 @@ def make_blocks(
 
 
 @njit(**JIT)
-def _pmf(n, v, out):
-    """Set out[k] = Binom(k | n, v) for k = 0..n (a recurrence from the mode; tails may be 0)."""
+def _pmf(n, v, out, row):
+    """Set out[row, k] = Binom(k | n, v), k = 0..n (a recurrence from the mode; tails may be 0)."""
     for k in range(n + 1):
-        out[k] = 0.0
+        out[row, k] = 0.0
     if not v > 0.0:
-        out[0] = 1.0
+        out[row, 0] = 1.0
         return
     if not v < 1.0:
-        out[n] = 1.0
+        out[row, n] = 1.0
         return
     m = int((n + 1) * v)
     m = min(max(m, 0), n)
     lv = math.log(v)
     l1v = math.log1p(-v)
     lp = math.lgamma(n + 1.0) - math.lgamma(m + 1.0) - math.lgamma(n - m + 1.0)
-    out[m] = math.exp(lp + m * lv + (n - m) * l1v)
+    pm = math.exp(lp + m * lv + (n - m) * l1v)
+    out[row, m] = pm
     r = v / (1.0 - v)
-    p = out[m]
+    p = pm
     for k in range(m, n):
         p = p * (n - k) / (k + 1.0) * r
         if p == 0.0:
             break
-        out[k + 1] = p
-    p = out[m]
+        out[row, k + 1] = p
+    p = pm
     ri = (1.0 - v) / v
     for k in range(m, 0, -1):
         p = p * k / (n - k + 1.0) * ri
         if p == 0.0:
             break
-        out[k - 1] = p
+        out[row, k - 1] = p
 
 
 @njit(**JIT)
@@ -219,60 +297,125 @@ def _density(u, n_o, n_i, bd):
 
 
 @njit(**JIT)
-def _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW):
-    """Set D[y] = F_y(v2) - F_y(v1) for y = 0..n_i (Beta(y + 1, n_i - y + 1) distribution).
+def _pmf_step(n, v, p, a, b):
+    """Set p[b, k] = Binom(k | n + 1, v), k = 0..n + 1, from p[a, k] = Binom(k | n, v), k = 0..n.
 
-    p1, p2, q1, q2: work arrays of n_i + 2 entries.
+    Binom(k | n + 1, v) = (1 - v) Binom(k | n, v) + v Binom(k - 1 | n, v): positive terms only,
+    so every entry keeps its relative accuracy (tails included); O(n), no transcendental.
     """
-    sp = _spread(0.5 * (v1 + v2), n_i)
-    if v2 - v1 < THIN * sp:
-        # thin band: integrate the density (n_i + 1) Binom(y | n_i, v) over [v1, v2]
-        for y in range(n_i + 1):
-            D[y] = 0.0
-        half = 0.5 * (v2 - v1)
-        if not half > 0.0:
-            return
-        mid = 0.5 * (v1 + v2)
-        for j in range(THIN_NODES):
-            _pmf(n_i, mid + half * GX[THIN_NODES, j], p1)
-            w = half * GW[THIN_NODES, j] * (n_i + 1.0)
-            for y in range(n_i + 1):
-                D[y] += w * p1[y]
-        return
-    # K ~ Binom(n_i + 1, v): F_y(v) = P(K >= y + 1) = U(v)[y + 1], 1 - F_y(v) = L(v)[y]
-    n = n_i + 1
-    _pmf(n, v1, p1)
-    _pmf(n, v2, p2)
-    a1 = 0.0
-    a2 = 0.0
-    for k in range(n + 1):  # lower sums L[k] into q
-        a1 += p1[k]
-        a2 += p2[k]
-        q1[k] = a1
-        q2[k] = a2
-    a1 = 0.0
-    a2 = 0.0
-    for k in range(n, -1, -1):  # upper sums U[k] into p (in place)
-        a1 += p1[k]
-        a2 += p2[k]
-        p1[k] = a1
-        p2[k] = a2
-    for y in range(n_i + 1):
-        # from the smaller tail: U(v2) - U(v1) errs by ~1e-16 U(v2), L(v1) - L(v2) by L(v1)
-        if p2[y + 1] < q1[y]:
-            d = p2[y + 1] - p1[y + 1]
-        else:
-            d = q1[y] - q2[y]
-        D[y] = d if d > 0.0 else 0.0
+    w = 1.0 - v
+    p[b, 0] = w * p[a, 0]
+    for k in range(1, n + 1):
+        p[b, k] = w * p[a, k] + v * p[a, k - 1]
+    p[b, n + 1] = v * p[a, n]
 
 
 @njit(**JIT)
-def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
-    """Add the band mass of one half to acc[j] for member j of a block.
+def _cdf_step(n, v, p, lo, up, a, b):
+    """Lower and upper sums of Binom(n + 1, v) from those of Binom(n, v) (p[a]: its pmf, 0..n).
 
-    outer / inner: the members' counts in the outer and inner role;
-    win: (outer lo, outer hi, inner lo, inner hi) of this half over the block.
+    lo[a, k] = P(K <= k), up[a, k] = P(K >= k) for K ~ Binom(n, v), k = 0..n (up[a, n + 1] = 0
+    is implied); with one more trial, P(K' <= k) = P(K <= k - 1) + (1 - v) P(K = k) and
+    P(K' >= k) = P(K >= k) + v P(K = k - 1): positive terms again. Sets rows b for k = 0..n + 1.
     """
+    w = 1.0 - v
+    lo[b, 0] = w * p[a, 0]
+    up[b, 0] = up[a, 0]
+    for k in range(1, n + 1):
+        lo[b, k] = lo[a, k - 1] + w * p[a, k]
+        up[b, k] = up[a, k] + v * p[a, k - 1]
+    lo[b, n + 1] = lo[a, n]
+    up[b, n + 1] = v * p[a, n]
+
+
+@njit(**JIT)
+def _outer_table(lo, hi, u, PO):
+    """Set PO[r, k] = Binom(k | lo + r, u) for sizes lo..hi, k = 0..lo + r (one pmf, then steps)."""
+    _pmf(lo, u, PO, 0)
+    for r in range(1, hi - lo + 1):
+        _pmf_step(lo + r - 1, u, PO, r - 1, r)
+
+
+@njit(**JIT)
+def _inner_table(lo, hi, v1, v2, D, P, L, U, T, GX, GW):
+    """Set D[r, y] = F_y(v2) - F_y(v1) for sizes n = lo + r up to hi, y = 0..n.
+
+    F_y is the Beta(y + 1, n - y + 1) distribution function. P, L, U: work arrays (4, hi + 3),
+    rows 0 and 1 for v1 (this size and the next), 2 and 3 for v2; T: (2 THIN_NODES, hi + 3).
+    The thin-band test uses the spread of the largest size, the narrowest density, so one rule
+    serves every size.
+    """
+    R = hi - lo + 1
+    sp = _spread(0.5 * (v1 + v2), hi)
+    if v2 - v1 < THIN * sp:
+        # thin band: integrate the density (n + 1) Binom(y | n, v) over [v1, v2]
+        half = 0.5 * (v2 - v1)
+        for r in range(R):
+            for y in range(lo + r + 1):
+                D[r, y] = 0.0
+        if not half > 0.0:
+            return
+        mid = 0.5 * (v1 + v2)
+        for r in range(R):
+            n = lo + r
+            c = r & 1
+            for j in range(THIN_NODES):
+                v = mid + half * GX[THIN_NODES, j]
+                if r == 0:
+                    _pmf(n, v, T, 2 * j)
+                else:
+                    _pmf_step(n - 1, v, T, 2 * j + 1 - c, 2 * j + c)
+                w = half * GW[THIN_NODES, j] * (n + 1.0)
+                row = 2 * j + c
+                for y in range(n + 1):
+                    D[r, y] += w * T[row, y]
+        return
+    # K ~ Binom(n + 1, v): F_y(v) = P(K >= y + 1) = U(v)[y + 1], 1 - F_y(v) = L(v)[y]
+    m = lo + 1
+    for e in range(2):
+        v = v1 if e == 0 else v2
+        row = 2 * e
+        _pmf(m, v, P, row)
+        acc = 0.0
+        for k in range(m + 1):
+            acc += P[row, k]
+            L[row, k] = acc
+        acc = 0.0
+        for k in range(m, -1, -1):
+            acc += P[row, k]
+            U[row, k] = acc
+    for r in range(R):
+        n = lo + r
+        c = r & 1
+        if r > 0:
+            for e in range(2):
+                v = v1 if e == 0 else v2
+                _cdf_step(n, v, P, L, U, 2 * e + 1 - c, 2 * e + c)
+                _pmf_step(n, v, P, 2 * e + 1 - c, 2 * e + c)
+        a1 = c
+        a2 = 2 + c
+        for y in range(n + 1):
+            # from the smaller tail: U(v2) - U(v1) errs by ~1e-16 U(v2), L(v1) - L(v2) by L(v1)
+            if U[a2, y + 1] < L[a1, y]:
+                d = U[a2, y + 1] - U[a1, y + 1]
+            else:
+                d = L[a1, y] - L[a2, y]
+            D[r, y] = d if d > 0.0 else 0.0
+
+
+@njit(**JIT)
+def _half(bd, sz, fo, fi, win, GX, GW, acc, PO, D, P, L, U, T):
+    """Add the band mass of one half (without the factor N_o + 1) to acc[j] for member j.
+
+    sz: (outer lo, outer hi, inner lo, inner hi) sizes of the block in this half's roles;
+    fo / fi: where each member's probability lies in PO / D, flattened (row: its size less the
+    lowest, column: its count in the outer / inner role); win: (outer lo, outer hi, inner lo,
+    inner hi) of this half over the block.
+    """
+    POf = PO.reshape(-1)
+    Df = D.reshape(-1)
+    n_o = sz[1]
+    n_i = sz[3]
     u_lo = max(win[0], 0.0)
     u_hi = min(win[1], bd.c2)
     if not u_hi > u_lo:
@@ -305,11 +448,11 @@ def _half(bd, n_o, n_i, outer, inner, win, GX, GW, acc, po, D, p1, p2, q1, q2):
                 v2 = psi(uq, bd.c2, bd.e2, bd.xs2)
                 if v2 <= win[2] or v1 >= win[3]:
                     continue
-                _pmf(n_o, uq, po)
-                _inner_diff(n_i, v1, v2, D, p1, p2, q1, q2, GX, GW)
-                w = half * GW[NODES, j] * (n_o + 1.0)
+                _outer_table(sz[0], n_o, uq, PO)
+                _inner_table(sz[2], n_i, v1, v2, D, P, L, U, T, GX, GW)
+                w = half * GW[NODES, j]
                 for m in range(acc.shape[0]):
-                    acc[m] += w * po[outer[m]] * D[inner[m]]
+                    acc[m] += w * POf[fo[m]] * Df[fi[m]]
             u = ub
 
 
@@ -319,26 +462,37 @@ def _block_log_mass(Q, b, bd, out):
 
     Below log TAIL_PASS_BELOW the caller redoes it, or bounds it (see :func:`fill_log_lik`).
     """
-    n0 = Q.n0[b]
-    n1 = Q.n1[b]
+    lo0 = Q.n0lo[b]
+    hi0 = Q.n0[b]
+    lo1 = Q.n1lo[b]
+    hi1 = Q.n1[b]
     start = Q.start[b]
     size = Q.size[b]
-    nmax = max(n0, n1) + 2
-    acc = np.zeros(size)
-    po = np.empty(nmax)
-    D = np.empty(nmax)
-    p1 = np.empty(nmax)
-    p2 = np.empty(nmax)
-    q1 = np.empty(nmax)
-    q2 = np.empty(nmax)
-    c = Q.cnt[:, start : start + size]  # x, y, n0 - x, n1 - y of the members
-    W = Q.win[b]
-    _half(bd, n0, n1, c[0], c[1], W[0], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
-    _half(bd, n1, n0, c[1], c[0], W[1], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
-    _half(bd, n0, n1, c[2], c[3], W[2], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
-    _half(bd, n1, n0, c[3], c[2], W[3], Q.GX, Q.GW, acc, po, D, p1, p2, q1, q2)
+    nmax = max(hi0, hi1) + 3
+    rows = max(hi0 - lo0, hi1 - lo1) + 1
+    acc0 = np.zeros(size)  # halves whose outer size is N0
+    acc1 = np.zeros(size)  # and N1
+    PO = np.zeros((rows, nmax))
+    D = np.zeros((rows, nmax))
+    P = np.zeros((4, nmax))
+    L = np.zeros((4, nmax))
+    U = np.zeros((4, nmax))
+    T = np.zeros((2 * THIN_NODES, nmax))
+    s01 = np.array([lo0, hi0, lo1, hi1])
+    s10 = np.array([lo1, hi1, lo0, hi0])
+    c = Q.cnt[:, start : start + size]  # x, y, n0 - x, n1 - y, n0 - lo0, n1 - lo1 of the members
+    f = np.empty((4, size), dtype=np.int64)  # flat positions in PO and D (see _half)
     for jj in range(size):
-        out[jj] = math.log(acc[jj]) if acc[jj] > 0.0 else -math.inf
+        for h in range(4):
+            f[h, jj] = c[4 + (h & 1), jj] * nmax + c[h, jj]
+    W = Q.win[b]
+    _half(bd, s01, f[0], f[1], W[0], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
+    _half(bd, s10, f[1], f[0], W[1], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
+    _half(bd, s01, f[2], f[3], W[2], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
+    _half(bd, s10, f[3], f[2], W[3], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
+    for jj in range(size):
+        a = (lo0 + c[4, jj] + 1.0) * acc0[jj] + (lo1 + c[5, jj] + 1.0) * acc1[jj]
+        out[jj] = math.log(a) if a > 0.0 else -math.inf
 
 
 @njit(**JIT)

@@ -11,14 +11,21 @@ where most targets are barely exposed.
 import numpy as np
 
 
-def lira_counts(n_models, n_targets, seed):
-    """``mia.counts_from_score_matrix`` (alpha = 0.05) of a simulated run (see the module)."""
+def lira_counts(n_models, n_targets, seed, halves="balanced"):
+    """``mia.counts_from_score_matrix`` (alpha = 0.05) of a simulated run (see the module).
+
+    ``halves="independent"``: each model trains on an independent random half instead (Privacy
+    Meter's design), so the IN/OUT counts of the targets differ.
+    """
     import mia
 
     rng = np.random.default_rng(seed)
-    keep = np.zeros((n_models, n_targets), dtype=bool)
-    for t in range(n_targets):
-        keep[rng.permutation(n_models)[: n_models // 2], t] = True
+    if halves == "independent":
+        keep = rng.random((n_models, n_targets)) < 0.5
+    else:
+        keep = np.zeros((n_models, n_targets), dtype=bool)
+        for t in range(n_targets):
+            keep[rng.permutation(n_models)[: n_models // 2], t] = True
     weak = rng.exponential(0.15, n_targets) * (rng.random(n_targets) < 0.9)
     strong = rng.exponential(2.0, n_targets) * (rng.random(n_targets) < 0.1)
     scores = rng.normal(size=keep.shape) + keep * (weak + strong)[None, :]

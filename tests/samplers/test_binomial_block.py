@@ -156,3 +156,123 @@ def test_tail_bounds_bracket_the_likelihood_and_only_in_the_tails(blocked):
                 assert np.all(got[diff] >= ref[diff] - PER_BASE_TOL)
                 assert np.all(lm_bound[diff] <= np.log(TAIL_PASS_BELOW + TAIL_DROPPED) + 1e-9)
     assert n_bounded > 0
+
+
+# -- bases of nearby sizes in one block (independent halves of a LiRA run) ----------------------
+
+
+def _mixed_bases(sizes0, sizes1, per_size, seed):
+    """Distinct bases with sizes drawn from sizes0 x sizes1 and counts all over 0..N."""
+    rng = np.random.default_rng(seed)
+    n0 = np.repeat(rng.choice(sizes0, per_size * 8), 1)
+    n1 = rng.choice(sizes1, n0.size)
+    x = rng.integers(0, n0 + 1)
+    y = rng.integers(0, n1 + 1)
+    x[:4] = [0, n0[1], 0, n0[3]]  # extremes
+    y[:4] = [0, n1[1], n1[2], 0]
+    rows = np.unique(np.stack([x, n0, y, n1], 1), axis=0)
+    return binomial_bases(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
+
+
+@pytest.mark.parametrize(
+    "sizes0, sizes1",
+    [
+        (np.arange(20, 45), np.arange(20, 45)),  # 64 models, independent halves
+        (np.array([3, 5, 6, 9]), np.array([4, 7, 8])),  # small sizes, gaps in the range
+        (np.arange(110, 150, 3), np.array([100, 101, 106])),  # 256 models, unequal roles
+    ],
+)
+def test_block_of_mixed_sizes_matches_per_base_routine(sizes0, sizes1):
+    B = _mixed_bases(sizes0, sizes1, 10, seed=int(sizes0[0] + sizes1[-1]))
+    Q = bb.make_blocks(B, _K0(B.x.size), always=True)
+    assert Q.k.size == 1 and Q.rest.size == 0  # one block spans every size
+    assert (Q.n0lo[0], Q.n0[0]) == (B.n0.min(), B.n0.max())
+    assert (Q.n1lo[0], Q.n1[0]) == (B.n1.min(), B.n1.max())
+    worst = 0.0
+    n_fin = 0
+    for eps in (0.05, 0.5, 2.0, 6.0):
+        for s in (0.1, 0.5, 0.9, 0.9999, 1.0):
+            for delta in (0.0, 1e-5, 0.1):
+                got = np.full(B.x.size, np.nan)
+                ok = bb.fill_log_lik(B, Q, _K0(B.x.size), eps, np.array([s]), delta, -1, got, False)
+                ref = np.array([log_lik(B, i, eps, s, delta) for i in range(B.x.size)])
+                if not ok:
+                    assert not np.isfinite(ref).all()
+                    continue
+                assert np.array_equal(np.isfinite(got), np.isfinite(ref))
+                fin = np.isfinite(ref)
+                n_fin += int(fin.sum())
+                worst = max(worst, float(np.max(np.abs(got[fin] - ref[fin]))))
+    print(f"{B.x.size} bases of mixed sizes: worst |block - per-base| = {worst:.1e}")
+    assert n_fin > 1000
+    assert worst < PER_BASE_TOL
+
+
+def test_block_of_mixed_sizes_matches_independent_quadrature():
+    # one base per size of a run of sizes, against tests.reference (SciPy's betainc)
+    n0 = np.arange(28, 37)
+    n1 = 64 - n0
+    x = (0.15 * n0).astype(np.int64)
+    y = (0.8 * n1).astype(np.int64)
+    B = binomial_bases(x, n0, y, n1)
+    Q = bb.make_blocks(B, _K0(x.size), always=True)
+    assert Q.k.size == 1
+    for eps, s, delta in [(2.0, 0.3, 1e-5), (0.5, 0.9, 0.0), (1.0, 0.999, 1e-5)]:
+        got = np.full(x.size, np.nan)
+        assert bb.fill_log_lik(B, Q, _K0(x.size), eps, np.array([s]), delta, -1, got, False)
+        ref = [log_marginal_likelihood(x[i], n0[i], y[i], n1[i], eps, s, delta) for i in range(9)]
+        np.testing.assert_allclose(got, ref, rtol=0, atol=REF_TOL)
+
+
+def test_size_steps_match_scipy():
+    # the recurrences in the size against scipy.stats.binom, relative accuracy in the tails too
+    from scipy import stats
+
+    for n, v in [(5, 0.3), (40, 0.02), (40, 0.97), (130, 0.5), (130, 1e-3)]:
+        k = np.arange(n + 1)
+        p = stats.binom.pmf(k, n, v)
+        lo = stats.binom.cdf(k, n, v)
+        up = stats.binom.sf(k - 1, n, v)
+        P, LO, UP = (np.zeros((2, n + 2)) for _ in range(3))
+        P[0, :-1], LO[0, :-1], UP[0, :-1] = p, lo, up
+        bb._pmf_step(n, v, P, 0, 1)
+        bb._cdf_step(n, v, P, LO, UP, 0, 1)
+        p2, lo2, up2 = P[1], LO[1], UP[1]
+        k2 = np.arange(n + 2)
+        for got, ref in [
+            (p2, stats.binom.pmf(k2, n + 1, v)),
+            (lo2, stats.binom.cdf(k2, n + 1, v)),
+            (up2, stats.binom.sf(k2 - 1, n + 1, v)),
+        ]:
+            keep = ref > 1e-250  # where the reference is a normal double
+            assert keep.sum() > n // 3
+            np.testing.assert_allclose(got[keep], ref[keep], rtol=1e-12)
+
+
+def test_nearby_sizes_share_a_block_far_ones_do_not():
+    # independent halves of 64 models: sizes 20-44 in one block; 1,000 at a distance stays apart
+    rng = np.random.default_rng(5)
+    n1 = rng.binomial(64, 0.5, 600)
+    n0 = 64 - n1
+    x = rng.binomial(n0, 0.1)
+    y = rng.binomial(n1, 0.9)
+    n0 = np.r_[n0, np.full(40, 1000)]
+    n1 = np.r_[n1, np.full(40, 1000)]
+    x = np.r_[x, rng.integers(0, 1001, 40)]
+    y = np.r_[y, rng.integers(0, 1001, 40)]
+    rows = np.unique(np.stack([x, n0, y, n1], 1), axis=0)
+    B = binomial_bases(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
+    Q = bb.make_blocks(B, _K0(B.x.size))
+    small = B.n0 < 100
+    assert Q.k.size == 1 and Q.n0[0] < 100  # the 40 bases of N = 1,000 do not pay as a block
+    assert Q.size[0] == small.sum() and sorted(Q.rest.tolist()) == np.flatnonzero(~small).tolist()
+    assert Q.n0lo[0] == B.n0[small].min() and Q.n1[0] == B.n1[small].max()
+    # the cost rule: one block over the sizes is cheaper than a block per size
+    r0 = int(Q.n0[0] - Q.n0lo[0] + 1)
+    r1 = int(Q.n1[0] - Q.n1lo[0] + 1)
+    merged, _ = bb.block_cost(int(small.sum()), Q.n0[0], Q.n1[0], r0, r1)
+    per_size = sum(
+        min(bb.block_cost(int(np.sum((B.n0 == a) & small)), a, 64 - a))
+        for a in np.unique(B.n0[small])
+    )
+    assert merged < per_size

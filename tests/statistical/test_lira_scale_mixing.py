@@ -49,12 +49,17 @@ def test_no_table_path_matches_the_quadrature_reference():
     # 1,000 LiRA targets of 64 models take the no-table path; default run: eps and s quantiles
     # within 1.5 probability points of tests/reference/ (the table path's test is
     # tests/test_fitted_proposal.py, 300 targets)
-    from tests.reference import posterior_grid_groups
-
     c = lira_counts(64, 1000, seed=1).counts
     post = bdp.estimate_epsilon(c, delta=1e-5, seed=0, log_likelihood=False, progress=False)
     assert post.converged
     assert "fitted_t" in post.settings["surrogate_moves"]
+    _assert_quantiles_match_reference(post, c)
+
+
+def _assert_quantiles_match_reference(post, c):
+    """5/50/95% quantiles of eps and s within 1.5 probability points of tests/reference/."""
+    from tests.reference import posterior_grid_groups
+
     counts = tuple(np.asarray(v) for v in (c.fp, c.n_neg, c.fn, c.n_pos))
     ref = posterior_grid_groups([(counts, ("beta", 1, 1), None)], 1e-5, ("halfnormal", 10.0))
     qs = np.array([0.05, 0.5, 0.95])
@@ -62,3 +67,22 @@ def test_no_table_path_matches_the_quadrature_reference():
     err_s = np.abs(ref.s_cdf(0, np.quantile(post.draws("s"), qs)) - qs).max()
     print(f"worst quantile error: eps {err_eps:.4f}, s {err_s:.4f}")  # shown with pytest -s
     assert max(err_eps, err_s) < 0.015, (err_eps, err_s)
+
+
+@pytest.mark.slow
+def test_independent_halves_match_the_quadrature_reference():
+    # 300 LiRA targets of 64 models with independent halves (IN/OUT counts differ per target, so
+    # the bases span ~20 sizes and share one block of nearby sizes,
+    # samplers.model.binomial_block): default run, eps and s quantiles within 1.5 probability
+    # points of tests/reference/
+    from samplers.model.binomial import binomial_bases
+    from samplers.model.binomial_block import make_blocks
+
+    c = lira_counts(64, 300, seed=2, halves="independent").counts
+    rows = np.unique(np.stack([c.fp, c.n_neg, c.fn, c.n_pos], 1), axis=0)
+    assert np.unique(rows[:, 3]).size >= 10  # sizes differ
+    Q = make_blocks(binomial_bases(*rows.T), np.zeros(rows.shape[0], dtype=np.int64))
+    assert Q is not None and np.any(Q.n1 > Q.n1lo)  # a block spans several sizes
+    post = bdp.estimate_epsilon(c, delta=1e-5, seed=0, log_likelihood=False, progress=False)
+    assert post.converged
+    _assert_quantiles_match_reference(post, c)
