@@ -23,6 +23,7 @@ Three parts (docs/correlated.md, "Shared Jacobian tables"):
     python benchmarks/bench_corr_eval.py grid
     python benchmarks/bench_corr_eval.py posterior --targets 300
     python benchmarks/bench_corr_eval.py posterior --targets 300 --sampler-seed 5
+    python benchmarks/bench_corr_eval.py posterior --targets 300 --draws 20000
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ def grid():
           "(N0, N1, tau, rho/rho_max, eps, s, delta, X, Y, log value) =", worst[1])  # fmt: skip
 
 
-def posterior(n_targets, seed, tau, max_time, sampler_seed=None):
+def posterior(n_targets, seed, tau, max_time, sampler_seed=None, draws=None):
     import bayes_dp as bdp
 
     from tests._support.lira_sim import lira_counts
@@ -154,7 +155,9 @@ def posterior(n_targets, seed, tau, max_time, sampler_seed=None):
                       fix={"tau": tau, "rho": 0.0})  # fmt: skip
     t0 = time.perf_counter()
     sseed = seed if sampler_seed is None else sampler_seed
-    post = bdp.estimate_epsilon(ev, delta=0.0, seed=sseed, max_time=max_time, progress=False)
+    post = bdp.estimate_epsilon(
+        ev, delta=0.0, seed=sseed, draws=draws, max_time=max_time, progress=False
+    )
     t_s = time.perf_counter() - t0
     diag = post.diagnostics()
     print(f"sampler: {t_s:.0f} s, {post.n_draws} draws per chain, converged {post.converged}, "
@@ -190,13 +193,14 @@ def main():
     b.add_argument("--sampler-seed", type=int, default=None, help="default: --seed")
     b.add_argument("--tau", type=float, default=0.02)
     b.add_argument("--max-time", type=float, default=600.0)
+    b.add_argument("--draws", type=int, default=None, help="draws per chain (default: automatic)")
     o = p.parse_args()
     if o.part == "profile":
         profile(o.sizes, o.halves, o.reps)
     elif o.part == "grid":
         grid()
     else:
-        posterior(o.targets, o.seed, o.tau, o.max_time, o.sampler_seed)
+        posterior(o.targets, o.seed, o.tau, o.max_time, o.sampler_seed, o.draws)
 
 
 if __name__ == "__main__":
