@@ -253,6 +253,75 @@ def _read_points(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pts.ravel(), np.repeat(h, READ)
 
 
+def _grid_once(model, corr, log_prior, s_fixed, stop, cfg, coarse, coords) -> _GridPosterior:
+    """One zoom (``coarse`` nodes per coordinate), grid and refinement in ``coords``."""
+    from scipy.interpolate import CubicSpline, RectBivariateSpline
+    from scipy.special import expit
+
+    def log_post(axes, lp=None):
+        return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp, coords)
+
+    outer = {"z0": Z0_BOX, "uv": U_BOX + V_BOX, "zv": Z0_BOX + V_BOX}[coords]
+    n_ax = len(outer) // 2
+    box = outer
+    mode, top = None, -np.inf
+    for it in range(cfg.passes):
+        axes = [np.linspace(box[2 * a], box[2 * a + 1], coarse) for a in range(n_ax)]
+        lp = log_post(axes)
+        if not np.isfinite(np.max(lp)):
+            raise FloatingPointError("the grid posterior has no point of positive density")
+        if mode is None or np.max(lp) > top:
+            best = np.array(
+                [x[i] for x, i in zip(axes, np.unravel_index(np.argmax(lp), lp.shape), strict=True)]
+            )
+            mode, top = _mode(log_post, best, outer)
+            top = max(top, np.max(lp))
+        new = _zoom(lp, axes, box, outer, top, mode)
+        moved = max(
+            abs(n - b) / (axes[i // 2][1] - axes[i // 2][0])
+            for i, (n, b) in enumerate(zip(new, box, strict=True))
+        )
+        box = new
+        if it > 0 and moved <= 1.0:  # no side moved by more than one spacing
+            break
+    axes = [np.linspace(box[2 * a], box[2 * a + 1], FINE) for a in range(n_ax)]
+    lp = log_post(axes)
+    for _ in range(MAX_ROUNDS):
+        sizes = [x.size for x in axes]
+        for a in range(n_ax):
+            axes[a], lp = _refine(lp, axes, a, cfg.step, cfg.max_nodes, cfg.sharp_gap)
+            if np.isnan(lp).any():
+                lp = log_post(axes, lp)
+        if sizes == [x.size for x in axes]:
+            break
+    top = np.max(lp)
+    lp = np.maximum(np.where(np.isfinite(lp), lp, -np.inf), top - 2 * GAP) - top
+    # the spline may ring next to a sharp peak: never above the largest node of its cell
+    cell_max = lp
+    for a in range(n_ax):
+        n = lp.shape[a]
+        cell_max = np.maximum(
+            np.take(cell_max, np.arange(n - 1), axis=a),
+            np.take(cell_max, np.arange(1, n), axis=a),
+        )
+    cell_max = np.repeat(cell_max, READ, axis=0)
+    if n_ax == 1:
+        log_eps, w = _read_points(axes[0])
+        dens = np.minimum(CubicSpline(axes[0], lp)(log_eps), cell_max)
+        w = w * np.exp(dens)
+    else:
+        (u, wu), (v, wv) = _read_points(axes[0]), _read_points(axes[1])
+        dens = RectBivariateSpline(axes[0], axes[1], lp, kx=3, ky=3)(u, v)
+        dens = np.minimum(dens, np.repeat(cell_max, READ, axis=1))
+        w = np.exp(dens) * wu[:, None] * wv[None, :]
+        log_eps = u[:, None] - (np.log(expit(v))[None, :] if coords == "uv" else 0.0)
+        logit_s, s_cdf = _cdf_points(v, w.sum(axis=0))  # v is sorted: the s marginal
+        log_eps, cdf = _cdf_points(np.broadcast_to(log_eps, w.shape).ravel(), w.ravel())
+        return _GridPosterior(log_eps, cdf, logit_s, s_cdf, coords, top + math.log(w.sum()))
+    log_eps, cdf = _cdf_points(log_eps, w)
+    return _GridPosterior(log_eps, cdf, log_z=top + math.log(w.sum()))
+
+
 def grid_posterior(
     counts: AttackCounts,
     delta: float,
@@ -275,9 +344,6 @@ def grid_posterior(
     step (:data:`FEW`, :data:`MANY`; :func:`_refine`), and the log density is read between the
     nodes through a cubic spline, READ points per interval and coordinate.
     """
-    from scipy.interpolate import CubicSpline, RectBivariateSpline
-    from scipy.special import expit
-
     stop = np.zeros(1, dtype=np.int64) if stop is None else stop
     model, corr = _kernel_model(counts, delta, prior, likelihood, fix)
     log_prior = _log_prior_fn(prior)
@@ -288,81 +354,13 @@ def grid_posterior(
     forced = coords is not None
     coords = "z0" if s_fixed is not None else coords or cfg.coords
 
-    def one(coarse, coords):  # the zoom's nodes per coordinate: coarse
-        def log_post(axes, lp=None):
-            return _log_post(model, corr, log_prior, s_fixed, axes, stop, lp, coords)
-
-        outer = {"z0": Z0_BOX, "uv": U_BOX + V_BOX, "zv": Z0_BOX + V_BOX}[coords]
-        n_ax = len(outer) // 2
-        box = outer
-        mode, top = None, -np.inf
-        for it in range(cfg.passes):
-            axes = [np.linspace(box[2 * a], box[2 * a + 1], coarse) for a in range(n_ax)]
-            lp = log_post(axes)
-            if not np.isfinite(np.max(lp)):
-                raise FloatingPointError("the grid posterior has no point of positive density")
-            if mode is None or np.max(lp) > top:
-                best = np.array(
-                    [
-                        x[i]
-                        for x, i in zip(
-                            axes, np.unravel_index(np.argmax(lp), lp.shape), strict=True
-                        )
-                    ]
-                )
-                mode, top = _mode(log_post, best, outer)
-                top = max(top, np.max(lp))
-            new = _zoom(lp, axes, box, outer, top, mode)
-            moved = max(
-                abs(n - b) / (axes[i // 2][1] - axes[i // 2][0])
-                for i, (n, b) in enumerate(zip(new, box, strict=True))
-            )
-            box = new
-            if it > 0 and moved <= 1.0:  # no side moved by more than one spacing
-                break
-        axes = [np.linspace(box[2 * a], box[2 * a + 1], FINE) for a in range(n_ax)]
-        lp = log_post(axes)
-        for _ in range(MAX_ROUNDS):
-            sizes = [x.size for x in axes]
-            for a in range(n_ax):
-                axes[a], lp = _refine(lp, axes, a, cfg.step, cfg.max_nodes, cfg.sharp_gap)
-                if np.isnan(lp).any():
-                    lp = log_post(axes, lp)
-            if sizes == [x.size for x in axes]:
-                break
-        top = np.max(lp)
-        lp = np.maximum(np.where(np.isfinite(lp), lp, -np.inf), top - 2 * GAP) - top
-        # the spline may ring next to a sharp peak: never above the largest node of its cell
-        cell_max = lp
-        for a in range(n_ax):
-            n = lp.shape[a]
-            cell_max = np.maximum(
-                np.take(cell_max, np.arange(n - 1), axis=a),
-                np.take(cell_max, np.arange(1, n), axis=a),
-            )
-        cell_max = np.repeat(cell_max, READ, axis=0)
-        if n_ax == 1:
-            log_eps, w = _read_points(axes[0])
-            dens = np.minimum(CubicSpline(axes[0], lp)(log_eps), cell_max)
-            w = w * np.exp(dens)
-        else:
-            (u, wu), (v, wv) = _read_points(axes[0]), _read_points(axes[1])
-            dens = RectBivariateSpline(axes[0], axes[1], lp, kx=3, ky=3)(u, v)
-            dens = np.minimum(dens, np.repeat(cell_max, READ, axis=1))
-            w = np.exp(dens) * wu[:, None] * wv[None, :]
-            log_eps = u[:, None] - (np.log(expit(v))[None, :] if coords == "uv" else 0.0)
-            logit_s, s_cdf = _cdf_points(v, w.sum(axis=0))  # v is sorted: the s marginal
-            log_eps, cdf = _cdf_points(np.broadcast_to(log_eps, w.shape).ravel(), w.ravel())
-            return _GridPosterior(log_eps, cdf, logit_s, s_cdf, coords, top + math.log(w.sum()))
-        log_eps, cdf = _cdf_points(log_eps, w)
-        return _GridPosterior(log_eps, cdf, log_z=top + math.log(w.sum()))
-
     # the grid with the larger integral missed less of the mass (a thin region of high
     # density between nodes); see docs/planning.md
-    best = max((one(c, coords) for c in cfg.coarse), key=lambda g: g.log_z)
+    args = (model, corr, log_prior, s_fixed, stop, cfg)
+    best = max((_grid_once(*args, c, coords) for c in cfg.coarse), key=lambda g: g.log_z)
     if coords == "uv" and not forced and best.s_quantile(0.05) < S_LOW:
         # mass near s = 0: the edge eps >= const is a diagonal in (u, v); try (z0, v) too
-        best = max(best, one(cfg.coarse[0], "zv"), key=lambda g: g.log_z)
+        best = max(best, _grid_once(*args, cfg.coarse[0], "zv"), key=lambda g: g.log_z)
     return best
 
 
