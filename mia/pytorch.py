@@ -44,7 +44,7 @@ import numpy as np
 
 from bayes_dp.core.validation import check_delta, check_positive_int, check_real
 
-from .training import DPSGD, cross_entropy
+from .training import DPSGD, cross_entropy, optimiser_steps
 
 __all__ = ["TorchAlgorithm"]
 
@@ -184,7 +184,7 @@ class TorchAlgorithm:
     # -- privacy accounting -------------------------------------------------------------------
     def steps(self, n: int) -> int:
         """Optimiser steps when training on ``n`` examples: ``epochs * ceil(n / batch_size)``."""
-        return self.epochs * math.ceil(check_positive_int("n", n) / self.batch_size)
+        return optimiser_steps(self.epochs, self.batch_size, n)
 
     def sample_rate(self, n: int) -> float:
         """Poisson sampling rate of DP-SGD on ``n`` examples, as Opacus sets it."""

@@ -115,10 +115,9 @@ class ScoreMatrixCounts:
         likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
             ``"binomial"`` (the default) treats the held-out decisions of a target as
             independent. ``"bivariate_normal"`` (paper eq. 7, with tau and rho inferred unless
-            fixed with ``fix``) was the default before: on LiRA-like score matrices, where most
-            targets are barely exposed, its posterior has a dominant mode at eps ~ 0 that the
-            exact discrete likelihoods do not have (``docs/lira.md``, "Which likelihood for a
-            score matrix").
+            fixed with ``fix``): on LiRA-like score matrices, where most targets are barely
+            exposed, its posterior has a dominant mode at eps ~ 0 that the exact discrete
+            likelihoods do not have (``docs/lira.md``, "Which likelihood for a score matrix").
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``).
 
@@ -132,7 +131,7 @@ class ScoreMatrixCounts:
         >>> res = counts_from_score_matrix(scores, keep, alpha=0.1)
         >>> res.to_evidence().likelihood
         'binomial'
-        >>> res.to_evidence(likelihood="bivariate_normal").likelihood  # the old default
+        >>> res.to_evidence(likelihood="bivariate_normal").likelihood
         'bivariate_normal'
         """
         return Evidence(self.counts, likelihood=likelihood, name=name, **kwargs)
@@ -347,8 +346,7 @@ def counts_from_score_matrix(
         )
     kept = np.setdiff1d(np.arange(n_targets), few)
     # Every matrix-sized step runs on blocks of targets (columns), so that the peak memory is a
-    # few copies of the score matrix, not the ~20 that whole-matrix temporaries took (measured
-    # with tracemalloc at 256 x 5,000: 21 copies before; docs/lira.md).
+    # few copies of the score matrix, not one per whole-matrix temporary (docs/lira.md).
     if not fixed_variance:
         # per-target variances: every fit (full and leave-one-out) needs spread
         flat = np.zeros(kept.size, dtype=bool)

@@ -144,6 +144,15 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return p
 
 
+def optimiser_steps(epochs: int, batch_size: int, n: int) -> int:
+    """Optimiser steps of ``epochs`` passes over ``n`` examples in batches of ``batch_size``.
+
+    ``epochs * ceil(n / batch_size)``, the one definition that the numpy and the PyTorch
+    models share; ``n`` must be a positive int (``ValueError``/``TypeError`` naming it).
+    """
+    return epochs * math.ceil(check_positive_int("n", n) / batch_size)
+
+
 class _Network:
     """Softmax output network with an optional hidden layer, trained many-at-once.
 
@@ -221,7 +230,7 @@ class _Network:
 
     def steps(self, n: int) -> int:
         """Return the number of optimiser steps when training on ``n`` examples."""
-        return self.epochs * math.ceil(n / self.batch_size)
+        return optimiser_steps(self.epochs, self.batch_size, n)
 
     def epsilon(self, delta: float, n: int, *, accountant: str = "rdp") -> float:
         """Theoretical epsilon of the DP-SGD variant at ``delta`` (needs ``dp-accounting``).

@@ -78,6 +78,7 @@ from bayes_dp.cli.result import (
     _uses_tau,
 )
 from bayes_dp.core.exceptions import TimeBudgetError
+from bayes_dp.core.thresholds import AUTO_ESS_MIN, AUTO_MAX_TIME, RHAT_MAX
 from bayes_dp.inference import first_run
 from bayes_dp.inference.settings import MHAAR, Exact
 
@@ -167,17 +168,17 @@ def _parser() -> argparse.ArgumentParser:
         "--draws",
         type=_number(int, 1),
         default=None,
-        help="draws per chain (default: run until r_hat <= 1.01 and bulk and tail ESS >= 4000 "
-        "for every variable, extending the run in rounds)",
+        help=f"draws per chain (default: run until r_hat <= {RHAT_MAX} and bulk and tail ESS >= "
+        f"{AUTO_ESS_MIN} for every variable, extending the run in rounds)",
     )
     e.add_argument(
         "--max-time",
         type=_number(float, 0.0, low_open=True),
         default=None,
         metavar="SEC",
-        help="time budget of the sampling in seconds (default 600 without --draws, none with "
-        "it); when it runs out first the results are written, marked not reliable, and the "
-        "exit status is 3",
+        help=f"time budget of the sampling in seconds (default {AUTO_MAX_TIME:g} without --draws, "
+        "none with it); when it runs out first the results are written, marked not reliable, "
+        "and the exit status is 3",
     )
     e.add_argument("--chains", type=_number(int, 1), default=4, help="number of chains (default 4)")
     e.add_argument(
@@ -394,8 +395,11 @@ def _estimate(args, out, log) -> dict:
     if args.draws is None and args.sampler == MHAAR.method:
         length = f"{MHAAR.default_draws} draws (MHAAR's fixed length)"
     elif args.draws is None:
-        budget = 600.0 if args.max_time is None else args.max_time
-        length = f"until r_hat <= 1.01 and bulk and tail ESS >= 4000 (at most {budget:g} s)"
+        budget = AUTO_MAX_TIME if args.max_time is None else args.max_time
+        length = (
+            f"until r_hat <= {RHAT_MAX} and bulk and tail ESS >= {AUTO_ESS_MIN} "
+            f"(at most {budget:g} s)"
+        )
     else:
         length = f"{args.draws} draws" + (
             f" (at most {args.max_time:g} s)" if args.max_time is not None else ""

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bayes_dp.core.thresholds import GRID_DRAWS
+
 
 def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
     """Register ``bayes-dp gdp`` on the subparsers ``sub``."""
@@ -29,7 +31,9 @@ def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
     g.add_argument("--delta", type=float, required=True, help="delta of eps, in (0, 1)")
     g.add_argument("--bins", type=int, default=None, help="number of bins (default: auto)")
     g.add_argument("--s", type=float, default=1.0, help="attack strength s in [0, 1] (default 1)")
-    g.add_argument("--draws", type=int, default=4000, help="draws per chain (default 4000)")
+    g.add_argument(
+        "--draws", type=int, default=GRID_DRAWS, help=f"draws per chain (default {GRID_DRAWS})"
+    )
     g.add_argument("--chains", type=int, default=4, help="chains (default 4)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     g.add_argument(
@@ -162,7 +166,7 @@ def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
         "all the evidence (bayes_dp.estimate_gdp; a counts file then adds count groups "
         f"audited at --counts-delta). Layouts: {GDP_SCORE_LAYOUT}; {ONE_RUN_LAYOUT}. The attack "
         "strength s is fixed at 1 unless --s or --prior-s-beta is given; --draws defaults "
-        "to 4000 (exact, independent draws).",
+        f"to {GRID_DRAWS} (exact, independent draws).",
     )
     g.add_argument(
         "--gdp-scores",
@@ -387,7 +391,7 @@ def run_gdp_estimate(args, out, log) -> dict:
         mu_prior=bdp.HalfNormal(args.prior_mu_scale),
         counts_delta=args.counts_delta if has_counts else None,
         chains=args.chains,
-        draws=4000 if args.draws is None else args.draws,
+        draws=GRID_DRAWS if args.draws is None else args.draws,
         seed=args.seed,
     )
     outdir.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from bayes_dp.core.thresholds import AUTO_ESS_MIN, ESS_PER_CHAIN_MIN, RHAT_MAX
+
 #: Exit statuses of ``bayes-dp`` and what they mean (also in the ``--json`` output).
 EXIT_STATUSES = {
     0: "success (warnings, if any, are listed but do not change the status)",
@@ -13,8 +15,9 @@ EXIT_STATUSES = {
     "results were not written",
     2: "usage error: unknown, missing or malformed command-line options",
     3: "not converged: the result fails the convergence checks (the time budget, --max-time, "
-    "ran out before every variable reached r_hat <= 1.01 and bulk and tail ESS >= 4000, or a "
-    "run of fixed --draws ended with r_hat > 1.01 or an ESS below 100 per chain); the results "
+    f"ran out before every variable reached r_hat <= {RHAT_MAX} and bulk and tail ESS >= "
+    f"{AUTO_ESS_MIN}, or a run of fixed --draws ended with r_hat > {RHAT_MAX} or an ESS below "
+    f"{ESS_PER_CHAIN_MIN} per chain); the results "
     "were written but are not reliable (nothing is written when not even the warm-up "
     "finished)",
     130: "interrupted (Ctrl-C); no result files were written",

@@ -149,13 +149,15 @@ def rho_max(tau, n_neg, n_pos):
     """Largest |rho| at which the covariance of eq. 7 stays positive definite, per base.
 
     ``sqrt(c0 c1 / (N0 N1))`` with ``c = 1 + (N - 1) tau``; a fixed or sampled rho of a
-    bivariate-normal group must be inside (-m, m) with m the smallest over its bases.
+    bivariate-normal group must be inside (-m, m) with m the smallest over its bases. The
+    arguments broadcast; the formula is the kernels' own
+    (:func:`samplers.model.densities.rho_max`), applied element by element.
     """
-    n0 = np.asarray(n_neg, dtype=float)
-    n1 = np.asarray(n_pos, dtype=float)
-    c0 = 1 + (n0 - 1) * tau
-    c1 = 1 + (n1 - 1) * tau
-    return np.sqrt(np.clip(c0 * c1, 0, None) / (n0 * n1))
+    from samplers.model.densities import rho_max_many  # numba: loaded when first needed
+
+    t, n0, n1 = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (tau, n_neg, n_pos)))
+    out = rho_max_many(t.ravel(), n0.ravel(), n1.ravel())
+    return out.reshape(t.shape)[()]
 
 
 def _simulate_binomial(rng, n_neg, n_pos, alpha, beta, tau, rho):

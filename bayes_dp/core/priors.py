@@ -18,8 +18,7 @@ from samplers.model.codes import EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED
 __all__ = ["HalfNormal", "LogNormal", "Beta", "Prior"]
 
 # The codes the kernels read (samplers.model.densities.log_prior_eps, the strength variables' kinds)
-# are defined in samplers.model.codes; the names stay importable from here.
-_CODES = (EPS_HALFNORMAL, EPS_LOGNORMAL, S_BETA, S_FIXED)
+# are defined in samplers.model.codes.
 
 
 @dataclass(frozen=True)

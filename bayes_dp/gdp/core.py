@@ -27,6 +27,7 @@ from scipy import special
 from bayes_dp.core.evidence import check_group_name
 from bayes_dp.core.gaussians import gaussian_epsilon_array, gaussian_mechanism_delta
 from bayes_dp.core.priors import Beta, HalfNormal, LogNormal, _check_s_prior
+from bayes_dp.core.thresholds import GRID_DRAWS
 from bayes_dp.core.validation import (
     check_delta,
     check_int_array,
@@ -370,7 +371,7 @@ def estimate_gdp(
     s: Beta | float = 1.0,
     counts_delta=None,
     chains: int = 4,
-    draws: int = 4000,
+    draws: int = GRID_DRAWS,
     seed=None,
     fit_check: bool = True,
 ):

@@ -17,14 +17,8 @@ from bayes_dp.core.thresholds import (
 )
 from bayes_dp.inference.model import Model
 from bayes_dp.inference.progress import resolve as resolve_progress
-from bayes_dp.inference.runners import SAMPLERS, AutoLength, SamplerSettings
-from bayes_dp.inference.settings import (
-    DEPRECATED_KEYWORDS,
-    DEPRECATED_UNTIL,
-    MHAAR,
-    Exact,
-    sampler_from_keywords,
-)
+from bayes_dp.inference.runners import run
+from bayes_dp.inference.settings import MHAAR, AutoLength, Exact, SamplerSettings
 from bayes_dp.results.diagnostics import findings
 from bayes_dp.results.posterior import Posterior
 from bayes_dp.results.run_record import _generator, _versions
@@ -47,7 +41,6 @@ def estimate_epsilon(
     progress=None,
     cores: int | None = None,
     check: bool = True,
-    **deprecated,
 ) -> Posterior:
     """Sample the posterior of eps (and the attack strengths) from attack error counts.
 
@@ -120,11 +113,6 @@ def estimate_epsilon(
         Emit :class:`~bayes_dp.core.exceptions.ConvergenceWarning` when r_hat > 1.01 or ESS is
         small,
         or when an automatic-length run stopped before it converged.
-    **deprecated
-        The sampler keywords of version 0.1 (``method``, ``thin``, ``n_aux``,
-        ``aux_proposal``, ``aux_uniform_weight``, ``aux_band_weight``, ``integrate_latents``,
-        ``target_accept``) still work, with a ``DeprecationWarning`` that names the
-        ``sampler=`` to pass instead, until version 0.2.0.
 
     Returns
     -------
@@ -145,8 +133,6 @@ def estimate_epsilon(
     >>> post.var_names
     ['eps']
     """
-    if deprecated:
-        sampler = _deprecated_keywords(deprecated, sampler)
     model = Model.build(counts, delta=delta, prior=prior)
     cfg = SamplerSettings.build(
         sampler=sampler,
@@ -162,9 +148,7 @@ def estimate_epsilon(
     model.check_method(cfg.method)
     rng, seed_record = _generator(seed)
     auto = AutoLength(AUTO_FIRST_DRAWS, AUTO_MAX_DRAWS, RHAT_MAX, AUTO_ESS_MIN, AUTO_MAX_TIME)
-    out = SAMPLERS[cfg.method](
-        model, cfg, rng, auto=auto, progress=progress, progress_owned=progress_owned
-    )
+    out = run(model, cfg, rng, auto=auto, progress=progress, progress_owned=progress_owned)
     post = _posterior(model, cfg, out, seed_record)
     if check:
         try:
@@ -178,32 +162,6 @@ def estimate_epsilon(
             msg = f"the convergence check failed ({why}); the draws are returned unchecked"
             warnings.warn(OutputSkippedWarning(msg, output="check", reason=why), stacklevel=2)
     return post
-
-
-def _deprecated_keywords(deprecated: dict, sampler) -> Exact | MHAAR:
-    """Return the settings object that the sampler keywords of earlier versions ask for.
-
-    Warns (DeprecationWarning) naming the replacement; unknown keywords raise TypeError.
-    """
-    unknown = sorted(set(deprecated) - set(DEPRECATED_KEYWORDS))
-    if unknown:
-        raise TypeError(f"estimate_epsilon() got an unexpected keyword argument {unknown[0]!r}")
-    if sampler is not None:
-        raise TypeError(
-            f"give the sampler's settings either as `sampler` or as the deprecated keywords "
-            f"{sorted(deprecated)}, not both; found sampler={sampler!r}"
-        )
-    if deprecated.get("thin", 0) is None:  # thin=None was the method's default
-        deprecated = {k: v for k, v in deprecated.items() if k != "thin"}
-    new = sampler_from_keywords(deprecated)
-    old = ", ".join(f"{k}={v!r}" for k, v in deprecated.items())
-    warnings.warn(
-        f"estimate_epsilon's sampler keywords are deprecated and stop working in version "
-        f"{DEPRECATED_UNTIL}: instead of {old}, pass sampler={new.to_python(every=False)}",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return new
 
 
 def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Posterior:

@@ -1,7 +1,7 @@
 """The pointwise log likelihood of an exact-sampler run, computed after the sampling.
 
-The kernel no longer records it per draw (that array grew as draws x bases: 30.8 GiB for
-64 x 10,000 LiRA targets). Instead :func:`compute` evaluates the deterministic likelihood at a
+The kernel does not record it per draw (that array would grow as draws x bases). Instead
+:func:`compute` evaluates the deterministic likelihood at a
 thinned, evenly spaced subset of the stored draws (:func:`thin_step`), for the distinct bases
 only; the :class:`~bayes_dp.results.posterior.Posterior` keeps that compact array with the index of
 each base's distinct row and expands it on request. ``docs/lira.md`` ("Memory") has the

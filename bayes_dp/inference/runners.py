@@ -1,17 +1,16 @@
-"""The samplers of :func:`~bayes_dp.estimate_epsilon`: their settings, and each run on a Model.
+"""The samplers of :func:`~bayes_dp.estimate_epsilon`, each run on a Model.
 
-:class:`SamplerSettings` holds the sampler's arguments of ``estimate_epsilon``, validated once.
-:data:`SAMPLERS` maps each method to a function ``(model, settings, rng, ...) -> dict`` that runs
-the chains on a :class:`~bayes_dp.inference.model.Model` and returns the draws in the model's
-coordinates:
-``eps`` (chains, draws), ``s`` (chains, draws, strengths), ``tau`` and ``rho`` (chains, draws,
-groups), ``accept`` and the tuned ``scales``, plus what the run records about itself.
+:func:`sample_exact` and :func:`sample_mhaar` run the chains of ``samplers.exact`` and
+``samplers.mhaar`` on a :class:`~bayes_dp.inference.model.Model` with the run's
+:class:`~bayes_dp.inference.settings.SamplerSettings`, and return the draws in the model's
+coordinates: ``eps`` (chains, draws), ``s`` (chains, draws, strengths), ``tau`` and ``rho``
+(chains, draws, groups), ``accept`` and the tuned ``scales``, plus what the run records about
+itself. :func:`run` calls the one that the settings name.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,151 +19,22 @@ from bayes_dp.core.exceptions import TimeBudgetError
 from bayes_dp.core.likelihoods import rho_max
 from bayes_dp.core.observations import AttackCounts
 from bayes_dp.core.region import classical_epsilon
-from bayes_dp.core.validation import check_positive_int, check_real
 from bayes_dp.inference.first_run import compile_first
 from bayes_dp.inference.model import Model
 from bayes_dp.inference.progress import Tracker
-from bayes_dp.inference.settings import MHAAR, Exact, sampler_fields, sampler_from_settings
-
-
-@dataclass(frozen=True)
-class AutoLength:
-    """When an automatic-length run of the exact sampler (``draws=None``) stops.
-
-    It runs ``first_draws`` draws per chain, then grows the run in rounds until every sampled
-    variable has r_hat <= ``rhat_max`` and bulk and tail ESS >= ``ess_min`` (converged), the
-    run reaches ``max_draws`` draws per chain, or ``max_time`` seconds (the default budget
-    when ``estimate_epsilon(max_time=None)``) run out. The values are
-    ``bayes_dp.inference.estimate.AUTO_*``.
-    """
-
-    first_draws: int
-    max_draws: int
-    rhat_max: float
-    ess_min: float
-    max_time: float
-
-
-@dataclass(frozen=True)
-class SamplerSettings:
-    """The sampler and the run keywords of :func:`~bayes_dp.estimate_epsilon`, validated.
-
-    Make it with :meth:`build`, which fills in the method's default ``tune`` and checks every
-    value; ``draws`` None is the automatic length (exact) or ``MHAAR.default_draws`` (MHAAR).
-    The sampler's own settings are the fields of ``sampler``.
-    """
-
-    sampler: Exact | MHAAR = Exact()
-    chains: int = 4
-    draws: int | None = None
-    tune: int = Exact.default_tune
-    max_time: float | None = None
-    log_likelihood: bool = True
-    cores: int | None = None
-
-    @property
-    def method(self) -> str:
-        """The sampler's name: "exact" or "mhaar"."""
-        return self.sampler.method
-
-    @classmethod
-    def build(
-        cls,
-        *,
-        sampler: Exact | MHAAR | None = None,
-        chains: int = 4,
-        draws: int | None = None,
-        tune: int | None = None,
-        max_time: float | None = None,
-        log_likelihood: bool = True,
-        cores: int | None = None,
-    ) -> SamplerSettings:
-        """Check the arguments (naming the argument and the value) and fill in defaults."""
-        if sampler is None:
-            sampler = Exact()
-        if not isinstance(sampler, (Exact, MHAAR)):
-            raise TypeError(
-                f"`sampler` must be bdp.Exact(...) or bdp.MHAAR(...); found {sampler!r}"
-            )
-        chains = check_positive_int("chains", chains)
-        if draws is not None:
-            draws = check_positive_int("draws", draws)
-        if tune is None:
-            tune = sampler.default_tune
-        tune = check_positive_int("tune", tune, minimum=0)
-        if max_time is not None:
-            max_time = check_real("max_time", max_time, low=0.0, low_open=True)
-        if not isinstance(log_likelihood, bool):
-            raise TypeError(f"`log_likelihood` must be True or False; found {log_likelihood!r}")
-        if cores is not None:
-            cores = check_positive_int("cores", cores)
-        return cls(
-            sampler=sampler,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            max_time=max_time,
-            log_likelihood=log_likelihood,
-            cores=cores,
-        )
-
-    def record(self, out: dict) -> dict:
-        """Return the sampler's part of ``post.settings`` for a run that returned ``out``.
-
-        The sampler's settings are its fields (``sampler_fields``), under their own names.
-        """
-        rec = {
-            "method": self.method,
-            "chains": self.chains,
-            "draws": int(out["eps"].shape[1]),
-            "draws_requested": self.draws,
-            "tune": self.tune,
-            **sampler_fields(self.sampler),
-            "tuned_scales": out["scales"].tolist(),
-        }
-        if self.method == "exact":
-            rec.update(
-                max_time=out["max_time"],
-                converged=out["converged"],
-                stop_reason=out["stop_reason"],
-                minor_mode=out.get("minor_mode"),
-                surrogate_moves=out.get("surrogate_moves"),
-                seconds=out["seconds"],
-                log_likelihood=self.log_likelihood,
-            )
-        return rec
-
-    @classmethod
-    def from_settings(cls, settings: dict) -> SamplerSettings:
-        """Return the settings that repeat the run recorded in ``settings`` (``post.settings``).
-
-        ``draws`` is the number of draws the run stored (an automatic-length run gives the
-        same draws when asked for its final length at once); ``max_time`` and ``cores`` are
-        left out (a time limit can only stop a run early; threads do not change the draws).
-        Entries that a file of an earlier version lacks take today's defaults.
-        """
-        sampler = sampler_from_settings(settings)
-        keys = ["chains", "tune"] + (["log_likelihood"] if sampler.method == "exact" else [])
-        given = {k: settings[k] for k in keys if k in settings}
-        return cls.build(sampler=sampler, draws=settings.get("draws"), **given)
-
-    def to_python(self) -> str:
-        """Return the sampler's arguments of ``bdp.estimate_epsilon``, as Python source."""
-        args = [f"{k}={getattr(self, k)!r}" for k in ("chains", "draws", "tune")]
-        if self.method == "exact" and not self.log_likelihood:
-            args.append("log_likelihood=False")
-        if self.sampler != Exact():
-            args.append(f"sampler={self.sampler.to_python()}")
-        return ", ".join(args)
-
+from bayes_dp.inference.settings import (
+    MHAAR,
+    AutoLength,
+    Exact,
+    SamplerSettings,
+    sampler_fields,
+)
 
 # -- the exact sampler ---------------------------------------------------------------------------
 #: Binomial bases (with multiplicity) from which the exact sampler builds no surrogate table and
 #: its independence move proposes from the Student t fitted to the warm-up
-#: (``samplers.exact.fitted_proposal``) instead of the table's proposal. On 64 models x 10,000
-#: simulated LiRA targets the table's proposal passed its pilot and was then accepted in 0.2% of
-#: the draws (ESS of s 9 from 2 x 2,000 draws); the fitted t: 64%, ESS 1,294 (docs/lira.md,
-#: "Mixing at scale"). At 1,000 targets the two did alike.
+#: (``samplers.exact.fitted_proposal``) instead of the table's proposal, which mixes poorly at
+#: that scale (docs/lira.md, "Mixing at scale", has the measurements).
 TABLE_MAX_BASES = 1000
 
 
@@ -201,7 +71,7 @@ def kernel_model(model: Model):
     )
 
 
-def run_exact(
+def sample_exact(
     model: Model,
     cfg: SamplerSettings,
     rng: np.random.Generator,
@@ -362,11 +232,8 @@ def mhaar_start_eps(model: Model) -> float:
 
     The largest finite classical estimate of the bases (1.0 when there is none), at least 0.2.
     A base with an infinite classical estimate (an error count of 0 or N) has its posterior
-    far above the others' estimates (eps ~ log N); the chains climb there during the warm-up.
-    (Such runs used to start at 3 or more. That floor came with the first MHAAR sampler,
-    without a reason given; measured on perfect bases with N from 50 to 100,000 and warm-ups
-    of 50 and 2,000 iterations it changed neither the posterior nor r_hat, so it was removed:
-    ``tests/bayes_dp/test_estimate.py::test_mhaar_chains_climb_to_a_perfect_base``.)
+    far above the others' estimates (eps ~ log N); the chains climb there during the warm-up
+    (``tests/bayes_dp/test_estimate.py::test_mhaar_chains_climb_to_a_perfect_base``).
     """
     allc = model.counts
     ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
@@ -375,8 +242,12 @@ def mhaar_start_eps(model: Model) -> float:
     return max(base, 0.2)
 
 
-def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_) -> dict:
-    """Run MHAAR (the paper's Alg. 1 with the proposals of ``docs/model.md``)."""
+def sample_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator) -> dict:
+    """Run MHAAR (the paper's Alg. 1 with the proposals of ``docs/model.md``).
+
+    It runs its fixed length (``cfg.draws``, default ``MHAAR.default_draws``) and reports no
+    progress.
+    """
     from samplers.mhaar import SamplerConfig
     from samplers.mhaar import run_mhaar as run_chains
 
@@ -433,8 +304,25 @@ def run_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator, **_)
     return out
 
 
-#: method -> the function that runs it on a Model.
-SAMPLERS = {"exact": run_exact, "mhaar": run_mhaar}
+def run(
+    model: Model,
+    cfg: SamplerSettings,
+    rng: np.random.Generator,
+    *,
+    auto: AutoLength,
+    progress=None,
+    progress_owned: bool = False,
+) -> dict:
+    """Run the sampler of ``cfg`` on ``model``.
+
+    ``auto`` (the automatic length) and ``progress`` apply to the exact sampler; MHAAR runs
+    its fixed length without progress.
+    """
+    if cfg.method == Exact.method:
+        return sample_exact(
+            model, cfg, rng, auto=auto, progress=progress, progress_owned=progress_owned
+        )
+    return sample_mhaar(model, cfg, rng)
 
 
 # -- compiling ahead -----------------------------------------------------------------------------
@@ -445,7 +333,7 @@ def _likelihoods(model: Model) -> list[str]:
 def warm_up(sampler: Exact | MHAAR, likelihoods) -> None:
     """Run ``sampler`` briefly on tiny counts of each likelihood: compiles its kernels.
 
-    The runs go through :data:`SAMPLERS`, as real runs do (the exact sampler with the
+    The runs go through :func:`run`, as real runs do (the exact sampler with the
     pointwise log-likelihood), so they compile what real runs use.
     """
     counts = AttackCounts(fp=[3, 4], n_neg=20, fn=[9, 8], n_pos=20)
@@ -453,4 +341,4 @@ def warm_up(sampler: Exact | MHAAR, likelihoods) -> None:
     auto = AutoLength(20, 20, 2.0, 1.0, np.inf)
     for lik in likelihoods:
         model = Model.build(Evidence(counts, likelihood=lik, name="tiny"), delta=1e-5)
-        SAMPLERS[sampler.method](model, cfg, np.random.default_rng(0), auto=auto)
+        run(model, cfg, np.random.default_rng(0), auto=auto)

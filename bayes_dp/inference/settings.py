@@ -12,6 +12,8 @@ only (MHAAR's auxiliary pairs and thinning) and the tuning of the moves (``targe
 chains, how long (``draws``, ``tune``, ``max_time``), on how many threads, what to keep
 (``log_likelihood``), the seed and the checks. ``tune`` is one of those: both methods warm up,
 with a default of each method's own (:attr:`Exact.default_tune`, :attr:`MHAAR.default_tune`).
+:class:`SamplerSettings` holds the settings object with those keywords, validated once, and
+:class:`AutoLength` when an automatic-length run stops.
 """
 
 from __future__ import annotations
@@ -23,10 +25,6 @@ from typing import ClassVar
 from bayes_dp.core.validation import check_positive_int, check_real
 
 __all__ = ["MHAAR", "Exact", "sampler_fields", "sampler_from_settings"]
-
-#: Version in which the sampler keywords of ``estimate_epsilon`` (``method``, ``n_aux``, ...)
-#: stop being accepted.
-DEPRECATED_UNTIL = "0.2.0"
 
 
 def _target_accept(name, value):
@@ -287,27 +285,132 @@ def cli_options(sampler: Exact | MHAAR) -> list[str]:
     ]
 
 
-#: The keywords of ``estimate_epsilon`` that the settings objects replace.
-DEPRECATED_KEYWORDS = ("method", *(f.name for f in dataclasses.fields(MHAAR)))
+@dataclass(frozen=True)
+class AutoLength:
+    """When an automatic-length run of the exact sampler (``draws=None``) stops.
 
-
-def sampler_from_keywords(keywords: dict) -> Exact | MHAAR:
-    """Return the settings object that the deprecated keywords of ``estimate_epsilon`` ask for.
-
-    As before they were deprecated, the MHAAR-only keywords raise under ``method="exact"``
-    unless they have their default value.
+    It runs ``first_draws`` draws per chain, then grows the run in rounds until every sampled
+    variable has r_hat <= ``rhat_max`` and bulk and tail ESS >= ``ess_min`` (converged), the
+    run reaches ``max_draws`` draws per chain, or ``max_time`` seconds (the default budget
+    when ``estimate_epsilon(max_time=None)``) run out. The values are
+    ``bayes_dp.core.thresholds.AUTO_*``.
     """
-    keywords = dict(keywords)
-    method = keywords.pop("method", "exact")
-    if method not in SAMPLER_CLASSES:
-        raise ValueError(f"`method` must be one of {list(SAMPLER_CLASSES)}; found {method!r}")
-    cls = SAMPLER_CLASSES[method]
-    own = {f.name for f in dataclasses.fields(cls)}
-    neutral = {**sampler_fields(MHAAR()), "thin": 1}  # values that asked nothing of MHAAR
-    for name, val in keywords.items():
-        if name not in own and val != neutral[name]:
-            raise ValueError(
-                f"`{name}` applies to method='mhaar' only (the exact sampler has no "
-                f"auxiliary pairs); found {name}={val!r}"
+
+    first_draws: int
+    max_draws: int
+    rhat_max: float
+    ess_min: float
+    max_time: float
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """The sampler and the run keywords of :func:`~bayes_dp.estimate_epsilon`, validated.
+
+    Make it with :meth:`build`, which fills in the method's default ``tune`` and checks every
+    value; ``draws`` None is the automatic length (exact) or ``MHAAR.default_draws`` (MHAAR).
+    The sampler's own settings are the fields of ``sampler``.
+    """
+
+    sampler: Exact | MHAAR = Exact()
+    chains: int = 4
+    draws: int | None = None
+    tune: int = Exact.default_tune
+    max_time: float | None = None
+    log_likelihood: bool = True
+    cores: int | None = None
+
+    @property
+    def method(self) -> str:
+        """The sampler's name: "exact" or "mhaar"."""
+        return self.sampler.method
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        sampler: Exact | MHAAR | None = None,
+        chains: int = 4,
+        draws: int | None = None,
+        tune: int | None = None,
+        max_time: float | None = None,
+        log_likelihood: bool = True,
+        cores: int | None = None,
+    ) -> SamplerSettings:
+        """Check the arguments (naming the argument and the value) and fill in defaults."""
+        if sampler is None:
+            sampler = Exact()
+        if not isinstance(sampler, (Exact, MHAAR)):
+            raise TypeError(
+                f"`sampler` must be bdp.Exact(...) or bdp.MHAAR(...); found {sampler!r}"
             )
-    return cls(**{k: v for k, v in keywords.items() if k in own})
+        chains = check_positive_int("chains", chains)
+        if draws is not None:
+            draws = check_positive_int("draws", draws)
+        if tune is None:
+            tune = sampler.default_tune
+        tune = check_positive_int("tune", tune, minimum=0)
+        if max_time is not None:
+            max_time = check_real("max_time", max_time, low=0.0, low_open=True)
+        if not isinstance(log_likelihood, bool):
+            raise TypeError(f"`log_likelihood` must be True or False; found {log_likelihood!r}")
+        if cores is not None:
+            cores = check_positive_int("cores", cores)
+        return cls(
+            sampler=sampler,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            max_time=max_time,
+            log_likelihood=log_likelihood,
+            cores=cores,
+        )
+
+    def record(self, out: dict) -> dict:
+        """Return the sampler's part of ``post.settings`` for a run that returned ``out``.
+
+        The sampler's settings are its fields (``sampler_fields``), under their own names.
+        """
+        rec = {
+            "method": self.method,
+            "chains": self.chains,
+            "draws": int(out["eps"].shape[1]),
+            "draws_requested": self.draws,
+            "tune": self.tune,
+            **sampler_fields(self.sampler),
+            "tuned_scales": out["scales"].tolist(),
+        }
+        if self.method == "exact":
+            rec.update(
+                max_time=out["max_time"],
+                converged=out["converged"],
+                stop_reason=out["stop_reason"],
+                minor_mode=out.get("minor_mode"),
+                surrogate_moves=out.get("surrogate_moves"),
+                seconds=out["seconds"],
+                log_likelihood=self.log_likelihood,
+            )
+        return rec
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> SamplerSettings:
+        """Return the settings that repeat the run recorded in ``settings`` (``post.settings``).
+
+        ``draws`` is the number of draws the run stored (an automatic-length run gives the
+        same draws when asked for its final length at once); ``max_time`` and ``cores`` are
+        left out (a time limit can only stop a run early; threads do not change the draws).
+        Entries that a file of an earlier version lacks take today's defaults.
+        """
+        sampler = sampler_from_settings(settings)
+        keys = ["chains", "tune"] + (["log_likelihood"] if sampler.method == "exact" else [])
+        given = {k: settings[k] for k in keys if k in settings}
+        return cls.build(sampler=sampler, draws=settings.get("draws"), **given)
+
+    def to_python(self) -> str:
+        """Return the sampler's arguments of ``bdp.estimate_epsilon``, as Python source."""
+        args = [f"{k}={getattr(self, k)!r}" for k in ("chains", "draws", "tune")]
+        if self.method == "exact" and not self.log_likelihood:
+            args.append("log_likelihood=False")
+        if self.sampler != Exact():
+            args.append(f"sampler={self.sampler.to_python()}")
+        return ", ".join(args)

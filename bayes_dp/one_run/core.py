@@ -15,6 +15,7 @@ import numpy as np
 from scipy import special, stats
 
 from bayes_dp.core.priors import Prior
+from bayes_dp.core.thresholds import GRID_DRAWS
 from bayes_dp.core.validation import check_delta, check_int_array, check_positive_int, check_real
 
 __all__ = ["OneRunCounts", "estimate_one_run", "one_run_epsilon_bound", "one_run_log_likelihood"]
@@ -209,7 +210,7 @@ def estimate_one_run(
     delta: float = 0.0,
     prior: Prior | None = None,
     chains: int = 4,
-    draws: int = 4000,
+    draws: int = GRID_DRAWS,
     seed=None,
 ):
     """Posterior of eps (and s) from one-run audits, on a grid.

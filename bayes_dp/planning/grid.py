@@ -34,10 +34,9 @@ MAX_ROUNDS = 6
 #: With at most FEW_BASES distinct bases an evaluation is cheap and the posterior broad, its
 #: mass reaching s -> 0 with a sharp edge eps >= const (an axis in (log eps, logit s), a
 #: diagonal in (u, v)) and a thin wedge as s -> 1 that a zoom of 12 nodes lost: FEW applies;
-#: else MANY (step 2 took 41% less CPU than step 1.5 on four checked data sets of 10 bases,
-#: quantiles within 0.4 probability points of the quadrature reference; step 2.5, issue 27,
-#: another 13% on 12 audits of 10 and 20 bases, within 0.72; step 3 missed one audit by 2.1).
-#: docs/planning.md has the checks.
+#: else MANY, whose ``step`` is the largest tried that kept the plans' quantiles within one
+#: probability point of the quadrature reference (docs/planning.md has the checks and the
+#: CPU time of each step tried).
 Settings = namedtuple("Settings", ["step", "max_nodes", "sharp_gap", "passes", "coarse", "coords"])
 
 

@@ -178,7 +178,7 @@ def _base_numbers(st: dict, sizes: list[int]) -> tuple[str, list[list[int]]]:
 def _recorded_run(st: dict):
     """Return the :class:`~bayes_dp.inference.model.Model` and sampler settings in ``st``."""
     from bayes_dp.inference.model import Model
-    from bayes_dp.inference.runners import SamplerSettings
+    from bayes_dp.inference.settings import SamplerSettings
 
     return Model.from_settings(st), SamplerSettings.from_settings(st)
 

@@ -13,7 +13,6 @@ from bayes_dp.core.exceptions import ConvergenceWarning
 from bayes_dp.core.gaussians import gaussian_epsilon_array
 from bayes_dp.core.validation import check_delta, check_prob, check_real
 from bayes_dp.results import arviz_adapter
-from bayes_dp.results.diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX  # noqa: F401 (defined there, kept here)
 
 __all__ = ["Posterior", "load_posterior"]
 

@@ -14,15 +14,10 @@ epsilon_from_two_samples
     One-shot audit of the Gaussian mechanism (Andrew et al., Alg. 1).
 counts_from_scores, to_evidence, empirical_epsilon
     Scores to ``bayes_dp.AttackCounts`` / ``Evidence``; max-over-threshold epsilon.
-epsilon_from_rates
-    Deprecated: ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
 run_dp_fedavg_with_canaries
     DP-FedAvg on digits with canary clients, final-model and all-iterates estimates.
 canife_audit, craft_canary, canife_scores, compose_canife
     CANIFE crafted canaries (Maddock et al.) on softmax regression (``mia.SoftmaxRegression``).
-SoftmaxRegression
-    Deprecated alias of ``mia.SoftmaxRegression`` with the former flat layout; the simulators
-    use the models of :mod:`mia.training`.
 
 The Flower adapter lives in ``mia.canary.flower`` (optional extra ``flower``).
 """
@@ -38,7 +33,6 @@ from ._null import CosineNull, epsilon_cosine_null_vs_gaussian
 from .canife import (
     CanaryDesign,
     CanifeResult,
-    SoftmaxRegression,
     canife_audit,
     canife_scores,
     compose_canife,
@@ -49,7 +43,6 @@ from .counts import (
     EmpiricalEpsilon,
     counts_from_scores,
     empirical_epsilon,
-    epsilon_from_rates,
     to_evidence,
 )
 from .fedavg import FedAvgCanaryResult, run_dp_fedavg_with_canaries
@@ -71,7 +64,6 @@ __all__ = [
     "EmpiricalEpsilon",
     "FedAvgCanaryResult",
     "OneShotResult",
-    "SoftmaxRegression",
     "canife_audit",
     "canife_scores",
     "compose_canife",
@@ -81,7 +73,6 @@ __all__ = [
     "empirical_epsilon",
     "epsilon_cosine_null_vs_gaussian",
     "epsilon_from_cosines",
-    "epsilon_from_rates",
     "epsilon_from_two_samples",
     "epsilon_two_gaussians",
     "gaussian_mechanism_delta",

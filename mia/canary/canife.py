@@ -18,7 +18,6 @@ Per-round estimates are composed over training through the noise multiplier they
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,74 +33,11 @@ from .counts import empirical_epsilon
 __all__ = [
     "CanaryDesign",
     "CanifeResult",
-    "SoftmaxRegression",
     "canife_audit",
     "canife_scores",
     "compose_canife",
     "craft_canary",
 ]
-
-
-class SoftmaxRegression(training.SoftmaxRegression):
-    """Deprecated: use :class:`mia.SoftmaxRegression` with ``n_features``.
-
-    Kept for one release. It is :class:`mia.SoftmaxRegression` with this module's former flat
-    layout, ``V`` of shape (classes, features + 1) (weights of each class, then its bias)
-    flattened, and the former ``d``, ``gradient`` of a single 1-D input and
-    ``canary_loss_and_grad``. The new class lays the flat vector out as ``[W.ravel(), b]`` with
-    ``W`` of shape (features, classes).
-
-    Parameters
-    ----------
-    n_features : int
-        Input dimension.
-    n_classes : int
-        Number of classes.
-    """
-
-    def __init__(self, n_features: int = 64, n_classes: int = 10):
-        warnings.warn(
-            "mia.canary.SoftmaxRegression is deprecated and will be removed in the next "
-            "release; use mia.SoftmaxRegression(n_features=..., n_classes=...), whose flat "
-            "parameter vector is [W.ravel(), b] with W of shape (n_features, n_classes)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        super().__init__(n_features=n_features, n_classes=n_classes)
-
-    @property
-    def d(self) -> int:
-        """Number of parameters."""
-        return self.n_params()
-
-    def unflatten(self, theta, n_features=None):
-        """``[W, b]`` from the former layout ``V`` (classes x (features + 1)), views."""
-        theta = np.asarray(theta)
-        nf = self._features(n_features)
-        size = self.n_classes * (nf + 1)
-        if theta.ndim < 1 or theta.shape[-1] != size:
-            raise ValueError(
-                f"`theta` must have {size} parameters on its last axis; found shape {theta.shape}"
-            )
-        v = theta.reshape(theta.shape[:-1] + (self.n_classes, nf + 1))
-        return [np.swapaxes(v[..., :-1], -1, -2), v[..., -1]]
-
-    def flatten(self, params):
-        """Return ``[W, b]`` in the former layout ``V`` (classes x (features + 1)), flattened."""
-        w, b = (np.asarray(p, dtype=np.float64) for p in params)
-        v = np.concatenate([np.swapaxes(w, -1, -2), b[..., None]], axis=-1)
-        return v.reshape(b.shape[:-1] + (-1,))
-
-    def gradient(self, theta, x, y, **kwargs):
-        """Mean cross-entropy gradient over the rows of ``x`` (a 1-D ``x`` is one row)."""
-        return super().gradient(theta, np.atleast_2d(x), np.atleast_1d(y), **kwargs)
-
-    def canary_loss_and_grad(self, theta, x, y, updates, norm_constant):
-        """Eq. 1 of CANIFE and its gradient with respect to the input ``x``.
-
-        ``updates`` has shape (n, d); returns ``(loss, dloss/dx, ||g(x)||)``.
-        """
-        return _canary_objective(self, theta, x, y, updates, norm_constant)
 
 
 def _canary_objective(model, theta, x, y, updates, norm_constant):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +19,6 @@ __all__ = [
     "EmpiricalEpsilon",
     "counts_from_scores",
     "empirical_epsilon",
-    "epsilon_from_rates",
     "to_evidence",
 ]
 
@@ -180,34 +178,6 @@ def to_evidence(
             f"found {type(result).__name__}"
         )
     return Evidence(counts, likelihood=likelihood, name=name, strength=strength)
-
-
-def epsilon_from_rates(fpr, fnr, delta) -> float:
-    """Return the classical epsilon of one (FPR, FNR) pair (deprecated).
-
-    Deprecated: use ``bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)``.
-
-    Kairouz et al. (2015) epsilon of one (FPR, FNR) pair, CANIFE's formula
-    ``max(log((1 - delta - fpr) / fnr), log((1 - delta - fnr) / fpr), 0)``, now with the rule of
-    :func:`bayes_dp.classical_epsilon` at a zero rate: a zero denominator under a positive
-    numerator gives ``inf`` (it used to drop that term, so ``(0, 0.75, 0.01)`` gave 0.278; no
-    finite eps admits those rates).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", DeprecationWarning)
-    ...     round(epsilon_from_rates(0.02, 0.02, 0.01), 3), epsilon_from_rates(0.0, 0.75, 0.01)
-    (3.882, inf)
-    """
-    warnings.warn(
-        "mia.canary.epsilon_from_rates is deprecated and will be removed in the next release; "
-        "use bayes_dp.classical_epsilon(fpr, fnr, delta, reflect=False)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return float(classical_epsilon(fpr, fnr, delta, reflect=False))
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..model.codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL, PROP_BETA_MIX, PROP_UNIFORM
+from ..model.codes import LIK_BIVARIATE_NORMAL, PROP_BETA_MIX, PROP_UNIFORM
 from ..model.densities import (
     A0,
     A1,
@@ -48,7 +48,6 @@ from ..model.densities import (
     SD0,
     SD1,
     dispersion,
-    log_g,
     log_lik_shape,
 )
 from ..numerics.jit import JIT
@@ -77,15 +76,6 @@ def log_q(a, b, P, i, kind, lam):
     u = math.log1p(-lam) + lq if lam < 1.0 else -np.inf
     v = math.log(lam)
     return logaddexp(u, v)
-
-
-@njit(**JIT)
-def log_weight_ratio(a, b, P, i, kind, lam):
-    """Return r = log g - log q for the binomial likelihood.
-
-    Kept for the tests and simple callers.
-    """
-    return log_g(a, b, P, i, LIK_BINOMIAL, 0.0, 0.0) - log_q(a, b, P, i, kind, lam)
 
 
 @njit(**JIT)

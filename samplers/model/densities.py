@@ -92,14 +92,24 @@ def dispersion(n, tau):
 def rho_max(tau, n0, n1):
     """Largest |rho| keeping the covariance of eq. 7 positive definite for one row.
 
-    ``bayes_dp.core.likelihoods.rho_max`` is its numpy twin (``tests/samplers/test_layout.py``
-    compares them).
+    ``sqrt(c0 c1 / (N0 N1))`` with ``c = 1 + (N - 1) tau`` (:func:`dispersion`); the one
+    definition, which ``bayes_dp.core.likelihoods.rho_max`` applies to arrays
+    (:func:`rho_max_many`).
     """
     c0 = dispersion(n0, tau)
     c1 = dispersion(n1, tau)
     if c0 <= 0.0 or c1 <= 0.0:
         return 0.0
     return math.sqrt(c0 * c1 / (n0 * n1))
+
+
+@njit(**JIT)
+def rho_max_many(tau, n0, n1):
+    """Return :func:`rho_max` of each element of three 1-d float arrays of one length."""
+    out = np.empty(tau.shape[0])
+    for k in range(tau.shape[0]):
+        out[k] = rho_max(tau[k], n0[k], n1[k])
+    return out
 
 
 @njit(**JIT)

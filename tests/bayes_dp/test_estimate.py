@@ -180,3 +180,16 @@ def test_mhaar_config_defaults_are_estimate_epsilons():
     assert cfg.draws == bdp.MHAAR.default_draws
     for f in dataclasses.fields(bdp.MHAAR):
         assert getattr(cfg, f.name) == f.default, f.name
+
+
+def test_mhaar_runner_refuses_the_exact_samplers_keywords():
+    """MHAAR has no automatic length and no progress: asking it for them is an error."""
+    from bayes_dp.inference.model import Model
+    from bayes_dp.inference.runners import sample_mhaar
+    from bayes_dp.inference.settings import SamplerSettings
+
+    model = Model.build(bdp.AttackCounts(40, 1000, 250, 1000), delta=1e-5)
+    cfg = SamplerSettings.build(sampler=bdp.MHAAR(), chains=1, draws=10, tune=10)
+    for kw in ("auto", "progress"):
+        with pytest.raises(TypeError, match=kw):
+            sample_mhaar(model, cfg, np.random.default_rng(0), **{kw: None})

@@ -1,5 +1,5 @@
-"""The sampler settings objects bdp.Exact and bdp.MHAAR: checks, the deprecated keywords, and
-what is derived from their fields (recorded settings, command-line options, reproduction)."""
+"""The sampler settings objects bdp.Exact and bdp.MHAAR: checks, and what is derived from their
+fields (recorded settings, command-line options, reproduction)."""
 
 import dataclasses
 import subprocess
@@ -10,7 +10,6 @@ import pytest
 
 import bayes_dp as bdp
 from bayes_dp.inference.settings import (
-    DEPRECATED_KEYWORDS,
     cli_options,
     option_name,
     parse_field,
@@ -56,38 +55,13 @@ def test_settings_are_frozen_values():
     assert bdp.MHAAR(n_aux=8).to_python(every=False) == "bdp.MHAAR(n_aux=8)"
 
 
-def test_deprecated_keywords_warn_and_give_the_same_run():
-    with pytest.warns(DeprecationWarning, match=r"sampler=bdp\.MHAAR\(n_aux=8, thin=3\)") as rec:
-        old = bdp.estimate_epsilon(COUNTS, method="mhaar", n_aux=8, thin=3, **TINY)
-    assert rec[0].filename == __file__  # points at the caller
-    new = bdp.estimate_epsilon(COUNTS, sampler=bdp.MHAAR(n_aux=8, thin=3), **TINY)
-    np.testing.assert_array_equal(old.draws("eps"), new.draws("eps"))
-    assert old.settings["n_aux"] == 8 and old.settings["thin"] == 3
-    with pytest.warns(DeprecationWarning, match=r"sampler=bdp\.Exact\(target_accept=0\.4\)"):
-        bdp.estimate_epsilon(COUNTS, target_accept=0.4, **TINY)
-
-
-def test_deprecated_mhaar_keyword_under_exact_still_raises():
-    # as before the deprecation: a setting of MHAAR given to the exact sampler is an error
-    with pytest.raises(ValueError, match=r"`n_aux` applies to method='mhaar' only.*n_aux=8"):
-        bdp.estimate_epsilon(COUNTS, n_aux=8, **TINY)
-    with pytest.raises(ValueError, match="thin=2"):
-        bdp.estimate_epsilon(COUNTS, method="exact", thin=2, **TINY)
-    with pytest.raises(ValueError, match="method.*'gibbs'"):
-        bdp.estimate_epsilon(COUNTS, method="gibbs", **TINY)
-
-
-def test_sampler_and_keywords_together_or_unknown_keywords_raise():
-    with pytest.raises(TypeError, match="not both"):
-        bdp.estimate_epsilon(COUNTS, sampler=bdp.MHAAR(), n_aux=8, **TINY)
-    with pytest.raises(TypeError, match="'n_auxx'"):
-        bdp.estimate_epsilon(COUNTS, n_auxx=8, **TINY)
+def test_sampler_keywords_of_the_settings_objects_are_not_keywords_of_the_run():
+    # the settings objects are the one way to give them (nothing was released with others)
+    for name in ("method", "n_aux", "thin", "target_accept"):
+        with pytest.raises(TypeError, match=repr(name)):
+            bdp.estimate_epsilon(COUNTS, **{name: 8}, **TINY)
     with pytest.raises(TypeError, match="sampler.*'mhaar'"):
         bdp.estimate_epsilon(COUNTS, sampler="mhaar", **TINY)
-
-
-def test_deprecated_keywords_are_the_fields_and_method():
-    assert set(DEPRECATED_KEYWORDS) == {"method"} | {f.name for f in dataclasses.fields(bdp.MHAAR)}
 
 
 @pytest.mark.parametrize("sampler", [bdp.Exact(target_accept=0.35), bdp.MHAAR(n_aux=4, thin=1)])

@@ -317,3 +317,12 @@ def test_flat_interface_errors_and_config():
     assert "n_features" not in algo.config() and "activation" not in mia.MLP().config()
     cfg = mia.MLP(activation="tanh", n_features=64).config()
     assert cfg["activation"] == "tanh" and cfg["n_features"] == 64
+
+
+def test_steps_count_batches_and_check_n():
+    algo = mia.SoftmaxRegression(epochs=2, batch_size=10, n_classes=2)
+    assert algo.steps(25) == 2 * 3 and algo.steps(30) == 2 * 3 and algo.steps(1) == 2
+    with pytest.raises(ValueError, match="`n`.*0"):
+        algo.steps(0)
+    with pytest.raises(TypeError, match="`n`.*2.5"):
+        algo.steps(2.5)

@@ -68,7 +68,5 @@ def test_docs_call_the_default_sampler_by_its_name():
         assert "inferred inside the MHAAR sampler" not in text, name
         assert "pairs (default)" not in text, name
         assert "the default sampler for these groups" not in text, name
-        # the sampler is `sampler=bdp.Exact()` / `bdp.MHAAR()`; the old keyword only where
-        # the deprecation is explained
-        for m in re.finditer(r'method="(exact|mhaar)"', text):
-            assert "of version 0.1" in text[max(0, m.start() - 40) : m.start()], (name, m[0])
+        # the sampler is `sampler=bdp.Exact()` / `bdp.MHAAR()`, never a `method=` keyword
+        assert re.search(r'method="(exact|mhaar)"', text) is None, name

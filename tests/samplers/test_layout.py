@@ -20,6 +20,16 @@ def test_numpy_rho_max_equals_the_kernels(tau):
     )
 
 
+def test_rho_max_broadcasts_like_numpy():
+    tau = np.array([0.0, 0.1, 0.5])[None, :, None]
+    n0 = np.array([10.0, 200.0])[:, None, None]
+    got = rho_max(tau, n0, 30)
+    assert got.shape == (2, 3, 1)
+    want = np.sqrt((1 + (n0 - 1) * tau) * (1 + 29 * tau) / (n0 * 30))
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    assert np.ndim(rho_max(0.2, 5, 7)) == 0
+
+
 def test_rho_max_at_tau_zero_and_one():
     # independent decisions: |rho| < 1 / sqrt(N0 N1); fully correlated ones: |rho| < 1
     assert rho_max_kernel(0.0, 4.0, 9.0) == pytest.approx(1.0 / 6.0, rel=1e-15)

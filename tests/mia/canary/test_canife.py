@@ -70,30 +70,6 @@ def test_canary_loss_gradient_vs_finite_differences(setup, norm_constant):
         _canary_objective(mia.MLP(hidden=3, n_features=6, n_classes=4), theta, x, 2, updates, 1.0)
 
 
-def test_deprecated_canary_softmax_keeps_its_layout(setup):
-    model, theta, updates, rng = setup
-    with pytest.warns(DeprecationWarning, match="mia.SoftmaxRegression"):
-        old = mia.canary.SoftmaxRegression(6, 4)
-    assert old.d == model.n_params() == 28
-
-    def to_old(t):  # V = [W^T | b] (classes x (features + 1)), flattened
-        w, b = model.unflatten(t)
-        return np.concatenate([np.swapaxes(w, -1, -2), b[..., None]], axis=-1).reshape(
-            t.shape[:-1] + (-1,)
-        )
-
-    x, y = rng.random((5, 6)), rng.integers(0, 4, 5)
-    np.testing.assert_allclose(
-        old.gradient(to_old(theta), x, y), to_old(model.gradient(theta, x, y))
-    )
-    np.testing.assert_allclose(old.unflatten(to_old(theta))[0], model.unflatten(theta)[0])
-    np.testing.assert_allclose(old.flatten(model.unflatten(theta)), to_old(theta))
-    a = old.canary_loss_and_grad(to_old(theta), x[0], 1, to_old(updates), 0.5)
-    b = _canary_objective(model, theta, x[0], 1, updates, 0.5)
-    for u, v in zip(a, b, strict=True):
-        np.testing.assert_allclose(u, v)
-
-
 def test_crafting_makes_the_gradient_orthogonal(setup):
     model, theta, updates, _ = setup
     updates = updates[:3]  # few enough constraints for near-exact orthogonality in 6 + 4 dims

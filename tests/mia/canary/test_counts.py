@@ -12,7 +12,6 @@ from mia.canary import (
     CosineNull,
     counts_from_scores,
     empirical_epsilon,
-    epsilon_from_rates,
     to_evidence,
 )
 
@@ -115,15 +114,6 @@ def test_empirical_epsilon_skips_thresholds_with_one_zero_rate():
     e = empirical_epsilon(pos, neg, 0.01)
     assert e.epsilon == pytest.approx(math.log(48.5))  # t = 0.5: FP = FN = 1
     assert (int(e.counts.fp[0]), int(e.counts.fn[0])) == (1, 1)
-
-
-def test_epsilon_from_rates_is_a_deprecated_classical_epsilon():
-    with pytest.warns(DeprecationWarning, match="bayes_dp.classical_epsilon"):
-        assert epsilon_from_rates(0.0, 0.75, 0.01) == math.inf  # used to be 0.278
-    for fpr, fnr in [(0.02, 0.02), (0.3, 0.1), (0.9, 0.9), (0.0, 0.0), (0.0, 1.0)]:
-        with pytest.warns(DeprecationWarning):
-            got = epsilon_from_rates(fpr, fnr, 0.01)
-        assert got == bdp.classical_epsilon(fpr, fnr, 0.01, reflect=False)
 
 
 @pytest.mark.parametrize(
