@@ -20,6 +20,7 @@ MODULES = [
     ("bayes_dp", "bayes_dp (top level)"),
     ("bayes_dp.plots", "bayes_dp.plots"),
     ("bayes_dp.core.simulate", "bayes_dp.simulate (bayes_dp.core.simulate)"),
+    ("bayes_dp.results.posterior", "bayes_dp.results.posterior (one class per kind of posterior)"),
     ("bayes_dp.results.diagnostics", "bayes_dp.results.diagnostics"),
     ("bayes_dp.evaluation.calibration", "bayes_dp.calibration (bayes_dp.evaluation.calibration)"),
     ("bayes_dp.report", "bayes_dp.report"),

@@ -442,7 +442,7 @@ def estimate_gdp(
     True
     """
     from bayes_dp.gdp.joint import count_groups, draw_own_s, is_counts, own_log_lik
-    from bayes_dp.results.posterior import Posterior
+    from bayes_dp.results.posterior import GdpPosterior
     from bayes_dp.results.run_record import _generator, _versions
 
     evidence = _evidence_list(in_scores, out_scores, bins)
@@ -547,7 +547,7 @@ def estimate_gdp(
                     ),
                     stacklevel=2,
                 )
-    return Posterior(draws_out, {"grid_cell": cell.reshape(chains, draws)}, settings)
+    return GdpPosterior(draws_out, {"grid_cell": cell.reshape(chains, draws)}, settings)
 
 
 def _gdp_table(gr: _Group, mu_mid, s_mid, s_edges) -> np.ndarray:

@@ -20,7 +20,7 @@ from bayes_dp.inference.progress import resolve as resolve_progress
 from bayes_dp.inference.runners import run
 from bayes_dp.inference.settings import MHAAR, AutoLength, Exact, SamplerSettings
 from bayes_dp.results.diagnostics import findings
-from bayes_dp.results.posterior import Posterior
+from bayes_dp.results.posterior import CountsPosterior
 from bayes_dp.results.run_record import _generator, _versions
 
 __all__ = ["estimate_epsilon"]
@@ -41,7 +41,7 @@ def estimate_epsilon(
     progress=None,
     cores: int | None = None,
     check: bool = True,
-) -> Posterior:
+) -> CountsPosterior:
     """Sample the posterior of eps (and the attack strengths) from attack error counts.
 
     The latent error probabilities (alpha_i, beta_i) of each challenge base are a priori
@@ -116,7 +116,7 @@ def estimate_epsilon(
 
     Returns
     -------
-    Posterior
+    CountsPosterior
 
     Raises
     ------
@@ -164,7 +164,7 @@ def estimate_epsilon(
     return post
 
 
-def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Posterior:
+def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> CountsPosterior:
     """Build the Posterior of a run.
 
     Draws are named by the model, settings come from the model and the sampler.
@@ -194,12 +194,12 @@ def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Po
         if out.get("log_lik_skipped"):
             settings["log_likelihood_skipped"] = out["log_lik_skipped"]
     loglik = None if out.get("log_lik") is None else {"counts": out["log_lik"]}
-    return Posterior(
+    return CountsPosterior(
         draws, stats, settings, log_likelihood=loglik, log_likelihood_index=out.get("log_lik_index")
     )
 
 
-def _warn_not_converged(post: Posterior, *, stacklevel: int) -> None:
+def _warn_not_converged(post: CountsPosterior, *, stacklevel: int) -> None:
     """ConvergenceWarning for a run that stopped (time or size limit) before it converged."""
     cls = (
         MinorModeWarning if post.settings.get("stop_reason") == "minor_mode" else ConvergenceWarning

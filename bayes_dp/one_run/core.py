@@ -251,7 +251,7 @@ def estimate_one_run(
     True
     """
     from bayes_dp.inference.grid_posterior import GRID_COARSE, refine_grid, s_cells, sample_grid
-    from bayes_dp.results.posterior import Posterior
+    from bayes_dp.results.posterior import OneRunPosterior
     from bayes_dp.results.run_record import _generator, _versions
 
     if not isinstance(counts, OneRunCounts):
@@ -298,4 +298,4 @@ def estimate_one_run(
     }
     if s_edges is None:
         settings["fixed"] = {"s": float(prior.s)}
-    return Posterior(out, {"grid_cell": cell.reshape(chains, draws)}, settings)
+    return OneRunPosterior(out, {"grid_cell": cell.reshape(chains, draws)}, settings)

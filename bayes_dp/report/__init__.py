@@ -50,7 +50,12 @@ from bayes_dp.results.diagnostics import (  # noqa: F401
     findings,
     glossary,
 )
-from bayes_dp.results.posterior import ROUGH_REWEIGHTING, Posterior
+from bayes_dp.results.posterior import (
+    ROUGH_REWEIGHTING,
+    GdpPosterior,
+    OneRunPosterior,
+    Posterior,
+)
 
 __all__ = ["write_report", "plain_warnings"]
 
@@ -383,7 +388,12 @@ def write_report(
     pathlib.Path
         The file written.
     """
-    if isinstance(posterior, Posterior) and posterior.settings.get("model") == "gdp":
+    if isinstance(posterior, OneRunPosterior):
+        raise NotImplementedError(
+            "the HTML report does not cover 'one_run' posteriors yet (estimate_one_run); "
+            "use summary() and to_netcdf(), or combine the audits in estimate_gdp"
+        )
+    if isinstance(posterior, GdpPosterior):
         # Gaussian-DP posteriors have their own page (mu and eps(delta), the fit check)
         from bayes_dp.report.gdp_page import write_gdp_report
 

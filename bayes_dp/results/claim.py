@@ -124,7 +124,7 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     'prior'
     """
     from bayes_dp.results.diagnostics import passes_convergence_checks
-    from bayes_dp.results.posterior import Posterior
+    from bayes_dp.results.posterior import GdpPosterior, Posterior
 
     if not isinstance(posterior, Posterior):
         raise TypeError(
@@ -162,7 +162,7 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         source = "unknown"
 
     at = f" at delta = {delta:g}" if delta is not None else ""
-    of = "mu (the Gaussian-DP parameter)" if st.get("model") == "gdp" else "eps"
+    of = "mu (the Gaussian-DP parameter)" if isinstance(posterior, GdpPosterior) else "eps"
     fixed = st.get("fixed", {})
     s_fixed = {k: v for k, v in fixed.items() if k == "s" or k.startswith("s_")}
     if s_fixed:

@@ -1,4 +1,13 @@
-"""The posterior object returned by :func:`bayes_dp.estimate_epsilon`."""
+"""The posterior objects: one class per kind of posterior, sharing the base :class:`Posterior`.
+
+:class:`CountsPosterior` (:func:`~bayes_dp.estimate_epsilon`, MCMC on attack counts),
+:class:`GdpPosterior` (:func:`~bayes_dp.estimate_gdp`, a grid over the Gaussian-DP mu) and
+:class:`OneRunPosterior` (:func:`~bayes_dp.estimate_one_run`). The base holds the draws and
+what every posterior answers (quantiles, intervals, diagnostics, files); each class adds or
+overrides what means something for its kind only (``epsilon_at`` of a GDP posterior, the prior
+that prior sensitivity rescales, the report). A file records its kind in
+``settings["model"]`` (:attr:`Posterior.MODEL`) and :func:`load_posterior` returns that class.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +23,7 @@ from bayes_dp.core.gaussians import gaussian_epsilon_array
 from bayes_dp.core.validation import check_delta, check_prob, check_real
 from bayes_dp.results import arviz_adapter
 
-__all__ = ["Posterior", "load_posterior"]
+__all__ = ["CountsPosterior", "GdpPosterior", "OneRunPosterior", "Posterior", "load_posterior"]
 
 
 #: Largest Pareto k-hat of reliable importance weights (PSIS) and smallest tail ESS behind an
@@ -49,7 +58,11 @@ def _pareto_khat(log_w: np.ndarray) -> float:
 
 
 class Posterior:
-    """Draws of eps and the attack strengths from MCMC-DP-Est, with diagnostics.
+    """Draws of eps and the attack strengths, with diagnostics: the base of every posterior.
+
+    The functions of the package return one of its subclasses, :class:`CountsPosterior`,
+    :class:`GdpPosterior` or :class:`OneRunPosterior` (``isinstance(post, bdp.Posterior)``
+    holds for all); the base itself serves draws from elsewhere.
 
     Parameters
     ----------
@@ -80,6 +93,9 @@ class Posterior:
     >>> bool(0 < lo < post.quantile(0.5, "eps") < hi)
     True
     """
+
+    #: The kind of posterior, as ``settings["model"]`` records it in files (None: counts).
+    MODEL: str | None = None
 
     def __init__(
         self,
@@ -185,36 +201,6 @@ class Posterior:
                 out[k] = float(np.nanmean(v)) if np.any(np.isfinite(v)) else float("nan")
         return out
 
-    def epsilon_at(self, delta: float) -> np.ndarray:
-        """Draws of eps at ``delta`` of a Gaussian-DP posterior (:func:`bayes_dp.estimate_gdp`).
-
-        Each draw of ``mu`` is converted exactly (:func:`bayes_dp.gdp_epsilon`), so any delta
-        can be asked for after the run.
-
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        ndarray (chains, draws)
-
-        Raises
-        ------
-        ValueError
-            When the posterior has no ``mu`` (it is not a Gaussian-DP posterior), or for a
-            ``delta`` outside (0, 1).
-        """
-        if "mu" not in self._draws:
-            raise ValueError(
-                f"`epsilon_at` needs draws of mu (a posterior of bayes_dp.estimate_gdp); this one "
-                f"has {self.var_names}"
-            )
-        # the draws of mu are finite and >= 0: only delta needs a check (as in gdp_epsilon)
-        delta = check_delta(delta, positive=True)
-        return gaussian_epsilon_array(self._draws["mu"], delta)
-
     # -- statistics ------------------------------------------------------------------------
     def mean(self, var: str = "eps") -> float:
         """Posterior mean of ``var``."""
@@ -283,11 +269,7 @@ class Posterior:
         prob = check_prob("prob", prob)
         if isinstance(factors, str) or not hasattr(factors, "__iter__"):
             raise TypeError(f"`factors` must be a sequence of numbers; found {factors!r}")
-        spec = self.settings.get("eps_prior")
-        var = "eps"
-        if not spec and self.settings.get("model") == "gdp":
-            # a Gaussian-DP posterior: the prior is on mu, eps a monotone function of it
-            spec, var = self.settings.get("mu_prior"), "mu"
+        spec, var = self._rescaled_prior()
         if not spec:
             raise ValueError(
                 "this posterior does not record its eps prior (`settings['eps_prior']`); "
@@ -330,6 +312,10 @@ class Posterior:
                 "reliable": bool(khat <= KHAT_MAX and tail_ess >= TAIL_ESS_MIN),
             }
         return out
+
+    def _rescaled_prior(self) -> tuple[list | None, str]:
+        """Return the recorded prior that :meth:`prior_sensitivity` rescales, and its variable."""
+        return self.settings.get("eps_prior"), "eps"
 
     def diagnostics(self) -> dict[str, dict[str, float]]:
         """r_hat, ess_bulk and ess_tail of each variable (ArviZ's rank-normalised versions)."""
@@ -435,12 +421,6 @@ class Posterior:
             For posteriors of :func:`~bayes_dp.estimate_one_run`, which the report does not
             cover yet.
         """
-        model = self.settings.get("model")
-        if model == "one_run":
-            raise NotImplementedError(
-                "the HTML report does not cover 'one_run' posteriors yet (estimate_one_run); "
-                "use summary() and to_netcdf(), or combine the audits in estimate_gdp"
-            )
         # The package's one lazy import of a module that imports this one: the report draws
         # plots of a Posterior (tests/project/test_import_graph.py allows this edge and no other;
         # the report hands Gaussian-DP posteriors to their own page).
@@ -496,6 +476,70 @@ class Posterior:
         return path
 
 
+class CountsPosterior(Posterior):
+    """The posterior of :func:`~bayes_dp.estimate_epsilon`: MCMC draws from attack counts.
+
+    Variables eps, the attack strengths (``s``, ``s_<group>``) and the over-dispersion
+    parameters of correlated groups (``tau_<group>``, ``rho_<group>``); the sampler's
+    acceptance statistics and, for the exact sampler, the pointwise log-likelihood.
+    """
+
+    #: ``settings["model"]`` of this kind (absent from the settings of a counts posterior).
+    MODEL = None
+
+
+class GdpPosterior(Posterior):
+    """The posterior of :func:`~bayes_dp.estimate_gdp`: the Gaussian-DP mu and eps at delta.
+
+    Independent draws from a grid (``chains`` only splits them for the diagnostics). The prior
+    is on mu, so :meth:`prior_sensitivity` rescales mu's prior (eps is an increasing function
+    of mu), and :meth:`epsilon_at` converts the draws of mu to eps at any delta.
+    """
+
+    MODEL = "gdp"
+
+    def epsilon_at(self, delta: float) -> np.ndarray:
+        """Draws of eps at ``delta`` of a Gaussian-DP posterior (:func:`bayes_dp.estimate_gdp`).
+
+        Each draw of ``mu`` is converted exactly (:func:`bayes_dp.gdp_epsilon`), so any delta
+        can be asked for after the run.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        ndarray (chains, draws)
+
+        Raises
+        ------
+        ValueError
+            For a ``delta`` outside (0, 1).
+        """
+        # the draws of mu are finite and >= 0: only delta needs a check (as in gdp_epsilon)
+        delta = check_delta(delta, positive=True)
+        return gaussian_epsilon_array(self._draws["mu"], delta)
+
+    def _rescaled_prior(self) -> tuple[list | None, str]:
+        return self.settings.get("mu_prior"), "mu"
+
+
+class OneRunPosterior(Posterior):
+    """The posterior of :func:`~bayes_dp.estimate_one_run`: eps (and s) from one-run audits.
+
+    Independent draws from a grid (``chains`` only splits them for the diagnostics). The HTML
+    report does not cover it yet.
+    """
+
+    MODEL = "one_run"
+
+
+#: ``settings["model"]`` -> the class of that kind of posterior.
+_KINDS = {cls.MODEL: cls for cls in (CountsPosterior, GdpPosterior, OneRunPosterior)}
+
+
 #: First bytes of an HDF5 file (netCDF-4, what :meth:`Posterior.to_netcdf` writes).
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 _EXPECTED = (
@@ -515,6 +559,8 @@ def load_posterior(path) -> Posterior:
     Returns
     -------
     Posterior
+        Of the class of the run that wrote it (:class:`CountsPosterior`, :class:`GdpPosterior`
+        or :class:`OneRunPosterior`, from ``settings["model"]``).
 
     Raises
     ------
@@ -557,7 +603,13 @@ def load_posterior(path) -> Posterior:
     if arviz_adapter.has_group(data, "log_likelihood"):
         ll = arviz_adapter.group(data, "log_likelihood")
         loglik = {v: ll[v].transpose("chain", "draw", ...).values for v in ll.data_vars}
-    return Posterior(draws, sstats, settings, log_likelihood=loglik)
+    model = settings.get("model")
+    if model not in _KINDS:
+        raise ValueError(
+            f"{str(path)!r} holds a posterior of an unknown kind (settings['model'] = {model!r}; "
+            f"known: {sorted(_KINDS, key=str)}); {_EXPECTED}"
+        )
+    return _KINDS[model](draws, sstats, settings, log_likelihood=loglik)
 
 
 def _run_order(names: list[str], attrs: dict, settings: dict) -> list[str]:

@@ -13,6 +13,7 @@ import bayes_dp as bdp
 from bayes_dp.core.gaussians import gaussian_epsilon_array, gaussian_mechanism_epsilon
 from bayes_dp.gdp import core as gdp
 from bayes_dp.gdp import laplace
+from bayes_dp.results.posterior import GdpPosterior
 
 
 def _drs_delta(mu, eps):
@@ -254,8 +255,9 @@ def test_gdp_posterior_survives_a_netcdf_round_trip(tmp_path):
     np.testing.assert_array_equal(back.draws("mu"), post.draws("mu"))
     np.testing.assert_allclose(back.epsilon_at(1e-3), post.epsilon_at(1e-3))
     assert back.settings["fit_check"] == post.settings["fit_check"]
-    with pytest.raises(ValueError, match="`epsilon_at` needs draws of mu"):
-        bdp.estimate_one_run(bdp.OneRunCounts(50, 50, 30), seed=0, draws=100).epsilon_at(1e-5)
+    assert isinstance(back, GdpPosterior) and isinstance(back, bdp.Posterior)
+    one_run = bdp.estimate_one_run(bdp.OneRunCounts(50, 50, 30), seed=0, draws=100)
+    assert not hasattr(one_run, "epsilon_at")  # eps at another delta means nothing there
 
 
 def test_perfectly_separated_scores_give_a_lower_bound_not_a_crash():

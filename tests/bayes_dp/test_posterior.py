@@ -153,3 +153,36 @@ def test_prior_sensitivity_rejects_bad_input():
     )
     with pytest.raises(ValueError, match="eps_prior"):
         old.prior_sensitivity()
+
+
+def test_each_kind_of_posterior_has_its_class_and_reads_back_as_it(post, tmp_path):
+    """estimate_epsilon, estimate_gdp and estimate_one_run return one class each, all of them
+    bdp.Posterior; a file records the kind and load_posterior returns that class."""
+    from bayes_dp.results.posterior import CountsPosterior, GdpPosterior, OneRunPosterior
+
+    rng = np.random.default_rng(3)
+    gdp = bdp.estimate_gdp(rng.normal(1, 1, 300), rng.normal(0, 1, 300), delta=1e-5, draws=200)
+    one_run = bdp.estimate_one_run(bdp.OneRunCounts(100, 100, 70), seed=0, draws=200)
+    for p, cls, model in [
+        (post, CountsPosterior, None),
+        (gdp, GdpPosterior, "gdp"),
+        (one_run, OneRunPosterior, "one_run"),
+    ]:
+        assert type(p) is cls and isinstance(p, bdp.Posterior)
+        assert p.settings.get("model") == cls.MODEL == model
+        back = bdp.load_posterior(p.to_netcdf(tmp_path / f"{model}.nc"))
+        assert type(back) is cls
+        np.testing.assert_array_equal(back.draws("eps"), p.draws("eps"))
+    # eps at another delta exists for the Gaussian-DP posterior only
+    assert hasattr(gdp, "epsilon_at") and not hasattr(post, "epsilon_at")
+    with pytest.raises(NotImplementedError, match="one_run"):
+        one_run.report(tmp_path / "r.html")
+
+
+def test_a_file_of_an_unknown_kind_is_refused(tmp_path):
+    p = Posterior(
+        {"eps": np.ones((2, 10))}, {"accept_joint": np.ones((2, 10))}, {"model": "laplace"}
+    )
+    path = p.to_netcdf(tmp_path / "x.nc")
+    with pytest.raises(ValueError, match="unknown kind.*'laplace'"):
+        bdp.load_posterior(path)

@@ -237,8 +237,26 @@ def versions() -> dict:
     }
 
 
+def _import_all() -> None:
+    """Import every module of bayes_dp and samplers first: a run then uses one version of the code.
+
+    (The package imports most modules on first use; a file edited while a long run is on
+    would otherwise be read half-way through it.)
+    """
+    import importlib
+    import pkgutil
+
+    import samplers
+
+    for pkg in (bdp, samplers):
+        for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+            if not m.name.endswith("__main__"):
+                importlib.import_module(m.name)
+
+
 def fingerprint(only=None) -> dict:
     """Run every case (or those whose name starts with one of ``only``); name -> components."""
+    _import_all()
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # short runs warn about their ESS; only bits matter
