@@ -120,6 +120,18 @@ def _parser() -> argparse.ArgumentParser:
         "--quiet", "-q", action="store_true", help="no log or progress lines on stderr"
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    _add_estimate_parser(sub, common)
+    _add_report_parser(sub, common)
+    from bayes_dp.cli.gdp import add_gdp_parser
+
+    add_gdp_parser(sub, common)
+    _add_plan_parser(sub, common)
+    _add_precompile_parser(sub, common)
+    return p
+
+
+def _add_estimate_parser(sub, common) -> None:
+    """Add the ``estimate`` subcommand (counts, score files and result folders; GDP options)."""
     e = sub.add_parser(
         "estimate",
         parents=[common],
@@ -250,6 +262,10 @@ def _parser() -> argparse.ArgumentParser:
     from bayes_dp.cli.gdp import add_estimate_gdp_options
 
     add_estimate_gdp_options(e)
+
+
+def _add_report_parser(sub, common) -> None:
+    """Add the ``report`` subcommand."""
     r = sub.add_parser(
         "report",
         parents=[common],
@@ -263,10 +279,10 @@ def _parser() -> argparse.ArgumentParser:
         "posterior", metavar="POSTERIOR.nc", help="a posterior netCDF file (DIR/posterior.nc)"
     )
     r.add_argument("--out", default=None, help="HTML file (default: beside the posterior)")
-    from bayes_dp.cli.gdp import add_gdp_parser
 
-    add_gdp_parser(sub, common)
-    _add_plan_parser(sub, common)
+
+def _add_precompile_parser(sub, common) -> None:
+    """Add the ``precompile`` subcommand."""
     sub.add_parser(
         "precompile",
         parents=[common],
@@ -276,7 +292,6 @@ def _parser() -> argparse.ArgumentParser:
         "so that later runs do not compile. Prints the seconds of each step.",
         epilog="example: NUMBA_CACHE_DIR=/opt/numba-cache bayes-dp precompile",
     )
-    return p
 
 
 def _isatty(stream) -> bool:

@@ -153,11 +153,9 @@ def rho_max(tau, n_neg, n_pos):
     arguments broadcast; the formula is the kernels' own
     (:func:`samplers.model.densities.rho_max`), applied element by element.
     """
-    from samplers.model.densities import rho_max_many  # numba: loaded when first needed
+    from samplers.model.densities import rho_max_array  # numba: loaded when first needed
 
-    t, n0, n1 = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (tau, n_neg, n_pos)))
-    out = rho_max_many(t.ravel(), n0.ravel(), n1.ravel())
-    return out.reshape(t.shape)[()]
+    return rho_max_array(tau, n_neg, n_pos)
 
 
 def _simulate_binomial(rng, n_neg, n_pos, alpha, beta, tau, rho):

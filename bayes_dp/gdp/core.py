@@ -441,7 +441,7 @@ def estimate_gdp(
     >>> bool(lo < 1.0 < hi)
     True
     """
-    from bayes_dp.gdp.joint import count_groups, draw_own_s, is_counts, own_log_lik
+    from bayes_dp.gdp.joint import count_groups, draw_own_s, is_counts
     from bayes_dp.results.posterior import GdpPosterior
     from bayes_dp.results.run_record import _generator, _versions
 
@@ -462,36 +462,8 @@ def estimate_gdp(
     names = [gr.ev.name for gr in groups] + [cg.ev.name for cg in cgroups]
     if len(set(names)) != len(names):
         raise ValueError(f"group names must differ; found {names}")
-    shifts = [0.0] + [gr.auc_shift() for gr in groups] + [_one_run_shift(c) for c in runs]
-    mu_hi = max(float(mu_prior._dist.ppf(1.0 - 1e-6)), 2.0 * max(shifts) + 1.0)
-    coarse = np.linspace(0.0, mu_hi, GRID_COARSE + 1)
-    curves = [laplace_log_marginal(coarse, gr.a, gr.b)[0] for gr in groups]
-    curves += [_one_run_log_lik(coarse, 1.0, c) for c in runs]
-    for cg in cgroups:
-        cg.curve = cg.log_lik(coarse[1:], 1.0)  # mu = 0 (eps = 0) left out
-        curves.append(np.concatenate([[cg.curve[0]], cg.curve]))
-    grid = refine_grid(coarse, curves)
-    for gr in groups:
-        gr.grid = grid
-        gr.log_z, gr.t_hat, gr.neg_h = laplace_log_marginal(grid, gr.a, gr.b)
-        dens = np.exp(gr.log_z - gr.log_z.max())
-        gr.cum = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(grid))])
-
-    # cells of mu (between grid points) x cells of s (equal prior mass)
-    mu_mid = 0.5 * (grid[1:] + grid[:-1])
-    s_mid, s_edges = s_cells(s)
-    log_lik = np.zeros((mu_mid.size, s_mid.size))
-    own = {}  # name -> its table over (mu cells, s cells), s integrated out in log_lik
-    tables = [(gr.ev, _gdp_table(gr, mu_mid, s_mid, s_edges)) for gr in groups]
-    tables += [(cg.ev, cg.table(coarse, mu_mid, s_mid)) for cg in cgroups]
-    for ev, tab in tables:
-        if ev.strength == "own" and s_edges is not None:
-            own[ev.name] = tab
-            log_lik += own_log_lik(tab)[:, None]
-        else:
-            log_lik += tab
-    for c in runs:
-        log_lik += _one_run_log_lik(mu_mid[:, None], s_mid[None, :], c)
+    grid, coarse, mu_hi = _mu_grid(groups, cgroups, runs, mu_prior)
+    log_lik, own, s_mid, s_edges = _log_lik_table(groups, cgroups, runs, grid, coarse, s)
     n = chains * draws
     mu, s_draw, cell = sample_grid(grid, log_lik, mu_prior, s, s_edges, n, rng)
     out = {"mu": mu}
@@ -512,7 +484,7 @@ def estimate_gdp(
     draws_out = {k: v.reshape(chains, draws) for k, v in out.items()}
 
     settings = {
-        "model": "gdp",
+        "model": GdpPosterior.MODEL,
         "delta": delta,
         "groups": [gr.ev.record() for gr in groups]
         + [cg.record() for cg in cgroups]
@@ -532,22 +504,76 @@ def estimate_gdp(
     if s_edges is None:
         settings["fixed"] = {"s": float(s)}
     if fit_check:
-        checks = {gr.ev.name: _fit_check(gr, rng) for gr in groups}
-        settings["fit_check"] = checks
-        for name, p in checks.items():
-            if p < FIT_P_MIN:
-                warnings.warn(
-                    GdpFitWarning(
-                        f"group {name!r}: the Gaussian trade-off shape does not fit the binned "
-                        f"scores (posterior predictive p-value {p:.3g} < {FIT_P_MIN}); the "
-                        "posterior of mu, and eps at small delta above all, rests on a shape "
-                        "the data contradict",
-                        group=name,
-                        p_value=p,
-                    ),
-                    stacklevel=2,
-                )
+        settings["fit_check"] = _fit_checks(groups, rng, stacklevel=3)
     return GdpPosterior(draws_out, {"grid_cell": cell.reshape(chains, draws)}, settings)
+
+
+def _mu_grid(groups, cgroups, runs, mu_prior):
+    """Return the grid of mu (refined where the groups' curves change), the coarse grid, its top.
+
+    Also tabulates each score group's Laplace marginal and its running integral on the grid.
+    """
+    shifts = [0.0] + [gr.auc_shift() for gr in groups] + [_one_run_shift(c) for c in runs]
+    mu_hi = max(float(mu_prior._dist.ppf(1.0 - 1e-6)), 2.0 * max(shifts) + 1.0)
+    coarse = np.linspace(0.0, mu_hi, GRID_COARSE + 1)
+    curves = [laplace_log_marginal(coarse, gr.a, gr.b)[0] for gr in groups]
+    curves += [_one_run_log_lik(coarse, 1.0, c) for c in runs]
+    for cg in cgroups:
+        cg.curve = cg.log_lik(coarse[1:], 1.0)  # mu = 0 (eps = 0) left out
+        curves.append(np.concatenate([[cg.curve[0]], cg.curve]))
+    grid = refine_grid(coarse, curves)
+    for gr in groups:
+        gr.grid = grid
+        gr.log_z, gr.t_hat, gr.neg_h = laplace_log_marginal(grid, gr.a, gr.b)
+        dens = np.exp(gr.log_z - gr.log_z.max())
+        gr.cum = np.concatenate([[0.0], np.cumsum(0.5 * (dens[1:] + dens[:-1]) * np.diff(grid))])
+
+    return grid, coarse, mu_hi
+
+
+def _log_lik_table(groups, cgroups, runs, grid, coarse, s):
+    """Return the log likelihood on (mu cells, s cells), the own-strength tables, the s cells.
+
+    Groups with their own strength are integrated over it in the table (``own`` keeps theirs,
+    by name, for drawing that strength afterwards).
+    """
+    from bayes_dp.gdp.joint import own_log_lik
+
+    # cells of mu (between grid points) x cells of s (equal prior mass)
+    mu_mid = 0.5 * (grid[1:] + grid[:-1])
+    s_mid, s_edges = s_cells(s)
+    log_lik = np.zeros((mu_mid.size, s_mid.size))
+    own = {}  # name -> its table over (mu cells, s cells), s integrated out in log_lik
+    tables = [(gr.ev, _gdp_table(gr, mu_mid, s_mid, s_edges)) for gr in groups]
+    tables += [(cg.ev, cg.table(coarse, mu_mid, s_mid)) for cg in cgroups]
+    for ev, tab in tables:
+        if ev.strength == "own" and s_edges is not None:
+            own[ev.name] = tab
+            log_lik += own_log_lik(tab)[:, None]
+        else:
+            log_lik += tab
+    for c in runs:
+        log_lik += _one_run_log_lik(mu_mid[:, None], s_mid[None, :], c)
+    return log_lik, own, s_mid, s_edges
+
+
+def _fit_checks(groups, rng, *, stacklevel: int) -> dict[str, float]:
+    """Run :func:`_fit_check` on each score group; warn (GdpFitWarning) where it fails."""
+    checks = {gr.ev.name: _fit_check(gr, rng) for gr in groups}
+    for name, p in checks.items():
+        if p < FIT_P_MIN:
+            warnings.warn(
+                GdpFitWarning(
+                    f"group {name!r}: the Gaussian trade-off shape does not fit the binned "
+                    f"scores (posterior predictive p-value {p:.3g} < {FIT_P_MIN}); the "
+                    "posterior of mu, and eps at small delta above all, rests on a shape "
+                    "the data contradict",
+                    group=name,
+                    p_value=p,
+                ),
+                stacklevel=stacklevel,
+            )
+    return checks
 
 
 def _gdp_table(gr: _Group, mu_mid, s_mid, s_edges) -> np.ndarray:

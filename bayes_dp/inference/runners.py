@@ -16,7 +16,6 @@ import numpy as np
 
 from bayes_dp.core.evidence import Evidence
 from bayes_dp.core.exceptions import TimeBudgetError
-from bayes_dp.core.likelihoods import rho_max
 from bayes_dp.core.observations import AttackCounts
 from bayes_dp.core.region import classical_epsilon
 from bayes_dp.inference.first_run import compile_first
@@ -85,14 +84,11 @@ def sample_exact(
     ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says.
     """
     from bayes_dp.results import arviz_adapter
-    from samplers.exact.driver import ExactRun, starting_points
+    from samplers.exact.driver import ExactRun, draws_from_z, starting_points
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
     compile_first("exact", lambda: warm_up(Exact(), _likelihoods(model)))
     allc = model.counts
-    grp = model.base_group
-    G = len(model.strengths)
-    J = len(model.groups)
     kmodel, corr, names, base_map = kernel_model(model)
     ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
     finite = ehat[np.isfinite(ehat) & (ehat > 0)]
@@ -186,29 +182,17 @@ def sample_exact(
     minor_mode = find_better_mode(kmodel, corr, names, z, model.delta)
     if minor_mode is not None:  # the chains missed a dominant mode at eps ~ 0: not a result
         converged, stop_reason = False, "minor_mode"
-    out = {"eps": np.exp(z[:, :, 0])}
-    s_out = np.full(z.shape[:2] + (G,), np.nan)
-    tau_out = np.full(z.shape[:2] + (J,), np.nan)
-    rho_out = np.full(z.shape[:2] + (J,), np.nan)
-    for a, nm in enumerate(names):
-        if nm == "eps":
-            continue
-        kind, k = nm
-        if kind == "s":
-            s_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
-        elif kind == "tau":
-            tau_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
-    for a, nm in enumerate(names):
-        if nm != "eps" and nm[0] == "rho":
-            # rho = rho_max(tau) tanh(z): the sampler's coordinate is unbounded
-            j = nm[1]
-            tau_j = tau_out[:, :, j] if model.tau_free[j] else model.tau_start[j]
-            rows = grp == j
-            tj = np.broadcast_to(tau_j, z.shape[:2])[None]
-            n0 = allc.n_neg[rows][:, None, None]
-            n1 = allc.n_pos[rows][:, None, None]
-            rho_out[:, :, j] = rho_max(tj, n0, n1).min(axis=0) * np.tanh(z[:, :, a])
-    out.update(s=s_out, tau=tau_out, rho=rho_out, accept=res["acc"])
+    out = draws_from_z(
+        z,
+        names,
+        len(model.strengths),
+        model.tau_start,
+        model.tau_free,
+        model.base_group,
+        allc.n_neg,
+        allc.n_pos,
+    )
+    out["accept"] = res["acc"]
     out["scales"] = np.exp(res["log_scale"])
     out["log_lik"] = None
     if cfg.log_likelihood:

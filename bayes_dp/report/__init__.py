@@ -412,7 +412,6 @@ def write_report(
     prob = check_prob("prob", prob)
     path = Path(path)
     st = posterior.settings
-    delta = st.get("delta")
     title = title or "bayes-dp: posterior of the privacy parameter ε"
     parts = page_head(
         title,
@@ -421,7 +420,23 @@ def write_report(
         "attack strength s given the attack's false-positive and false-negative counts.",
     )
 
-    # -- headline -------------------------------------------------------------------------
+    _headline(parts, posterior, prob)
+    _warnings_section(parts, posterior)
+    groups = _inputs(parts, posterior)
+    _summary(parts, posterior, prob, confidence, groups)
+    parts.append("<h2>Figures</h2>")
+    parts += figures_html(_figures(posterior, prob, confidence), dpi)
+    _reproduce(parts, st)
+    parts.append("</body></html>")
+    with atomic_path(path) as tmp:  # never a half-written report, not even after Ctrl-C
+        tmp.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+# The sections of the counts report, in page order; each appends its HTML to ``parts``.
+def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
+    """Append what the audit shows (a sentence to cite) and the interval, or why not reliable."""
+    delta = posterior.settings.get("delta")
     lo, hi = posterior.interval(prob, "eps")
     pct = f"{100 * prob:g}%"
     at = f", at δ = {delta:g}" if delta is not None else ""
@@ -446,7 +461,9 @@ def write_report(
             f"[{lo:.3g}, {hi:.3g}], posterior median {median:.3g}{at}.</p>"
         )
 
-    # -- warnings -------------------------------------------------------------------------
+
+def _warnings_section(parts: list[str], posterior: Posterior) -> None:
+    """Append the diagnostics' warnings in plain words, or that there are none."""
     parts.append("<h2>Warnings</h2>")
     warns = plain_warnings(posterior)
     if warns:
@@ -457,7 +474,11 @@ def write_report(
             f"{ESS_PER_CHAIN_MIN} per chain, acceptance rates in range.</div>"
         )
 
-    # -- inputs ---------------------------------------------------------------------------
+
+def _inputs(parts: list[str], posterior: Posterior) -> list:
+    """Append delta, the priors and each group's challenge bases; return the groups' counts."""
+    st = posterior.settings
+    delta = st.get("delta")
     parts.append("<h2>Inputs</h2>")
     parts.append(
         _table(
@@ -507,8 +528,12 @@ def write_report(
             f"<p>Challenge bases are numbered by {html.escape(where)}, as in bayes-dp's error "
             "messages.</p>"
         )
+    return groups
 
-    # -- summary --------------------------------------------------------------------------
+
+def _summary(parts: list[str], posterior: Posterior, prob: float, confidence: float, groups):
+    """Append the summary, acceptance, glossary, classical comparison, prior sensitivity."""
+    delta = posterior.settings.get("delta")
     parts.append("<h2>Posterior summary</h2>")
     summ = posterior.summary(prob)
     cols = list(summ.columns)
@@ -551,11 +576,9 @@ def write_report(
     if sens:
         parts.append(sens)
 
-    # -- figures --------------------------------------------------------------------------
-    parts.append("<h2>Figures</h2>")
-    parts += figures_html(_figures(posterior, prob, confidence), dpi)
 
-    # -- reproduce ------------------------------------------------------------------------
+def _reproduce(parts: list[str], st: dict) -> None:
+    """Append the versions, seed, command line and Python code that repeat the run."""
     parts.append("<h2>How to reproduce</h2>")
     vers = st.get("versions", {})
     parts.append(_table(["package", "version"], [[k, str(v)] for k, v in vers.items()], left=2))
@@ -581,7 +604,3 @@ def write_report(
     parts.append("<p>All settings as recorded:</p>")
     lines = [f"{k}: {json.dumps(v, default=str)}" for k, v in st.items()]
     parts.append(f"<pre>{html.escape(chr(10).join(lines))}</pre>")
-    parts.append("</body></html>")
-    with atomic_path(path) as tmp:  # never a half-written report, not even after Ctrl-C
-        tmp.write_text("\n".join(parts), encoding="utf-8")
-    return path

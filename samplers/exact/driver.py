@@ -20,6 +20,7 @@ from ..model.band_quadrature import QUAD_NODES
 from ..model.binomial import binomial_bases
 from ..model.binomial_block import make_blocks
 from ..model.codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
+from ..model.densities import rho_max_array
 from ..model.params import aux_params
 from ..model.transforms import PriorZ
 from ..numerics.quadrature import gauss_legendre_table
@@ -322,6 +323,42 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
             zz = best_z.copy()
         starts.append(zz)
     return starts
+
+
+def draws_from_z(z, names, n_strengths, g_tau, g_tau_free, grp, n_neg, n_pos):
+    """Map the chains' coordinates z back to the model's parameters: the inverse of the above.
+
+    ``z`` (chains, draws, coordinates) is named by ``names`` (``"eps"``, ``("s", k)``,
+    ``("tau", j)``, ``("rho", j)``): eps = e^z0, s_k and tau_j the logistic of theirs, and
+    rho_j = rho_max_j(tau_j) tanh(z), rho_max_j the smallest over group j's bases (``grp[i]``
+    is base i's group, of ``n_neg[i]``, ``n_pos[i]`` challenges) at the draw's tau, or at the
+    fixed ``g_tau[j]`` where ``g_tau_free[j]`` is False. Returns ``eps`` (chains, draws), ``s``
+    (chains, draws, n_strengths), ``tau`` and ``rho`` (chains, draws, groups); nan where a
+    parameter is not sampled.
+    """
+    n_groups = len(g_tau)
+    s_out = np.full(z.shape[:2] + (n_strengths,), np.nan)
+    tau_out = np.full(z.shape[:2] + (n_groups,), np.nan)
+    rho_out = np.full(z.shape[:2] + (n_groups,), np.nan)
+    for a, nm in enumerate(names):
+        if nm == "eps":
+            continue
+        kind, k = nm
+        if kind == "s":
+            s_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+        elif kind == "tau":
+            tau_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+    for a, nm in enumerate(names):
+        if nm != "eps" and nm[0] == "rho":
+            # rho = rho_max(tau) tanh(z): the sampler's coordinate is unbounded
+            j = nm[1]
+            tau_j = tau_out[:, :, j] if g_tau_free[j] else g_tau[j]
+            rows = grp == j
+            tj = np.broadcast_to(tau_j, z.shape[:2])[None]
+            n0 = n_neg[rows][:, None, None]
+            n1 = n_pos[rows][:, None, None]
+            rho_out[:, :, j] = rho_max_array(tj, n0, n1).min(axis=0) * np.tanh(z[:, :, a])
+    return {"eps": np.exp(z[:, :, 0]), "s": s_out, "tau": tau_out, "rho": rho_out}
 
 
 @dataclass

@@ -83,6 +83,11 @@ def mhaar_update(rng, cur, prop, log_extra, only_group, K, data, groups, cfg, la
     auxiliary pairs per base (:func:`k_eff` of ``cfg.K``); the proposal's weights ``cfg.lam``
     and ``cfg.mu``; ``data``, ``groups``, ``lat``: :data:`Data`, :data:`Groups`,
     :data:`Latents`. Returns True when the move is accepted (the caller then adopts ``prop``).
+
+    Over 150 lines on purpose: the averaged acceptance ratio, its auxiliary draws and the
+    refresh of the latent pairs read and write the same per-base work arrays in one pass over
+    the bases, in the order of random draws and floating-point operations that MHAAR's draws
+    depend on bit for bit, so it stays one function.
     """
     eps, s, tau, rho = cur.eps, cur.s, cur.tau, cur.rho
     eps_p, s_p, tau_p, rho_p = prop.eps, prop.s, prop.tau, prop.rho

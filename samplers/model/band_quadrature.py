@@ -353,6 +353,14 @@ def fill_jacobian_tables(k_c, k_n, k_tau, JT, JZ):
 
 @njit(**JIT)
 def _band_integral(i, lik, tau, rho, eps, s, delta, P, XG, WG, kwin, JT, JZ, kx, ky):
+    """Log of the integral of g(x, y | a, b) over R_s for over-dispersed base i (see above).
+
+    Over 150 lines on purpose: the four mirror images of the band, their outer and inner
+    windows, the break points and the adaptive refinement share a dozen local arrays and
+    scalars of one evaluation, in the innermost loop of the exact sampler; cut into functions
+    they would pass all of them on every call, and the order of the floating-point operations,
+    on which the draws depend bit for bit, would have to be kept across the cuts.
+    """
     x = P[i, X]
     n0 = P[i, N0]
     y = P[i, Y]

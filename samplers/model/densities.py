@@ -93,8 +93,8 @@ def rho_max(tau, n0, n1):
     """Largest |rho| keeping the covariance of eq. 7 positive definite for one row.
 
     ``sqrt(c0 c1 / (N0 N1))`` with ``c = 1 + (N - 1) tau`` (:func:`dispersion`); the one
-    definition, which ``bayes_dp.core.likelihoods.rho_max`` applies to arrays
-    (:func:`rho_max_many`).
+    definition, which :func:`rho_max_array` applies to arrays (``bayes_dp.core.likelihoods.rho_max``
+    is that function).
     """
     c0 = dispersion(n0, tau)
     c1 = dispersion(n1, tau)
@@ -110,6 +110,12 @@ def rho_max_many(tau, n0, n1):
     for k in range(tau.shape[0]):
         out[k] = rho_max(tau[k], n0[k], n1[k])
     return out
+
+
+def rho_max_array(tau, n0, n1):
+    """Return :func:`rho_max` of arrays (or scalars) that broadcast together, as numpy does."""
+    t, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (tau, n0, n1)))
+    return rho_max_many(t.ravel(), a.ravel(), b.ravel()).reshape(t.shape)[()]
 
 
 @njit(**JIT)

@@ -6,6 +6,7 @@ import pytest
 
 import bayes_dp as bdp
 from bayes_dp import plots
+from bayes_dp.plots import region_plots, style
 
 STRONG = bdp.AttackCounts(
     fp=[40, 50, 60, 100, 100, 110, 120, 200, 200, 200],
@@ -261,7 +262,7 @@ def test_region_inner_edge_per_own_strength(post_own):
         dots = points[f"observed rates: {name}"]
         assert edge.get_color() == dots.get_color() == f"C{j}"
         np.testing.assert_allclose(edge.get_xdata(), grid)
-        want = plots._boundary(s_med * eps_med, s_med * 1e-5, grid)
+        want = region_plots._boundary(s_med * eps_med, s_med * 1e-5, grid)
         np.testing.assert_allclose(edge.get_ydata(), want)
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert sum("inner edge of R_s for" in t for t in texts) == 2
@@ -336,8 +337,8 @@ def test_joint_plot_cuts_the_eps_axis_where_its_docstring_says():
     beyond = 100 * np.mean(eps > cut)
     assert beyond > 0 and f"{beyond:.1f}% of draws lie beyond {cut:.3g}" in ax.get_xlabel()
     doc = " ".join(plots.plot_joint.__doc__.split())
-    assert f"({plots.TAIL_MARGIN:g}) times" in doc
-    assert f"({100 * plots.TAIL_QUANTILE:g}%) quantile" in doc
+    assert f"({style.TAIL_MARGIN:g}) times" in doc
+    assert f"({100 * style.TAIL_QUANTILE:g}%) quantile" in doc
 
 
 def test_density_of_a_sharp_skewed_eps_posterior_follows_its_peak():
@@ -385,7 +386,7 @@ def test_region_inset_magnifies_rates_in_a_thin_strip():
     assert x0 <= lo_x.min() and hi_x.max() <= x1 and y0 <= lo_y.min() and hi_y.max() <= y1
     assert (x1 - x0) < 0.4 * ax.get_xlim()[1]  # magnified
     # the boundary straight to the left of the points is inside the inset
-    left = plots._boundary(eps, delta, narrow.fnr)
+    left = region_plots._boundary(eps, delta, narrow.fnr)
     assert np.all((x0 <= left) & (left <= narrow.fpr))
     # spread-out rates fill the axes: no inset unless asked for
     assert not plots.plot_region(counts=STRONG, delta=delta, eps=[3.0]).child_axes

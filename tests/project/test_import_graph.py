@@ -194,3 +194,53 @@ def test_modules_call_no_private_function_of_another_module():
             ):
                 bad.append(f"{name}:{node.lineno} {node.value.id}.{node.attr}")
     assert not bad, bad
+
+
+#: Inside a sub-package its modules have layers too, lowest first; the package's own name
+#: (its ``__init__``) is the top, so that no module of it reaches up to its facade.
+INNER = {
+    "plots": [
+        {"plots.style"},
+        {"plots.kde"},
+        {"plots.posterior_plots", "plots.region_plots", "plots.diagnostic_plots"},
+        {"plots"},
+    ],
+}
+
+
+def _inner_bad(edges) -> list[str]:
+    bad = []
+    for a, b, line, _ in edges:
+        pkg = a.split(".")[0]
+        if pkg in INNER and b.split(".")[0] == pkg:
+            rank = {m: i for i, layer in enumerate(INNER[pkg]) for m in layer}
+            if a not in rank or b not in rank:
+                bad.append(f"bayes_dp.{a if a not in rank else b} is in no layer of INNER[{pkg!r}]")
+            elif rank[b] > rank[a]:
+                bad.append(f"bayes_dp.{a}:{line} imports bayes_dp.{b}")
+    return bad
+
+
+def test_modules_of_a_sub_package_import_downward_inside_it():
+    """plots: style < kde < the figures < the package (which only gathers the public names)."""
+    _, edges = _graph()
+    assert not _inner_bad(edges), _inner_bad(edges)
+
+
+def test_no_module_imports_its_own_package():
+    """A module of core/, inference/, ... never imports its package's ``__init__``."""
+    _, edges = _graph()
+    bad = [
+        f"bayes_dp.{a}:{line} imports bayes_dp.{b}"
+        for a, b, line, _ in edges
+        if "." in a and b == a.split(".")[0]
+    ]
+    assert not bad, bad
+
+
+def test_inner_layers_would_catch_an_upward_import():
+    edges = [("plots.style", "plots.kde", 3, False), ("plots.kde", "plots.style", 4, False)]
+    assert _inner_bad(edges) == ["bayes_dp.plots.style:3 imports bayes_dp.plots.kde"]
+    assert _inner_bad([("plots.new", "plots.style", 1, False)]) == [
+        "bayes_dp.plots.new is in no layer of INNER['plots']"
+    ]
