@@ -142,7 +142,8 @@ def gaussian_epsilon_array(d, delta: float) -> np.ndarray:
 
     Bisection on ``log delta(eps)`` (non-increasing in eps) after a doubling bracket, to the
     last bit (80 halvings of a bracket below 2^64); 0 where ``d`` is 0 or delta(0) <= ``delta``.
-    Agrees with the scalar Brent solver to about 1e-13 relative (``tests/bayes_dp/test_gdp.py``).
+    Agrees with the scalar Brent solver to about 1e-13 relative
+    (``tests/bayes_dp/gdp/test_gdp.py``).
     """
     d = np.asarray(d, dtype=np.float64)
     target = math.log(delta)

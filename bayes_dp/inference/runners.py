@@ -217,7 +217,7 @@ def mhaar_start_eps(model: Model) -> float:
     The largest finite classical estimate of the bases (1.0 when there is none), at least 0.2.
     A base with an infinite classical estimate (an error count of 0 or N) has its posterior
     far above the others' estimates (eps ~ log N); the chains climb there during the warm-up
-    (``tests/bayes_dp/test_estimate.py::test_mhaar_chains_climb_to_a_perfect_base``).
+    (``tests/bayes_dp/inference/test_estimate.py::test_mhaar_chains_climb_to_a_perfect_base``).
     """
     allc = model.counts
     ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)

@@ -1,6 +1,6 @@
 """The planner's grid posterior against the quadrature reference (``tests/reference/``).
 
-Shared by ``tests/bayes_dp/test_planning.py`` and ``benchmarks/plan_grid_accuracy.py``: the
+Shared by ``tests/bayes_dp/planning/test_planning.py`` and ``benchmarks/plan_grid_accuracy.py``: the
 error of the grid's 5%, 50% and 95% points of eps and of s, in probability points, is the
 reference's CDF at the grid's quantile minus the level. Priors: HalfNormal(10) and Beta(1, 1)
 (``bayes_dp.Prior()``), delta = 1e-5.

@@ -231,7 +231,7 @@ def subprocess_env():
     from pathlib import Path
 
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     env["MPLBACKEND"] = "Agg"
     return env

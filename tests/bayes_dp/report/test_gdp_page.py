@@ -11,7 +11,7 @@ import pytest
 import bayes_dp as bdp
 
 # the headless-browser helpers of the count report's tests (skipped without chromium)
-from tests.bayes_dp.test_report import _browser, needs_browser
+from tests.bayes_dp.report.test_report import _browser, needs_browser
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 import bayes_dp as bdp
 from bayes_dp.inference import first_run
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _run(code: str, cache: Path, *args: str, extra_path: Path | None = None):

@@ -285,7 +285,7 @@ def test_fixed_s_and_report_subcommand(strong_csv, tmp_path, capsys):
 
 def test_subprocess_entry_point(strong_csv, tmp_path):
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     env["MPLBACKEND"] = "Agg"
     out = tmp_path / "sub"

@@ -171,11 +171,11 @@ def test_correlated_truth_validation(truth, likelihood, match):
 def test_correlated_plan_matches_full_runs():
     """A bivariate-normal design with tau, rho known, judged as the binomial designs are.
 
-    ``tests/bayes_dp/test_planning.py::check_against_full_runs``: per audit the full run's ECDF at
-    the plan's ends within 2 probability points; per design the plan's 10/50/90% points of each
-    end within 3 bootstrap sds of the full runs'.
+    ``tests/bayes_dp/planning/test_planning.py::check_against_full_runs``: per audit the full
+    run's ECDF at the plan's ends within 2 probability points; per design the plan's 10/50/90%
+    points of each end within 3 bootstrap sds of the full runs'.
     """
-    from tests.bayes_dp.test_planning import check_against_full_runs
+    from tests.bayes_dp.planning.test_planning import check_against_full_runs
 
     fix = {"tau": 0.005, "rho": 0.005}
     truth = {"eps": 3.0, "s": 0.7, **fix}
