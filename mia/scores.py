@@ -115,9 +115,10 @@ class ScoreMatrixCounts:
         likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
             ``"binomial"`` (the default) treats the held-out decisions of a target as
             independent. ``"bivariate_normal"`` (paper eq. 7, with tau and rho inferred unless
-            fixed with ``fix``): on LiRA-like score matrices, where most targets are barely
-            exposed, its posterior has a dominant mode at eps ~ 0 that the exact discrete
-            likelihoods do not have (``docs/lira.md``, "Which likelihood for a score matrix").
+            fixed with ``fix``) was the default before: on LiRA-like score matrices, where most
+            targets are barely exposed, its posterior has a dominant mode at eps ~ 0 that the
+            exact discrete likelihoods do not have (``docs/lira.md``, "Which likelihood for a
+            score matrix").
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``).
 
@@ -131,7 +132,7 @@ class ScoreMatrixCounts:
         >>> res = counts_from_score_matrix(scores, keep, alpha=0.1)
         >>> res.to_evidence().likelihood
         'binomial'
-        >>> res.to_evidence(likelihood="bivariate_normal").likelihood
+        >>> res.to_evidence(likelihood="bivariate_normal").likelihood  # the old default
         'bivariate_normal'
         """
         return Evidence(self.counts, likelihood=likelihood, name=name, **kwargs)
