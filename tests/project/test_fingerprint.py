@@ -15,7 +15,7 @@ from tests.project import fingerprint
 
 STORED = json.loads(fingerprint.STORED.read_text())
 #: cases that run in seconds once the kernels are compiled
-QUICK = ("exact/fixed_s", "exact/s_one", "one_run/", "gdp/lognormal", "simulate")
+QUICK = ("exact/fixed_s", "exact/s_one", "one_run/fixed_s", "simulate")
 
 
 def _compare(only=None):
