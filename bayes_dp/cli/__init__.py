@@ -628,7 +628,3 @@ def main(argv: list[str] | None = None) -> int:
             file=err,
         )
     return result["exit_status"]
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
