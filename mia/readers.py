@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bayes_dp.observations import AttackCounts
+from bayes_dp.core.observations import AttackCounts
 
 __all__ = [
     "AttackResultsRun",
