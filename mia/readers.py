@@ -677,10 +677,7 @@ def _attack_results(paths) -> tuple[AttackCounts, list[Path], list[str]]:
             raise FileNotFoundError(f"{str(f)!r} does not exist")
         try:
             obj = json.loads(f.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            if from_folder:
-                skipped.append(f.name)
-                continue
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:  # perhaps a truncated result
             raise ValueError(f"{str(f)!r} is not a JSON file ({e})") from None
         if not is_attack_results(obj):
             if from_folder:

@@ -55,6 +55,7 @@ from bayes_dp.cli.io import (
     InputError,
     _check_writable_dir,
     _read_counts,
+    is_attack_results_file,
     read_counts,
 )
 from bayes_dp.cli.options import (
@@ -146,12 +147,14 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument(
         "counts",
         metavar="COUNTS",
+        nargs="+",
         help="counts file (.csv or .json), score file (.npz, or .csv with columns model, "
-        "target, score, member), or a result folder: LiRA's experiment-*/ folders, Privacy "
-        "Meter's log folder (models/memberships.npy, signals/), or privacy-estimates "
-        "attack-results *.json files (one per challenge base); for a Gaussian-DP posterior an "
-        "in/out score file (.npz with in_scores, out_scores; .csv with columns score, member) "
-        "or a one-run file (.csv with columns m, r, v): see the Gaussian DP options",
+        "target, score, member), or a result folder: LiRA's experiment-*/ folders (at any "
+        "depth), Privacy Meter's log folder (models/memberships.npy, signals/), or "
+        "privacy-estimates attack-results *.json files (one per challenge base; a folder of "
+        "them, one file or several files); for a Gaussian-DP posterior an in/out score file "
+        "(.npz with in_scores, out_scores; .csv with columns score, member) or a one-run file "
+        "(.csv with columns m, r, v): see the Gaussian DP options",
     )
     e.add_argument(
         "--delta",
@@ -224,7 +227,24 @@ def _parser() -> argparse.ArgumentParser:
         "--epoch",
         type=int,
         default=None,
-        help="LiRA folders only: the epoch of scores/<epoch>.npy to read (default the last)",
+        help="LiRA folders only: the epoch of scores/<epoch>.npy to read from every model "
+        "(default the last; an error names the models that lack it)",
+    )
+    e.add_argument(
+        "--signals",
+        default=None,
+        metavar="NAME",
+        help="Privacy Meter folders only: the signal file in signals/ to read when there are "
+        "several (e.g. rmia_signals.npy)",
+    )
+    e.add_argument(
+        "--indices",
+        default=None,
+        metavar="FILE",
+        help="Privacy Meter folders only: the dataset indices of the audited samples, in the "
+        "order of the signal rows (.npy array, or text: integers separated by commas, spaces "
+        "or new lines), for an audit of a subset (audit.data_size) whose files do not say "
+        "which samples",
     )
     e.add_argument(
         "--direction",
@@ -299,41 +319,39 @@ def _is_score_file(path: Path, fmt: str) -> bool:
     return {"score", "member"} <= header
 
 
-def _folder_kind(path: Path) -> str:
-    """Which result folder ``path`` is: "lira", "privacy_meter" or "attack_results"."""
-    if any(p.is_dir() and p.name.startswith("experiment") for p in path.iterdir()):
-        return "lira"
-    if (path / "models" / "memberships.npy").is_file():
-        return "privacy_meter"
-    if any(path.glob("*.json")):
-        return "attack_results"
-    raise InputError(
-        f"{str(path)!r} is a folder but none that this command reads: expected LiRA's "
-        "experiment-*/ folders, Privacy Meter's models/memberships.npy with signals/, or "
-        "privacy-estimates attack-results *.json files"
-    )
-
-
 def _folder_groups(args, log) -> list:
-    """Return the Evidence of a result folder (LiRA, Privacy Meter or privacy-estimates)."""
+    """Return the Evidence of a result folder or privacy-estimates files (mia.read_results)."""
     import mia  # lazily, as in _score_groups
     from bayes_dp import Evidence
 
-    path = Path(args.counts)
-    kind = _folder_kind(path)
-    if kind == "attack_results":
-        counts = mia.read_attack_results(path)
-        log(f"privacy-estimates attack results: {len(counts)} challenge bases from {path}")
-        return [Evidence(counts, name="attack")]
-    if kind == "lira":
-        run = mia.read_lira_runs(path, epoch=args.epoch, direction=args.direction)
-    else:
-        run = mia.read_privacy_meter(path, direction=args.direction)
-    log(f"read {run.describe()}")
+    paths = [args.counts, *args.more_counts] if args.more_counts else args.counts
+    run = mia.read_results(
+        paths,
+        epoch=args.epoch,
+        signals=args.signals,
+        indices=args.indices,
+        direction=args.direction,
+    )
     for note in run.notes:
         log(note)
+    if isinstance(run, mia.AttackResultsRun):
+        log(f"{run.source}: {len(run.counts)} challenge bases")
+        return [Evidence(run.counts, name="attack")]
+    log(f"read {run.describe()}")
     side = "greater" if run.direction == "higher" else "less"
     return _score_groups(args, log, (run.scores, run.keep), side=side)
+
+
+def _check_folder_options(args) -> None:
+    """Refuse the result-folder options given with an input that is not a result folder."""
+    given = [o for o, v in (("--signals", args.signals), ("--indices", args.indices)) if v]
+    if args.epoch is not None:
+        given.insert(0, "--epoch")
+    if given:
+        raise InputError(
+            f"{given[0]} applies to result folders only (LiRA: --epoch; Privacy Meter: "
+            f"--signals, --indices); {args.counts} is not one"
+        )
 
 
 def _score_groups(args, log, data=None, side: str = "auto") -> list:
@@ -363,6 +381,23 @@ def _score_groups(args, log, data=None, side: str = "auto") -> list:
     return [res.to_evidence(name="lira")]
 
 
+def _split_inputs(args) -> None:
+    """Keep the first input in ``args.counts``, the others in ``args.more_counts``.
+
+    Several inputs are privacy-estimates attack-results files only; anything else is a usage
+    error.
+    """
+    args.counts, args.more_counts = args.counts[0], args.counts[1:]
+    if args.more_counts:
+        bad = [p for p in (args.counts, *args.more_counts) if Path(p).suffix.lower() != ".json"]
+        if bad or args.gdp_scores or args.one_run:
+            raise _UsageError(
+                "bayes-dp estimate: error: several inputs are read only as privacy-estimates "
+                f"attack-results .json files; found {bad[0] if bad else args.counts!r} "
+                "(give one counts file, score file or result folder)"
+            )
+
+
 def _estimate(args, out, log) -> dict:
     import bayes_dp as bdp
     from bayes_dp.cli.gdp import run_gdp_estimate, wants_gdp
@@ -374,11 +409,13 @@ def _estimate(args, out, log) -> dict:
     outdir = Path(args.out)
     _check_writable_dir(outdir)
     source = None
-    if Path(args.counts).is_dir():
+    if args.more_counts or Path(args.counts).is_dir() or is_attack_results_file(args.counts):
         groups = _folder_groups(args, log)
     elif _is_score_file(Path(args.counts), args.format):
+        _check_folder_options(args)
         groups = _score_groups(args, log)
     else:
+        _check_folder_options(args)
         groups, rows = _read_counts(args.counts, fmt=args.format)
         # the report numbers the bases by these rows, as the error messages do
         source = {"file": str(args.counts), "rows": rows}
@@ -387,7 +424,8 @@ def _estimate(args, out, log) -> dict:
         named = f"one group (the file has no 'group' column), named {DEFAULT_GROUP!r}"
     else:
         named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
-    log(f"read {n_bases} challenge bases from {args.counts} in {named}")
+    shown = " ".join([args.counts, *args.more_counts])
+    log(f"read {n_bases} challenge bases from {shown} in {named}")
     prior = _prior_from_args(args)
     sampler = _sampler_from_args(args)
     tune = sampler.default_tune if args.tune is None else args.tune
@@ -564,6 +602,8 @@ def main(argv: list[str] | None = None) -> int:
     want_json = "--json" in argv
     try:
         args = parser.parse_args(argv)
+        if args.command == "estimate":
+            _split_inputs(args)
         why = _check_sampler_args(args) if args.command == "estimate" else None
         if why:  # an option of the other sampler: a usage error, before anything runs
             raise _UsageError(f"bayes-dp estimate: error: {why}")

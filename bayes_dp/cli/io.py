@@ -328,3 +328,24 @@ def _check_writable_dir(outdir: Path) -> None:
             f"--out {outdir}: cannot create or write files in {probe_in} "
             f"({e.strerror or e}); choose a writable folder"
         ) from None
+
+
+#: The fields of a privacy-estimates ``AttackResults`` JSON object (``mia.readers`` reads it).
+ATTACK_RESULTS_FIELDS = ("FN", "FP", "TN", "TP")
+
+
+def is_attack_results_file(path) -> bool:
+    """Tell whether ``path`` is a ``.json`` file holding a privacy-estimates attack result.
+
+    That is one JSON object with any of the fields ``FN``, ``FP``, ``TN``, ``TP`` (as
+    ``AttackResults.to_json`` writes it), read by :func:`mia.read_results` rather than as a
+    counts file. A file that cannot be read or parsed is not one (the counts reader reports it).
+    """
+    path = Path(path)
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return False
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(obj, dict) and any(k in obj for k in ATTACK_RESULTS_FIELDS)
