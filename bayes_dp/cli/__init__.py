@@ -17,7 +17,10 @@ strength ``s``, later groups get their own ``s_<group>``) and ``likelihood`` (de
 cells and invalid group names are errors. A score matrix of your own attack (``.npz`` with arrays
 ``scores`` and ``keep``, or a long ``.csv`` with columns ``model, target, score, member``) is
 turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``--alpha``,
-``--score-method``). In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
+``--score-method``); so are the result folders of the LiRA reference code and Privacy Meter
+(``mia.read_results``; options ``--epoch``, ``--signals``, ``--indices``, ``--direction``),
+while privacy-estimates attack-results files (a folder, one ``.json`` file or several) are
+counts already. In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
 ``.csv`` with columns ``score, member``), one-run files (``.csv`` with ``m, r, v``),
 ``--gdp-scores`` and ``--one-run`` give a Gaussian-DP posterior instead (``bayes_dp.cli.gdp``).
 
