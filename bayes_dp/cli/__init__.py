@@ -338,7 +338,8 @@ def _folder_groups(args, log) -> list:
     for note in run.notes:
         log(note)
     if isinstance(run, mia.AttackResultsRun):
-        log(f"{run.source}: {len(run.counts)} challenge bases")
+        shown = ", ".join(str(f) for f in run.files)
+        log(f"privacy-estimates attack results: {len(run.counts)} challenge bases from {shown}")
         return [Evidence(run.counts, name="attack")]
     log(f"read {run.describe()}")
     side = "greater" if run.direction == "higher" else "less"

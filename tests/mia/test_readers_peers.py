@@ -405,7 +405,7 @@ def test_pe_one_file_and_several_files(tmp_path, cli):
     rc, err, groups = cli(*files)
     assert rc == 0, err
     assert _fp_fn(groups) == ([40, 50], [250, 200])
-    assert "2 files: 2 challenge bases" in err
+    assert "attack results: 2 challenge bases from" in err and "attack_results_1.json" in err
     rc, err, _ = cli(files[0], tmp_path / "counts.csv")
     assert rc == 2 and "several inputs" in err
 
