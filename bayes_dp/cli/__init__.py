@@ -35,9 +35,10 @@ usage error (bad, missing or out-of-range options, found before anything is read
 not converged: the result fails the convergence checks, however its length was set (the
 results are written, marked NOT CONVERGED on stdout and not reliable); 130 interrupted.
 
-Its parts: reading count files (``bayes_dp.cli.io``), option types and shared options
+Its parts: input files are read by ``bayes_dp.io`` (format detection, count files, Gaussian-DP
+files, and mia's readers through one entry); option types and shared options
 (``bayes_dp.cli.options``), the ``--json`` object and exit statuses (``bayes_dp.cli.result``),
-``plan`` (``bayes_dp.cli.plan``) and the Gaussian-DP inputs (``bayes_dp.cli.gdp``); this
+``plan`` (``bayes_dp.cli.plan``) and the Gaussian-DP options (``bayes_dp.cli.gdp``); this
 module holds the parser of every subcommand (hence a little over 600 lines), ``estimate``,
 ``report``, ``precompile`` and ``main``.
 """
@@ -53,14 +54,6 @@ import time
 import warnings
 from pathlib import Path
 
-from bayes_dp.cli.io import (
-    DEFAULT_GROUP,
-    InputError,
-    _check_writable_dir,
-    _read_counts,
-    is_attack_results_file,
-    read_counts,
-)
 from bayes_dp.cli.options import (
     _add_prior_options,
     _add_sampler_options,
@@ -76,6 +69,7 @@ from bayes_dp.cli.plan import (
 from bayes_dp.cli.result import (
     EXIT_STATUSES,
     NOT_CONVERGED,
+    _check_writable_dir,
     _not_converged_words,
     _prior_text,
     _result_json,
@@ -84,6 +78,8 @@ from bayes_dp.cli.result import (
 from bayes_dp.core.exceptions import TimeBudgetError
 from bayes_dp.inference import first_run
 from bayes_dp.inference.settings import MHAAR, Exact
+from bayes_dp.io import detect_input, evidence_from_mia
+from bayes_dp.io.counts import DEFAULT_GROUP, InputError, _read_counts, read_counts
 
 __all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
 
@@ -308,44 +304,6 @@ def _isatty(stream) -> bool:
         return False
 
 
-def _is_score_file(path: Path, fmt: str) -> bool:
-    """Tell whether ``path`` is a score file.
-
-    That is an ``.npz``, or a CSV whose header has the columns ``score`` and ``member``.
-    """
-    if path.suffix.lower() == ".npz":
-        return True
-    if fmt == "json" or (fmt == "auto" and path.suffix.lower() != ".csv") or not path.is_file():
-        return False
-    with path.open(encoding="utf-8-sig") as fh:
-        header = {c.strip() for c in fh.readline().split(",")}
-    return {"score", "member"} <= header
-
-
-def _folder_groups(args, log) -> list:
-    """Return the Evidence of a result folder or privacy-estimates files (mia.read_results)."""
-    import mia  # lazily, as in _score_groups
-    from bayes_dp import Evidence
-
-    paths = [args.counts, *args.more_counts] if args.more_counts else args.counts
-    run = mia.read_results(
-        paths,
-        epoch=args.epoch,
-        signals=args.signals,
-        indices=args.indices,
-        direction=args.direction,
-    )
-    for note in run.notes:
-        log(note)
-    if isinstance(run, mia.AttackResultsRun):
-        shown = ", ".join(str(f) for f in run.files)
-        log(f"privacy-estimates attack results: {len(run.counts)} challenge bases from {shown}")
-        return [Evidence(run.counts, name="attack")]
-    log(f"read {run.describe()}")
-    side = "greater" if run.direction == "higher" else "less"
-    return _score_groups(args, log, (run.scores, run.keep), side=side)
-
-
 def _check_folder_options(args) -> None:
     """Refuse the result-folder options given with an input that is not a result folder."""
     given = [o for o, v in (("--signals", args.signals), ("--indices", args.indices)) if v]
@@ -356,33 +314,6 @@ def _check_folder_options(args) -> None:
             f"{given[0]} applies to result folders only (LiRA: --epoch; Privacy Meter: "
             f"--signals, --indices); {args.counts} is not one"
         )
-
-
-def _score_groups(args, log, data=None, side: str = "auto") -> list:
-    """Cross-fed counts from a score file, as one binomial Evidence group (docs/lira.md).
-
-    ``data`` = (scores, keep) replaces the file; ``side`` is the offline test's side.
-    """
-    # Lazy import: mia builds on bayes_dp, so bayes_dp must not import mia at import time.
-    import mia
-
-    scores, keep = mia.read_score_file(args.counts) if data is None else data
-    method, _, fixed = args.score_method.partition("-")
-    res = mia.counts_from_score_matrix(
-        scores,
-        keep,
-        args.alpha,
-        method,
-        fixed_variance=bool(fixed),
-        skip=True,
-        side=side if method == "offline" else "auto",
-    )
-    log(
-        f"scores of {keep.shape[1]} targets under {keep.shape[0]} models: "
-        f"{args.score_method} test at alpha={res.alpha:g}, {len(res.counts)} targets counted, "
-        f"{res.n_skipped} skipped (too few IN/OUT models or no spread)"
-    )
-    return [res.to_evidence(name="lira")]
 
 
 def _split_inputs(args) -> None:
@@ -402,6 +333,22 @@ def _split_inputs(args) -> None:
             )
 
 
+def _mia_groups(args, kind: str, log) -> list:
+    """Evidence of a score matrix or result folder, read by mia's readers (bayes_dp.io)."""
+    paths = [args.counts, *args.more_counts] if args.more_counts else args.counts
+    return evidence_from_mia(
+        paths,
+        kind,
+        alpha=args.alpha,
+        score_method=args.score_method,
+        epoch=args.epoch,
+        signals=args.signals,
+        indices=args.indices,
+        direction=args.direction,
+        log=log,
+    )
+
+
 def _estimate(args, out, log) -> dict:
     import bayes_dp as bdp
     from bayes_dp.cli.gdp import run_gdp_estimate, wants_gdp
@@ -413,11 +360,11 @@ def _estimate(args, out, log) -> dict:
     outdir = Path(args.out)
     _check_writable_dir(outdir)
     source = None
-    if args.more_counts or Path(args.counts).is_dir() or is_attack_results_file(args.counts):
-        groups = _folder_groups(args, log)
-    elif _is_score_file(Path(args.counts), args.format):
+    kind = "attack_results" if args.more_counts else detect_input(args.counts, args.format)
+    if kind == "score_matrix":
         _check_folder_options(args)
-        groups = _score_groups(args, log)
+    if kind in ("result_folder", "attack_results", "score_matrix"):
+        groups = _mia_groups(args, kind, log)
     else:
         _check_folder_options(args)
         groups, rows = _read_counts(args.counts, fmt=args.format)
