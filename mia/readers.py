@@ -600,7 +600,7 @@ def read_privacy_meter(
     member = _load_npy(mp)
     if member.ndim != 2:
         raise ValueError(f"{str(mp)!r}: must be 2-d (models, samples); found shape {member.shape}")
-    if member.dtype.kind not in "bui" or not np.isin(member, (0, 1)).all():
+    if member.dtype.kind not in "buif" or not np.isin(member, (0, 1)).all():
         raise ValueError(f"{str(mp)!r}: must hold only True/False or 0/1")
     member = member.astype(bool)
     p = np.asarray(_load_npy(sp), dtype=np.float64)

@@ -196,14 +196,20 @@ def test_pm_audit_dp_first_canaries_confirmed_by_the_report(tmp_path, cli):
     assert mia.read_privacy_meter(root, indices=np.arange(30)).keep.shape == (8, 30)
 
 
-def test_pm_report_of_every_model_gives_the_memberships(tmp_path):
+def test_pm_report_of_every_model_gives_the_memberships(tmp_path, cli):
     rng = np.random.default_rng(2)
     member = _pm_pairs(40, 2, rng)
     idx = _pm_subset(40, 16, member, rng)
-    _pm_write(tmp_path, member, idx, rng, num_experiments=4)
-    run = mia.read_privacy_meter(tmp_path)
+    root = tmp_path / "pm"
+    _pm_write(root, member, idx, rng, num_experiments=4)
+    run = mia.read_privacy_meter(root)
     np.testing.assert_array_equal(run.keep, member[:, idx])
     assert run.samples is None and "dataset indices" in run.notes[0]
+    rc, err, groups = cli(root, "--score-method", "online-fixed")
+    assert rc == 0, err
+    assert "report/exp/attack_result_<model>.npz of every model" in err
+    ref = run.counts(0.1, fixed_variance=True).counts
+    assert _fp_fn(groups) == (ref.fp.tolist(), ref.fn.tolist())
 
 
 def test_pm_default_config_four_models(tmp_path, cli):
