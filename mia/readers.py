@@ -786,6 +786,17 @@ def detect_format(paths) -> str:
     A folder with ``models/memberships.npy`` is Privacy Meter's; one with ``experiment*``
     folders at any depth LiRA's; a folder of ``*.json`` files, one ``.json`` file or a list of
     them privacy-estimates'. Raises ``ValueError`` naming the path otherwise.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "r.json").write_text(json.dumps({"FN": 25, "FP": 4, "TN": 96, "TP": 75}))
+    >>> detect_format(root), detect_format(root / "r.json")
+    ('attack_results', 'attack_results')
+    >>> (root / "exp" / "cifar10" / "experiment-0_2").mkdir(parents=True)
+    >>> detect_format(root / "exp")
+    'lira'
     """
     if not isinstance(paths, (str, os.PathLike)):
         return "attack_results"
@@ -799,7 +810,7 @@ def detect_format(paths) -> str:
         if any(path.glob("*.json")):
             return "attack_results"
         raise ValueError(
-            f"{str(path)!r} is a folder but none that this reads: expected LiRA's "
+            f"{str(path)!r} is a folder but none that this command reads: expected LiRA's "
             "experiment-*/ folders, Privacy Meter's models/memberships.npy with signals/, or "
             "privacy-estimates attack-results *.json files"
         )
@@ -839,6 +850,20 @@ def read_results(
     ------
     ValueError
         For an option given to a format that does not take it, or as the format's reader.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "attack_results_0.json").write_text(
+    ...     json.dumps({"FN": 25, "FP": 4, "TN": 96, "TP": 75})
+    ... )
+    >>> _ = (root / "dp_parameters.json").write_text(json.dumps({"noise_multiplier": 1.1}))
+    >>> run = read_results(root)
+    >>> run.counts.fp.tolist(), [f.name for f in run.files]
+    ([4], ['attack_results_0.json'])
+    >>> run.notes[0][:32]
+    'skipped 1 JSON file(s) without F'
     """
     fmt = detect_format(paths)
     given = {"epoch": epoch, "signals": signals, "indices": indices}
