@@ -28,6 +28,7 @@ LAYERS = [
     {"planning", "evaluation"},
     {"plots"},
     {"report"},
+    {"io"},  # reading input files: builds the method families' evidence, read by the cli
     {"cli", "__init__"},  # the command line uses the public names of the lazy package facade
     {"__main__"},
 ]
@@ -228,12 +229,15 @@ def test_modules_of_a_sub_package_import_downward_inside_it():
 
 
 def test_no_module_imports_its_own_package():
-    """A module of core/, inference/, ... never imports its package's ``__init__``."""
+    """A module of core/, inference/, ... never imports its package's ``__init__``.
+
+    (A package's ``__main__``, the script ``python -m bayes_dp.cli`` runs, calls its package.)
+    """
     _, edges = _graph()
     bad = [
         f"bayes_dp.{a}:{line} imports bayes_dp.{b}"
         for a, b, line, _ in edges
-        if "." in a and b == a.split(".")[0]
+        if "." in a and b == a.split(".")[0] and not a.endswith(".__main__")
     ]
     assert not bad, bad
 
