@@ -18,7 +18,7 @@ import numpy as np
 from scipy.special import ndtri
 
 import mia
-from bayes_dp.exceptions import DependenceWarning
+from bayes_dp.core.exceptions import DependenceWarning
 from mia.dependence import estimate_dependence
 
 

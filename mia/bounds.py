@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayes_dp.region import _cp_interval, _eps_lower, clopper_pearson_epsilon
+from bayes_dp.core.region import _cp_interval, _eps_lower, clopper_pearson_epsilon
 
 from .dependence import DependenceDiagnostic
 
@@ -149,7 +149,7 @@ def companion_bounds(res, *, delta: float, confidence: float = 0.95, scores=None
     >>> [r["name"] for r in b["bounds"]]
     ['max over targets, Clopper-Pearson', 'max over targets, effective counts']
     """
-    from bayes_dp._validation import check_delta, check_real
+    from bayes_dp.core.validation import check_delta, check_real
 
     from .scores import ScoreMatrixCounts
 

@@ -32,7 +32,7 @@ import numpy as np
 from scipy import special
 
 from bayes_dp import AttackCounts
-from bayes_dp.exceptions import DependenceWarning
+from bayes_dp.core.exceptions import DependenceWarning
 
 __all__ = [
     "DEPENDENCE_INFO_MIN",
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Below this information ratio (on either side) the pooled counts are called dependent: a
-#: :class:`~bayes_dp.exceptions.DependenceWarning` is raised and an uncorrected claim is marked
+#: :class:`~bayes_dp.core.exceptions.DependenceWarning` is raised and an uncorrected claim is marked
 #: not reliable.
 DEPENDENCE_INFO_MIN = 0.5
 
@@ -331,7 +331,7 @@ def estimate_dependence(
 
 
 def warn_if_dependent(diag: DependenceDiagnostic, stacklevel: int = 3) -> None:
-    """Raise a :class:`~bayes_dp.exceptions.DependenceWarning` when ``diag.dependent``."""
+    """Raise a :class:`~bayes_dp.core.exceptions.DependenceWarning` when ``diag.dependent``."""
     if diag.dependent:
         warnings.warn(
             DependenceWarning(

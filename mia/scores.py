@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from bayes_dp import AttackCounts, Evidence
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp.core.validation import as_generator, check_positive_int, check_real
 
 from .dependence import DependenceDiagnostic, estimate_dependence, warn_if_dependent
 from .lira import _check_alpha, _decide
@@ -80,7 +80,7 @@ class ScoreMatrixCounts:
     dependence : mia.dependence.DependenceDiagnostic or None
         How much information the pooled counts carry relative to independent decisions
         (design effect per side, per-model effect); ``docs/lira.md``, "Dependence of the
-        pooled counts". A :class:`~bayes_dp.exceptions.DependenceWarning` was raised when it
+        pooled counts". A :class:`~bayes_dp.core.exceptions.DependenceWarning` was raised when it
         is below one half.
     """
 
