@@ -101,7 +101,8 @@ def one_run_model_bound(scores, keep, *, delta, confidence=0.95, fractions=ONE_R
     level = 1.0 - (1.0 - confidence) / n_audits
     total = x.sum(axis=0)
     total2 = (x * x).sum(axis=0)
-    best = {"eps": 0.0, "model": None, "k": None, "r": 0, "v": 0, "audits": n_audits}
+    kk = np.asarray(ks)
+    v_all = np.empty((n_models, kk.size), dtype=np.int64)
     for m in range(n_models):
         n = n_models - 1
         mean = (total - x[m]) / n
@@ -110,13 +111,21 @@ def one_run_model_bound(scores, keep, *, delta, confidence=0.95, fractions=ONE_R
         ranked = k[m][np.argsort(zs, kind="stable")]
         right_low = np.cumsum(~ranked)
         right_top = np.cumsum(ranked[::-1])
-        kk = np.asarray(ks)
-        v = right_low[kk - 1] + right_top[kk - 1]
-        runs = OneRunCounts(m=n_targets, r=2 * kk, v=v)
-        bounds = one_run_epsilon_bound(runs, delta=delta, confidence=level)
-        i = int(np.argmax(bounds))
-        if bounds[i] > best["eps"]:
-            best.update(eps=float(bounds[i]), model=m, k=int(kk[i]), r=int(2 * kk[i]), v=int(v[i]))
+        v_all[m] = right_low[kk - 1] + right_top[kk - 1]
+    # For fixed (m, r) the bound increases with v: per k only the model with the most right
+    # guesses can give the largest bound, but every audit counts in the Bonferroni level.
+    top = v_all.argmax(axis=0)
+    v = v_all[top, np.arange(kk.size)]
+    bounds = one_run_epsilon_bound(OneRunCounts(m=n_targets, r=2 * kk, v=v), delta, level)
+    i = int(np.argmax(bounds))
+    best = {
+        "eps": float(bounds[i]),
+        "model": int(top[i]),
+        "k": int(kk[i]),
+        "r": int(2 * kk[i]),
+        "v": int(v[i]),
+        "audits": n_audits,
+    }
     return best
 
 

@@ -351,7 +351,8 @@ def effective_counts(counts: AttackCounts, dependence: DependenceDiagnostic) -> 
 
     Every target's ``n_neg`` and ``fp`` are divided by the FP design effect and ``n_pos``,
     ``fn`` by the FN design effect, each at least 1 (never inflated), and rounded: ``n`` to
-    the nearest integer >= 1, the error count so that its rate stays as close as possible.
+    the nearest integer >= 1, the error counts cumulatively over targets (the pooled error
+    count keeps its deflated value to within 1, every target's is within 1 of its own).
     A binomial model of the deflated pooled counts has about the variance of the real ones;
     the per-target counts lose the same fraction of their information.
 
@@ -383,8 +384,11 @@ def effective_counts(counts: AttackCounts, dependence: DependenceDiagnostic) -> 
     def deflate(k, n, factor):
         factor = max(factor, 1.0)
         n_eff = np.maximum(np.rint(n / factor), 1).astype(np.int64)
-        k_eff = np.clip(np.rint(k * n_eff / n), 0, n_eff).astype(np.int64)
-        return k_eff, n_eff
+        # cumulative rounding: the pooled error count keeps its value to within 1 and every
+        # target's is within 1 of its share (rounding each target alone would bias small rates)
+        cum = np.floor(np.cumsum(k * n_eff / n) + 1e-9)
+        k_eff = np.diff(np.concatenate([[0.0], cum])).astype(np.int64)
+        return np.clip(k_eff, 0, n_eff), n_eff
 
     fp, n_neg = deflate(counts.fp, counts.n_neg, dependence.fp_design_effect)
     fn, n_pos = deflate(counts.fn, counts.n_pos, dependence.fn_design_effect)

@@ -314,7 +314,7 @@ def _folder_kind(path: Path) -> str:
     )
 
 
-def _folder_groups(args, log) -> list:
+def _folder_groups(args, log, extras: dict | None = None) -> list:
     """Return the Evidence of a result folder (LiRA, Privacy Meter or privacy-estimates)."""
     import mia  # lazily, as in _score_groups
     from bayes_dp import Evidence
@@ -333,13 +333,14 @@ def _folder_groups(args, log) -> list:
     for note in run.notes:
         log(note)
     side = "greater" if run.direction == "higher" else "less"
-    return _score_groups(args, log, (run.scores, run.keep), side=side)
+    return _score_groups(args, log, (run.scores, run.keep), side=side, extras=extras)
 
 
-def _score_groups(args, log, data=None, side: str = "auto") -> list:
+def _score_groups(args, log, data=None, side: str = "auto", extras: dict | None = None) -> list:
     """Cross-fed counts from a score file, as one binomial Evidence group (docs/lira.md).
 
     ``data`` = (scores, keep) replaces the file; ``side`` is the offline test's side.
+    ``extras["companion"]`` receives the frequentist bounds (:func:`mia.bounds.companion_bounds`).
     """
     # Lazy import: mia builds on bayes_dp, so bayes_dp must not import mia at import time.
     import mia
@@ -360,6 +361,12 @@ def _score_groups(args, log, data=None, side: str = "auto") -> list:
         f"{args.score_method} test at alpha={res.alpha:g}, {len(res.counts)} targets counted, "
         f"{res.n_skipped} skipped (too few IN/OUT models or no spread)"
     )
+    if res.dependence is not None:
+        log(f"dependence of the pooled counts: {res.dependence!r}")
+    if extras is not None:
+        from mia.bounds import companion_bounds
+
+        extras["companion"] = companion_bounds(res, delta=args.delta, scores=scores, keep=keep)
     return [res.to_evidence(name="lira")]
 
 
@@ -374,10 +381,11 @@ def _estimate(args, out, log) -> dict:
     outdir = Path(args.out)
     _check_writable_dir(outdir)
     source = None
+    extras: dict = {}
     if Path(args.counts).is_dir():
-        groups = _folder_groups(args, log)
+        groups = _folder_groups(args, log, extras)
     elif _is_score_file(Path(args.counts), args.format):
-        groups = _score_groups(args, log)
+        groups = _score_groups(args, log, extras=extras)
     else:
         groups, rows = _read_counts(args.counts, fmt=args.format)
         # the report numbers the bases by these rows, as the error messages do
@@ -434,6 +442,8 @@ def _estimate(args, out, log) -> dict:
             bar.close()
     if source is not None:
         post.settings["input"] = source
+    if "companion" in extras:
+        post.settings["companion"] = extras["companion"]
     # one meaning of the sampling time: the sampler's own (set-up and compilation included),
     # the `sampling_seconds` of --json and the report
     seconds = post.settings.get("seconds", time.perf_counter() - t1)
@@ -455,12 +465,20 @@ def _estimate(args, out, log) -> dict:
         acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
         print(f"acceptance: {acc}", file=out)
         print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)
+        comp = result.get("companion")
+        if comp:
+            print(
+                f"\nfrequentist lower bounds of eps at {100 * comp['confidence']:g}% confidence:",
+                file=out,
+            )
+            for b in comp["bounds"]:
+                val = "n/a" if b["eps"] is None else f"{b['eps']:.3g}"
+                line = f"{b['name']}: {val} ({b['assumes']})"
+                print(textwrap.fill(line, width=100, subsequent_indent="    "), file=out)
         print("\nglossary:", file=out)
         for k, v in glossary([*summ.columns, *post.acceptance]).items():
             print(textwrap.fill(f"{k}: {v}", width=100, subsequent_indent="    "), file=out)
-    from bayes_dp.report import plain_warnings
-
-    for w in plain_warnings(post):
+    for w in result["warnings"]:
         print(f"bayes-dp: warning: {w}", file=sys.stderr)
     html_path = outdir / "report.html"
     if args.no_report:
