@@ -33,7 +33,7 @@ from bayes_dp.core.region import (
 )
 from bayes_dp.core.validation import check_prob
 from bayes_dp.inference.settings import cli_options
-from bayes_dp.report.html import (
+from bayes_dp.report.html_parts import (
     COLUMN_PX,
     PX_PER_INCH,
     _fmt,

@@ -18,7 +18,7 @@ import numpy as np
 
 from bayes_dp import plots
 from bayes_dp.core.files import atomic_path
-from bayes_dp.report.html import (
+from bayes_dp.report.html_parts import (
     COLUMN_PX,
     PX_PER_INCH,
     _fmt,
