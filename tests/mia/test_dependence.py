@@ -201,3 +201,35 @@ def test_claim_changes_on_dependent_counts():
     ok = DependenceDiagnostic(1.0, 1.5, 0.0, 0.0, 1.0, 1.0, np.nan, np.nan, 64, 2)
     claim = bdp.audit_claim(_posterior_with(ok.to_dict()))
     assert claim.reliable and claim.dependence is None and "dependent" not in claim.sentence
+
+
+def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
+    import json
+
+    from bayes_dp.cli import main
+
+    # offline test at alpha = 0.01 on targets near beta = 1/2: information ratio ~0.3
+    scores, keep = mia.simulate_score_matrix(32, 40, mu=2.33, seed=3)
+    p = tmp_path / "s.npz"
+    np.savez(p, scores=scores, keep=keep)
+    out = tmp_path / "o"
+    argv = ["estimate", str(p), "--delta", "1e-5", "--out", str(out), "--json"]
+    argv += ["--draws", "200", "--tune", "100", "--chains", "2", "--seed", "1"]
+    argv += ["--alpha", "0.01", "--score-method", "offline", "--progress-every", "0"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        main(argv)
+    captured = capsys.readouterr()
+    res = json.loads(captured.out)
+    assert res["dependence"]["lira"]["dependent"] is True
+    assert res["claim"]["reliable"] is False
+    assert res["claim"]["sentence"].startswith("NOT RELIABLE: the pooled counts are dependent")
+    assert any("optimistic" in w for w in res["warnings"])
+    names = [b["name"] for b in res["companion"]["bounds"]]
+    assert names[0] == "max over targets, Clopper-Pearson"
+    # the same, recorded in the posterior: the report shows it
+    post = bdp.load_posterior(out / "posterior.nc")
+    assert post.settings["groups"][0]["dependence"]["dependent"] is True
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="dependence"' in page and 'id="companion"' in page
+    assert "Result not reliable" in page
