@@ -159,7 +159,7 @@ def write_gdp_report(
     Parameters
     ----------
     posterior : Posterior
-        From :func:`~bayes_dp.estimate_gdp` (``settings["model"] == "gdp"``).
+        From :func:`~bayes_dp.estimate_gdp` (a :class:`~bayes_dp.results.posterior.GdpPosterior`).
     path : str or path-like
         The HTML file; written under a temporary name and renamed when complete.
     title : str, optional
