@@ -18,17 +18,18 @@ A leaf of the package: it imports nothing of ``bayes_dp``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 #: Kernel family -> (module, function): the main kernel whose cache index tells whether the
 #: family was compiled before.
 MAIN_KERNELS = {
-    "exact": ("samplers.exact.chain", "advance"),
+    "exact": ("samplers.exact.chain", "advance_warm"),
     "mhaar": ("samplers.mhaar.chain", "run_chain"),
     "plan": ("samplers.exact.grid", "log_lik_points"),
 }
@@ -39,6 +40,10 @@ QUIET = False
 
 _lock = threading.RLock()
 _seen: set[str] = set()  # families already looked up (or compiled) in this process
+_everything = False  # set by every_kernel(): runs compile their fallbacks too
+#: What the last :meth:`Compiling.compile` of this process compiled: ``seconds`` and ``where``
+#: per kernel, ``workers``, ``wall`` (seconds); empty when it found everything cached.
+last_compile: dict = {}
 
 
 def kernel_cached(family: str) -> bool | None:
@@ -86,3 +91,84 @@ def mark_compiled(family: str) -> None:
     """Record that ``family`` was compiled in this process (no notice afterwards)."""
     with _lock:
         _seen.add(family)
+
+
+@contextlib.contextmanager
+def every_kernel() -> Iterator[None]:
+    """Within the block, a run compiles every kernel it could call, fallbacks included.
+
+    What :func:`bayes_dp.precompile` uses, so that no later run compiles anything.
+    """
+    global _everything
+    with _lock:
+        before, _everything = _everything, True
+    try:
+        yield
+    finally:
+        with _lock:
+            _everything = before
+
+
+class Compiling:
+    """The compile notice of one run: see :func:`compiling`."""
+
+    def __init__(self, family: str):
+        self.family = family
+        self.everything = _everything
+        self._t0: float | None = None
+        with _lock:
+            first = family not in _seen
+            _seen.add(family)
+        if first and kernel_cached(family) is False:
+            self._begin()
+
+    def _begin(self) -> None:
+        if self._t0 is None:
+            self._t0 = time.perf_counter()
+            if not (QUIET or self.everything):  # every_kernel(): precompile reports its steps
+                print(NOTICE, end=" ", file=sys.stderr, flush=True)
+
+    def compile(self, kernels) -> None:
+        """Compile ``kernels`` [(dispatcher, arguments)] that numba's cache lacks, side by side.
+
+        The first in this process, the others in worker processes on the spare cores
+        (:func:`samplers.numerics.parallel_compile.compile_all`); the notice is printed first
+        if it was not yet.
+        """
+        from samplers.numerics import parallel_compile as pc
+
+        sigs = [(k, pc.signature(args)) for k, args in kernels]
+        if all(pc.in_cache(k, sg) for k, sg in sigs):
+            return
+        self._begin()
+        t0 = time.perf_counter()
+        res = pc.compile_all(sigs)
+        res["wall"] = time.perf_counter() - t0
+        last_compile.clear()
+        last_compile.update(res)
+
+    def end(self) -> float | None:
+        """End the notice with its seconds, returned (None when none was printed)."""
+        if self._t0 is None:
+            return None
+        took = time.perf_counter() - self._t0
+        if not (QUIET or self.everything):
+            print(f"{took:.1f} s", file=sys.stderr, flush=True)
+        self._t0 = None
+        return took
+
+
+@contextlib.contextmanager
+def compiling(family: str) -> Iterator[Compiling]:
+    """Set up a run of ``family`` whose kernels are compiled where it says (not by a warm-up).
+
+    On entry, the first time in this process, a cold cache of the family's main kernel prints
+    :data:`NOTICE`; :meth:`Compiling.compile` compiles the kernels the run will call, with the
+    types it will call them with, using every core (and prints the notice if the cache lacked
+    some of them and it was not printed yet); the block's end ends the line with the seconds.
+    """
+    c = Compiling(family)
+    try:
+        yield c
+    finally:
+        c.end()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _progress
+from . import _first_run, _progress
 from ._first_run import compile_first
 from ._validation import check_positive_int, check_real
 from .evidence import Evidence
@@ -213,17 +213,39 @@ def run_exact(
 
     ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says.
     """
-    from samplers.exact.driver import ExactRun, starting_points
+    from samplers.exact.driver import ExactRun, chain_settings, run_kernels, starting_points
 
     from . import _arviz
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
-    compile_first("exact", lambda: warm_up(Exact(), _likelihoods(model)))
     allc = model.counts
     grp = model.base_group
     G = len(model.strengths)
     J = len(model.groups)
-    kmodel, corr, names, base_map = kernel_model(model)
+    with _first_run.compiling("exact") as comp:
+        kmodel, corr, names, base_map = kernel_model(model)
+        settings = chain_settings(
+            corr,
+            names,
+            tune=cfg.tune,
+            target_accept=cfg.sampler.target_accept,
+            store_ll=False,  # computed afterwards, thinned and per distinct base (_pointwise)
+        )
+        if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
+            # thousands of binomial bases: no table; the independence move proposes from the t
+            # fitted to the warm-up (docs/lira.md, "Mixing at scale")
+            settings = settings._replace(n_inner=0)
+        # the kernels this run calls, with its types, compiled side by side on a cold cache
+        comp.compile(
+            run_kernels(
+                kmodel,
+                corr,
+                names,
+                settings,
+                pointwise=cfg.log_likelihood,
+                everything=comp.everything,
+            )
+        )
     ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
     finite = ehat[np.isfinite(ehat) & (ehat > 0)]
     guess = float(np.median(finite)) if finite.size else 3.0
@@ -237,13 +259,10 @@ def run_exact(
         starts,
         tune=cfg.tune,
         target_accept=cfg.sampler.target_accept,
-        store_ll=False,  # computed afterwards, thinned and per distinct base (_pointwise)
+        store_ll=False,
         cores=cfg.cores,
     )
-    if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
-        # thousands of binomial bases: no table; the independence move proposes from the t
-        # fitted to the warm-up (docs/lira.md, "Mixing at scale")
-        run.settings = run.settings._replace(n_inner=0)
+    run.settings = settings
     draws = cfg.draws
     if cfg.max_time is None:
         budget = auto.max_time if draws is None else np.inf

@@ -75,7 +75,7 @@ def precompile(*, verbose: bool = False) -> dict[str, float]:
     if not isinstance(verbose, bool):
         raise TypeError(f"`verbose` must be True or False; found {verbose!r}")
     out = {}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _first_run.every_kernel():
         warnings.simplefilter("ignore")  # tiny runs: their convergence is not the point
         for name, (family, step) in _steps().items():
             _first_run.mark_compiled(family)  # compiled here: no notice in this process

@@ -25,7 +25,7 @@ from ..model.transforms import PriorZ
 from ..numerics.quadrature import gauss_legendre_table
 from . import chain as exact
 
-__all__ = ["ExactRun", "build_model", "LIK_BINOMIAL"]
+__all__ = ["ExactRun", "build_model", "chain_settings", "run_kernels", "LIK_BINOMIAL"]
 
 #: Seconds of work per chunk of one chain.
 CHUNK_SECONDS = 0.25
@@ -324,6 +324,86 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
     return starts
 
 
+def chain_settings(corr, names, *, tune, target_accept, store_ll) -> exact.Settings:
+    """Return the :class:`~samplers.exact.state.Settings` of chains on ``corr`` and ``names``.
+
+    What :class:`ExactRun` runs with (a caller may replace fields, e.g. ``n_inner=0``: no
+    table).
+    """
+    tune = int(tune)
+    n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
+    return exact.Settings(
+        tune=tune,
+        cov_start=tune // 4,
+        cov_end=tune // 2,
+        target_accept=float(target_accept),
+        ridge=n_free_s > 0,
+        n_inner=exact.N_INNER if corr is None else 0,
+        indep=True,
+        exact_every=exact.EXACT_EVERY,
+        exact_every_indep=exact.EXACT_EVERY_INDEP,
+        store_ll=bool(store_ll),
+    )
+
+
+def run_kernels(model, corr, names, settings, *, pointwise: bool, everything: bool = False):
+    """Return the kernels a run calls, each with arguments of the types it calls it with.
+
+    A list of (numba dispatcher, arguments), in the order of their first call: the log
+    posterior (the starting grid; every other kernel calls it), the warm-up, what the end of
+    the warm-up needs with ``settings`` (:func:`samplers.exact.chain.start_table`: the table's
+    build and the pilot of its proposal, or the fitted t's pilot), the pointwise log likelihood
+    (``pointwise``), then the draws. Left out unless ``everything``: the fallbacks a run
+    compiles only if a chain needs them (the fitted t's pilot and the table walk, when a table
+    is built and its proposal is piloted first). ``settings`` as :func:`chain_settings`.
+    """
+    from . import moves, table
+    from . import pointwise as pw
+
+    d = len(names)
+    state = exact.new_state(model, corr, np.zeros(d))
+    rng = np.random.default_rng(0)
+    w = exact.new_scratch(state)
+    stop = np.zeros(1, dtype=np.int64)
+    n_ll = model.b_grp.size if settings.store_ll else 0
+    n_llc = (0 if corr is None else corr.c_grp.size) if settings.store_ll else 0
+    out = exact.Draws(
+        z=np.zeros((1, d)),
+        ll_b=np.zeros((1, n_ll)),
+        ll_c=np.zeros((1, n_llc)),
+        acc=np.zeros((1, 3)),
+    )
+    with_table = settings.n_inner > 0 and corr is None
+    jobs = [
+        (exact.log_posterior, (state.z, model, corr, state.ll_b, state.ll_c)),
+        (exact.advance_warm, (state, model, corr, settings, rng, 1)),
+    ]
+    if with_table:
+        jobs.append((table.build_table, (state, model, stop)))
+        if settings.indep:
+            jobs.append((moves.choose_table_proposal, (state, model, corr, rng, w)))
+    if settings.indep and (everything or not with_table):
+        jobs.append((moves.choose_fitted, (state, model, corr, rng, w)))
+    if pointwise:
+        n_c = 0 if corr is None else corr.c_grp.size
+        jobs.append(
+            (
+                pw.fill_pointwise,
+                (
+                    np.zeros((1, d)),
+                    model,
+                    corr,
+                    np.zeros((1, model.b_grp.size)),
+                    np.zeros((1, n_c)),
+                ),
+            )
+        )
+    jobs.append((exact.advance_draws, (state, model, corr, settings, rng, 1, out, 0)))
+    if with_table and (everything or not settings.indep):
+        jobs.append((exact.advance_walk, (state, model, corr, settings, rng, 1, out, 0)))
+    return jobs
+
+
 @dataclass
 class _Chain:
     state: object
@@ -358,18 +438,8 @@ class ExactRun:
         self.corr = corr
         self.names = names
         self.tune = int(tune)
-        n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
-        self.settings = exact.Settings(
-            tune=self.tune,
-            cov_start=self.tune // 4,
-            cov_end=self.tune // 2,
-            target_accept=float(target_accept),
-            ridge=n_free_s > 0,
-            n_inner=exact.N_INNER if corr is None else 0,
-            indep=True,
-            exact_every=exact.EXACT_EVERY,
-            exact_every_indep=exact.EXACT_EVERY_INDEP,
-            store_ll=bool(store_ll),
+        self.settings = chain_settings(
+            corr, names, tune=tune, target_accept=target_accept, store_ll=store_ll
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)
