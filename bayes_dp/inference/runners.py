@@ -230,7 +230,7 @@ def run_exact(
             names,
             tune=cfg.tune,
             target_accept=cfg.sampler.target_accept,
-            store_ll=False,  # computed afterwards, thinned and per distinct base (inference.pointwise)
+            store_ll=False,  # computed afterwards, thinned, per distinct base (inference.pointwise)
         )
         if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
             # thousands of binomial bases: no table; the independence move proposes from the t
