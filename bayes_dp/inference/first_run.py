@@ -1,17 +1,23 @@
-"""Whether a run will compile numba's kernels, and one line on stderr when it does.
+"""Whether a run will compile numba's kernels, compiling them side by side, and the notice.
 
 The kernels in ``samplers/`` are compiled by numba on their first call and cached on disk
 (``cache=True``: in ``__pycache__`` next to their modules, or under ``NUMBA_CACHE_DIR``), so
-only the first run on a machine (or after the code changed) pays the compilation, tens of
-seconds. "First run" is read from numba's cache itself: before a family of kernels is first
-used in a process, :func:`compile_first` looks up the cache index of the family's main kernel
-(the function called from Python that runs the chains or the grid). When the index has no
-entry for the kernel's current source (missing, or stale after an upgrade), the run will
-compile: one line on stderr says so, the caller's warm-up compiles the kernels on tiny inputs
-(so that no progress bar interleaves), and the line ends with the seconds it took. A warm
-cache prints nothing. What it cannot see: a cache that holds the main kernel for one
-likelihood but not another (binomial runs before a first bivariate-normal one) compiles the
-rest without a notice; :func:`bayes_dp.precompile` covers every likelihood.
+only the first run on a machine (or after the code changed) pays the compilation. "First run"
+is read from numba's cache itself.
+
+The exact sampler (:func:`compiling`): its run lists the kernels it will call, with the numba
+types it will call them with (:func:`samplers.exact.driver.run_kernels`: only what its settings
+need; a fallback a chain may need, such as the table walk, compiles on first use). Those the
+cache lacks are compiled before the chains start, the first here and the others by worker
+processes on the spare cores at the same time (:mod:`samplers.numerics.parallel_compile`;
+``BAYES_DP_COMPILE_WORKERS`` caps them, 0: none). One line on stderr says so,
+:data:`NOTICE`, ended by the seconds it took. A warm cache prints nothing.
+
+MHAAR and the planner (:func:`compile_first`): before a family is first used in a process,
+the cache index of its main kernel is looked up; when it has no entry for the kernel's
+current source, the notice is printed and the caller's warm-up compiles the kernels on tiny
+inputs (a cache that holds the main kernel for one likelihood but not another compiles the
+rest without a notice). :func:`bayes_dp.precompile` compiles every kernel of every family.
 
 A leaf of the package: it imports nothing of ``bayes_dp``.
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import sys
 import threading
 import time
@@ -49,8 +56,11 @@ last_compile: dict = {}
 def kernel_cached(family: str) -> bool | None:
     """Return whether numba's cache holds the main kernel of ``family`` for its current source.
 
-    None when it cannot tell (a numba without these internals, caching off): then no notice.
+    None when it cannot tell (a numba without these internals, caching off, a family without
+    a main kernel): then no notice until a run finds kernels missing.
     """
+    if family not in MAIN_KERNELS:
+        return None
     module, name = MAIN_KERNELS[family]
     try:
         dispatcher = getattr(importlib.import_module(module), name)
@@ -109,6 +119,16 @@ def every_kernel() -> Iterator[None]:
             _everything = before
 
 
+def compile_workers() -> int | None:
+    """Return the worker processes a cold run may start to compile (None: the spare cores).
+
+    Read from the environment variable ``BAYES_DP_COMPILE_WORKERS`` (0: compile in the run's
+    own process only); unset or not a whole number >= 0, None.
+    """
+    value = os.environ.get("BAYES_DP_COMPILE_WORKERS", "").strip()
+    return int(value) if value.isdigit() else None
+
+
 class Compiling:
     """The compile notice of one run: see :func:`compiling`."""
 
@@ -142,7 +162,7 @@ class Compiling:
             return
         self._begin()
         t0 = time.perf_counter()
-        res = pc.compile_all(sigs)
+        res = pc.compile_all(sigs, workers=compile_workers())
         res["wall"] = time.perf_counter() - t0
         last_compile.clear()
         last_compile.update(res)
