@@ -349,13 +349,15 @@ def chain_settings(corr, names, *, tune, target_accept, store_ll) -> exact.Setti
 def run_kernels(model, corr, names, settings, *, pointwise: bool, everything: bool = False):
     """Return the kernels a run calls, each with arguments of the types it calls it with.
 
-    A list of (numba dispatcher, arguments), in the order of their first call: the log
-    posterior (the starting grid; every other kernel calls it), the warm-up, what the end of
-    the warm-up needs with ``settings`` (:func:`samplers.exact.chain.start_table`: the table's
-    build and the pilot of its proposal, or the fitted t's pilot), the pointwise log likelihood
-    (``pointwise``), then the draws. Left out unless ``everything``: the fallbacks a run
-    compiles only if a chain needs them (the fitted t's pilot and the table walk, when a table
-    is built and its proposal is piloted first). ``settings`` as :func:`chain_settings`.
+    A list of (numba dispatcher, arguments): the log posterior (the starting grid; every other
+    kernel calls it), the warm-up, what the end of the warm-up needs with ``settings``
+    (:func:`samplers.exact.chain.start_table`: the table's build and the pilot of its proposal,
+    or the fitted t's pilot), the draws and the pointwise log likelihood (``pointwise``), in an
+    order that lets two processes compile them side by side (the draws, which call the
+    warm-up's moves, after the warm-up's kernel has compiled them). Left out unless
+    ``everything``: the fallbacks a run compiles only if a chain needs them (the fitted t's
+    pilot and the table walk, when a table is built and its proposal is piloted first).
+    ``settings`` as :func:`chain_settings`.
     """
     from . import moves, table
     from . import pointwise as pw
@@ -374,33 +376,32 @@ def run_kernels(model, corr, names, settings, *, pointwise: bool, everything: bo
         acc=np.zeros((1, 3)),
     )
     with_table = settings.n_inner > 0 and corr is None
+    start = []  # what the end of the warm-up calls (chain.start_table)
+    if with_table:
+        start.append((table.build_table, (state, model, stop)))
+        if settings.indep:
+            start.append((moves.choose_table_proposal, (state, model, corr, rng, w)))
+    if settings.indep and (everything or not with_table):
+        start.append((moves.choose_fitted, (state, model, corr, rng, w)))
+    # the table walk's kernel when the table's proposal is not tried, else the other one
+    draws = [exact.advance_draws, exact.advance_walk]
+    if with_table and not settings.indep:
+        draws.reverse()
+    if not (everything and with_table):
+        draws = draws[:1]
+    draws = [(k, (state, model, corr, settings, rng, 1, out, 0)) for k in draws]
     jobs = [
         (exact.log_posterior, (state.z, model, corr, state.ll_b, state.ll_c)),
         (exact.advance_warm, (state, model, corr, settings, rng, 1)),
+        *start[:1],
+        *draws[:1],
+        *start[1:],
     ]
-    if with_table:
-        jobs.append((table.build_table, (state, model, stop)))
-        if settings.indep:
-            jobs.append((moves.choose_table_proposal, (state, model, corr, rng, w)))
-    if settings.indep and (everything or not with_table):
-        jobs.append((moves.choose_fitted, (state, model, corr, rng, w)))
     if pointwise:
         n_c = 0 if corr is None else corr.c_grp.size
-        jobs.append(
-            (
-                pw.fill_pointwise,
-                (
-                    np.zeros((1, d)),
-                    model,
-                    corr,
-                    np.zeros((1, model.b_grp.size)),
-                    np.zeros((1, n_c)),
-                ),
-            )
-        )
-    jobs.append((exact.advance_draws, (state, model, corr, settings, rng, 1, out, 0)))
-    if with_table and (everything or not settings.indep):
-        jobs.append((exact.advance_walk, (state, model, corr, settings, rng, 1, out, 0)))
+        z2, llb2, llc2 = np.zeros((1, d)), np.zeros((1, model.b_grp.size)), np.zeros((1, n_c))
+        jobs.append((pw.fill_pointwise, (z2, model, corr, llb2, llc2)))
+    jobs += draws[1:]
     return jobs
 
 
