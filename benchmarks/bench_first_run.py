@@ -142,7 +142,7 @@ def _child(case: str, kernels: bool) -> None:
     try:  # the compile report of this version (absent in earlier ones)
         from bayes_dp.inference import first_run
 
-        compiled = dict(first_run.last_compile)
+        compiled = dict(getattr(first_run, "last_compile", {}))
     except ImportError:
         pass
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -194,12 +194,13 @@ def main() -> None:
     p.add_argument("--workers", nargs="+", default=["auto"], help="'auto' or a number, each")
     p.add_argument("--code", nargs="*", default=[], help="other checkouts to run as well")
     p.add_argument("--kernels", action="store_true", help="per-kernel compile and run times")
+    p.add_argument("--skip-this", action="store_true", help="run only the --code checkouts")
     p.add_argument("--child", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
         _child(a.child, a.kernels)
         return
-    codes = [ROOT] + [Path(c).resolve() for c in a.code]
+    codes = ([] if a.skip_this else [ROOT]) + [Path(c).resolve() for c in a.code]
     print(f"machine: {os.cpu_count()} cores; python {sys.version.split()[0]}")
     print(
         f"{'case':>10} {'code':>12} {'workers':>7} {'run':>4} {'load avg (1/5/15 min)':>22} "

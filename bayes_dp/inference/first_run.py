@@ -40,8 +40,12 @@ MAIN_KERNELS = {
     "mhaar": ("samplers.mhaar.chain", "run_chain"),
     "plan": ("samplers.exact.grid", "log_lik_points"),
 }
-#: The line printed on a first run, before the compilation's time.
-NOTICE = "bayes-dp: compiling kernels (first run; cached afterwards) ..."
+#: The line printed on a first run, before the compilation's time. Its range: the quickstart's
+#: compile on 2 cores (``benchmarks/bench_first_run.py``, README "Compiling ahead").
+NOTICE = (
+    "bayes-dp: compiling kernels (first run only, ~25-30 s on 2 cores; "
+    "'bayes-dp precompile' does it ahead) ..."
+)
 #: Set by ``bayes-dp --quiet``: no notice on stderr.
 QUIET = False
 
