@@ -466,11 +466,18 @@ def warm_up(sampler: Exact | MHAAR, likelihoods) -> None:
     """Run ``sampler`` briefly on tiny counts of each likelihood: compiles its kernels.
 
     The runs go through :data:`SAMPLERS`, as real runs do (the exact sampler with the
-    pointwise log-likelihood), so they compile what real runs use.
+    pointwise log-likelihood), so they compile what real runs use; the exact sampler's binomial
+    also runs on bases of equal sizes (the block quadrature of score matrices).
     """
     counts = AttackCounts(fp=[3, 4], n_neg=20, fn=[9, 8], n_pos=20)
     cfg = SamplerSettings.build(sampler=sampler, chains=1, draws=20, tune=20)
     auto = AutoLength(20, 20, 2.0, 1.0, np.inf)
-    for lik in likelihoods:
-        model = Model.build(Evidence(counts, likelihood=lik, name="tiny"), delta=1e-5)
+    runs = [Evidence(counts, likelihood=lik, name="tiny") for lik in likelihoods]
+    if sampler.method == "exact" and "binomial" in likelihoods:
+        # binomial bases of equal sizes share one quadrature (blocks, another numba type), as
+        # a score matrix's targets do
+        blocks = AttackCounts(fp=list(range(5, 13)), n_neg=32, fn=list(range(12, 4, -1)), n_pos=32)
+        runs.append(Evidence(blocks, likelihood="binomial", name="blocks"))
+    for ev in runs:
+        model = Model.build(ev, delta=1e-5)
         SAMPLERS[sampler.method](model, cfg, np.random.default_rng(0), auto=auto)
