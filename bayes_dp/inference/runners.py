@@ -263,7 +263,7 @@ def run_exact(
         store_ll=False,
         cores=cfg.cores,
     )
-    run.settings = settings
+    run.settings = run.settings._replace(n_inner=settings.n_inner)  # no table at scale
     draws = cfg.draws
     if cfg.max_time is None:
         budget = auto.max_time if draws is None else np.inf
