@@ -225,7 +225,7 @@ def run_exact(
     J = len(model.groups)
     with first_run.compiling("exact") as comp:
         kmodel, corr, names, base_map = kernel_model(model)
-        settings = chain_settings(
+        chain_cfg = chain_settings(
             corr,
             names,
             tune=cfg.tune,
@@ -235,14 +235,14 @@ def run_exact(
         if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
             # thousands of binomial bases: no table; the independence move proposes from the t
             # fitted to the warm-up (docs/lira.md, "Mixing at scale")
-            settings = settings._replace(n_inner=0)
+            chain_cfg = chain_cfg._replace(n_inner=0)
         # the kernels this run calls, with its types, compiled side by side on a cold cache
         comp.compile(
             run_kernels(
                 kmodel,
                 corr,
                 names,
-                settings,
+                chain_cfg,
                 pointwise=cfg.log_likelihood,
                 everything=comp.everything,
             )
@@ -263,7 +263,7 @@ def run_exact(
         store_ll=False,
         cores=cfg.cores,
     )
-    run.settings = run.settings._replace(n_inner=settings.n_inner)  # no table at scale
+    run.settings = run.settings._replace(n_inner=chain_cfg.n_inner)  # no table at scale
     draws = cfg.draws
     if cfg.max_time is None:
         budget = auto.max_time if draws is None else np.inf

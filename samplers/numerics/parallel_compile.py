@@ -89,12 +89,15 @@ def compile_all(kernels, *, workers: int | None = None) -> dict:
     kernel name as measured by whichever process compiled it, ``where`` ("main" or
     "worker"), and ``workers`` (how many ran).
     """
-    todo = [(k, s) for k, s in kernels if not in_cache(k, s)]
+    cached = [in_cache(k, s) for k, s in kernels]
+    todo = [ks for ks, c in zip(kernels, cached, strict=True) if not c]
     out = {"seconds": {}, "where": {}, "workers": 0}
     if not todo:
         return out
     n_workers = (os.cpu_count() or 1) - 1 if workers is None else int(workers)
     n_workers = max(0, min(n_workers, len(todo) - 1))
+    if any(c is None for c in cached):  # no disk cache to share: workers would be in vain
+        n_workers = 0
     procs = []
     if n_workers:
         spec = [(*_name(k), s) for k, s in todo]
