@@ -7,8 +7,10 @@ neither sampler imports the other:
     Numerics that know nothing of the model: :mod:`~samplers.numerics.special` (SciPy's
     incomplete beta functions called from numba, log B, x log y, the logistic function),
     :mod:`~samplers.numerics.logsum` (log-sum-exp), :mod:`~samplers.numerics.quadrature`
-    (Gauss-Legendre), :mod:`~samplers.numerics.smallsort`, :mod:`~samplers.numerics.arrays` and
-    :mod:`~samplers.numerics.jit` (the options every kernel is compiled with).
+    (Gauss-Legendre), :mod:`~samplers.numerics.smallsort`, :mod:`~samplers.numerics.arrays`,
+    :mod:`~samplers.numerics.jit` (the options every kernel is compiled with) and
+    :mod:`~samplers.numerics.parallel_compile` (kernels compiled into the cache by worker
+    processes side by side).
 ``samplers.model``
     The model both samplers share: :mod:`~samplers.model.codes` (the integer codes the kernels
     switch on), :mod:`~samplers.model.densities` (priors of eps and s, the likelihood g of one

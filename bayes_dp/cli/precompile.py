@@ -41,9 +41,11 @@ def _steps() -> dict:
 def precompile(*, verbose: bool = False) -> dict[str, float]:
     """Compile every numba kernel once on tiny inputs, so that later runs start at once.
 
-    Runs each sampler briefly (the exact sampler with its pointwise log-likelihood, and MHAAR,
-    for every likelihood: binomial, bivariate normal, beta-binomial; MHAAR's integrated
-    latents) and the planner's grid, through the functions real runs use. That fills numba's
+    Runs each sampler briefly (the exact sampler with its pointwise log-likelihood and the
+    fallback moves a run compiles only when a chain needs them, and MHAAR, for every
+    likelihood: binomial, bivariate normal, beta-binomial; the exact binomial also on bases of
+    equal sizes, as a score matrix's; MHAAR's integrated latents) and the planner's grid,
+    through the functions real runs use. That fills numba's
     on-disk cache: ``__pycache__`` next to the kernels' modules, or ``NUMBA_CACHE_DIR`` when
     set. Use it when building a Docker image or a CI cache (``bayes-dp precompile`` does the
     same). Gaussian-DP and one-run posteriors (``estimate_gdp``, ``estimate_one_run``) use
@@ -75,7 +77,7 @@ def precompile(*, verbose: bool = False) -> dict[str, float]:
     if not isinstance(verbose, bool):
         raise TypeError(f"`verbose` must be True or False; found {verbose!r}")
     out = {}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), first_run.every_kernel():
         warnings.simplefilter("ignore")  # tiny runs: their convergence is not the point
         for name, (family, step) in _steps().items():
             first_run.mark_compiled(family)  # compiled here: no notice in this process

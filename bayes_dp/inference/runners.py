@@ -18,6 +18,7 @@ from bayes_dp.core.evidence import Evidence
 from bayes_dp.core.exceptions import TimeBudgetError
 from bayes_dp.core.observations import AttackCounts
 from bayes_dp.core.region import classical_epsilon
+from bayes_dp.inference import first_run
 from bayes_dp.inference.first_run import compile_first
 from bayes_dp.inference.model import Model
 from bayes_dp.inference.progress import Tracker
@@ -84,12 +85,40 @@ def sample_exact(
     ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says.
     """
     from bayes_dp.results import arviz_adapter
-    from samplers.exact.driver import ExactRun, draws_from_z, starting_points
+    from samplers.exact.driver import (
+        ExactRun,
+        chain_settings,
+        draws_from_z,
+        run_kernels,
+        starting_points,
+    )
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
-    compile_first("exact", lambda: warm_up(Exact(), _likelihoods(model)))
     allc = model.counts
-    kmodel, corr, names, base_map = kernel_model(model)
+    with first_run.compiling("exact") as comp:
+        kmodel, corr, names, base_map = kernel_model(model)
+        chain_cfg = chain_settings(
+            corr,
+            names,
+            tune=cfg.tune,
+            target_accept=cfg.sampler.target_accept,
+            store_ll=False,  # computed afterwards, thinned, per distinct base (inference.pointwise)
+        )
+        if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
+            # thousands of binomial bases: no table; the independence move proposes from the t
+            # fitted to the warm-up (docs/lira.md, "Mixing at scale")
+            chain_cfg = chain_cfg._replace(n_inner=0)
+        # the kernels this run calls, with its types, compiled side by side on a cold cache
+        comp.compile(
+            run_kernels(
+                kmodel,
+                corr,
+                names,
+                chain_cfg,
+                pointwise=cfg.log_likelihood,
+                everything=comp.everything,
+            )
+        )
     ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
     finite = ehat[np.isfinite(ehat) & (ehat > 0)]
     guess = float(np.median(finite)) if finite.size else 3.0
@@ -103,13 +132,10 @@ def sample_exact(
         starts,
         tune=cfg.tune,
         target_accept=cfg.sampler.target_accept,
-        store_ll=False,  # computed afterwards, thinned and per distinct base (inference.pointwise)
+        store_ll=False,
         cores=cfg.cores,
     )
-    if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
-        # thousands of binomial bases: no table; the independence move proposes from the t
-        # fitted to the warm-up (docs/lira.md, "Mixing at scale")
-        run.settings = run.settings._replace(n_inner=0)
+    run.settings = run.settings._replace(n_inner=chain_cfg.n_inner)  # no table at scale
     draws = cfg.draws
     if cfg.max_time is None:
         budget = auto.max_time if draws is None else np.inf
@@ -318,11 +344,18 @@ def warm_up(sampler: Exact | MHAAR, likelihoods) -> None:
     """Run ``sampler`` briefly on tiny counts of each likelihood: compiles its kernels.
 
     The runs go through :func:`run`, as real runs do (the exact sampler with the
-    pointwise log-likelihood), so they compile what real runs use.
+    pointwise log-likelihood), so they compile what real runs use; the exact sampler's binomial
+    also runs on bases of equal sizes (the block quadrature of score matrices).
     """
     counts = AttackCounts(fp=[3, 4], n_neg=20, fn=[9, 8], n_pos=20)
     cfg = SamplerSettings.build(sampler=sampler, chains=1, draws=20, tune=20)
     auto = AutoLength(20, 20, 2.0, 1.0, np.inf)
-    for lik in likelihoods:
-        model = Model.build(Evidence(counts, likelihood=lik, name="tiny"), delta=1e-5)
+    runs = [Evidence(counts, likelihood=lik, name="tiny") for lik in likelihoods]
+    if sampler.method == "exact" and "binomial" in likelihoods:
+        # binomial bases of equal sizes share one quadrature (blocks, another numba type), as
+        # a score matrix's targets do
+        blocks = AttackCounts(fp=list(range(5, 13)), n_neg=32, fn=list(range(12, 4, -1)), n_pos=32)
+        runs.append(Evidence(blocks, likelihood="binomial", name="blocks"))
+    for ev in runs:
+        model = Model.build(ev, delta=1e-5)
         run(model, cfg, np.random.default_rng(0), auto=auto)

@@ -99,6 +99,11 @@ __all__ = [
     "log_posterior",
     "build_table",
     "advance",
+    "advance_warm",
+    "advance_draws",
+    "advance_walk",
+    "start_table",
+    "new_scratch",
 ]
 
 
@@ -149,7 +154,18 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
     )
 
 
-@njit(**JIT)
+def new_scratch(state) -> Scratch:
+    """Scratch arrays for the kernels of one chain (their contents are written before read)."""
+    d = state.z.shape[0]
+    return Scratch(
+        zp=np.empty(d),
+        llb_p=np.empty(state.ll_b.shape[0]),
+        llc_p=np.empty(state.ll_c.shape[0]),
+        xi=np.empty(d),
+        yp=np.empty(d),
+    )
+
+
 def advance(state, M, C, cfg, rng, n_iter, out, row0, stop):
     """Advance one chain by ``n_iter`` iterations.
 
@@ -157,6 +173,12 @@ def advance(state, M, C, cfg, rng, n_iter, out, row0, stop):
     :class:`~samplers.exact.state.Draws`) from ``row0`` on (the per-base log likelihoods only
     with ``cfg.store_ll``); returns the next free row. ``stop[0]`` set interrupts the table's
     build (the iteration is then not begun).
+
+    The iterations run in kernels of their own, called from here in order: the warm-up
+    (:func:`advance_warm`), at its end the choice of the table move (:func:`start_table`, which
+    calls the table's build and pilots as it needs them), then the draws with the move chosen
+    (:func:`advance_walk` for the table walk, :func:`advance_draws` otherwise). Each kernel is
+    compiled on its first call only, so a run compiles the moves it makes and no other.
 
     After the warm-up, when the table of :mod:`samplers.exact.surrogate` could be built (binomial
     bases only, ``cfg.n_inner > 0``), each iteration makes a table move (the exact walk and
@@ -168,70 +190,34 @@ def advance(state, M, C, cfg, rng, n_iter, out, row0, stop):
     2001, Sec. 9.4.3). Both leave the exact posterior invariant; the table only decides how
     often they are accepted.
     """
-    d = state.z.shape[0]
-    w = Scratch(
-        zp=np.empty(d),
-        llb_p=np.empty(state.ll_b.shape[0]),
-        llc_p=np.empty(state.ll_c.shape[0]),
-        xi=np.empty(d),
-        yp=np.empty(d),
-    )
     if not state.lp[0] == state.lp[0]:  # nan: first call
         state.lp[0] = log_posterior(state.z, M, C, state.ll_b, state.ll_c)
-    n_free = 0
-    for k in range(M.s_z.shape[0]):
-        if M.s_z[k] >= 0:
-            n_free += 1
     row = row0
-    for _ in range(n_iter):
-        t = state.it[0]
-        warm = t < cfg.tune
+    left = int(n_iter)
+    while left > 0:
+        t = int(state.it[0])
+        if t < cfg.tune:
+            n = min(left, cfg.tune - t)
+            advance_warm(state, M, C, cfg, rng, n)
+            left -= n
+            continue
         if t == cfg.tune and state.sg_on[0] == 0:
-            if not _start_table(state, M, C, cfg, rng, stop, w):
+            if not start_table(state, M, C, cfg, rng, stop, new_scratch(state)):
                 # interrupted (stop[0] set): the iteration is not begun, no random number drawn
                 return row
-        # the exact walk and ridge moves: every iteration without a table, else every
-        # exact_every-th (a fixed schedule, so the chain stays time-homogeneous per cycle)
-        mode = state.sg_on[0]
-        every = cfg.exact_every_indep if mode >= TABLE_INDEP else cfg.exact_every
-        do_exact = warm or mode < TABLE_WALK or (t - cfg.tune) % every == 0
-        a_joint = -1.0
-        a_ridge = -1.0
-        if do_exact:
-            a_joint = walk_move(state, M, C, cfg, rng, t, warm, w)
-        if do_exact and cfg.ridge and n_free > 0:
-            a_ridge = ridge_move(state, M, C, cfg, rng, t, warm, w)
-        # 3. table move (after the warm-up, with a table or a fitted proposal)
-        a_table = -1.0
-        if not warm and mode >= TABLE_INDEP:
-            ok = indep_move(mode, state, M, C, rng, w)
-            a_table = 1.0 if ok else 0.0
-        if warm and t >= cfg.cov_end and C is not None and cfg.indep and state.fq.on[0] == 1:
-            # over-dispersed groups (no table): in the warm-up's second half the chain also
-            # proposes from the t fitted to its first half, so that the window the final
-            # proposal is fitted to (at t = tune) has mixed
-            indep_move(TABLE_FIT, state, M, C, rng, w)
-        if not warm and mode == TABLE_WALK:
-            a_table = table_walk_move(state, M, C, cfg, rng, w)
-        if warm and t >= cfg.cov_start and t < cfg.cov_end:
-            _measure_shape(state, C, cfg, t)
-        if warm and 2 * t >= cfg.tune:
-            _measure_window(state, M)
-        if not warm:
-            _record(state, row, a_joint, a_ridge, a_table, out, cfg.store_ll)
-            row += 1
-        state.it[0] = t + 1
+        kernel = advance_walk if state.sg_on[0] == TABLE_WALK else advance_draws
+        return kernel(state, M, C, cfg, rng, left, out, row)
     return row
 
 
-@njit(**JIT)
-def _start_table(state, M, C, cfg, rng, stop, w):
+def start_table(state, M, C, cfg, rng, stop, w) -> bool:
     """At the end of the warm-up, choose the table move: build the table, pilot its proposals.
 
     With binomial bases only (and ``cfg.n_inner > 0``) the table is built from the second half
-    of the warm-up; with ``cfg.indep`` its proposal is tried, then the t fitted to the warm-up.
-    ``state.sg_on[0]`` ends as one of the TABLE_* modes. Returns False when a Ctrl-C (stop[0]
-    set) interrupted the table's build.
+    of the warm-up (:func:`~samplers.exact.table.build_table`); with ``cfg.indep`` its proposal
+    is tried, then the t fitted to the warm-up. ``state.sg_on[0]`` ends as one of the TABLE_*
+    modes. Returns False when a Ctrl-C (stop[0] set) interrupted the table's build. Each step
+    is a kernel of its own, compiled when a chain first needs it (:func:`needed_kernels`).
     """
     if cfg.n_inner > 0 and C is None:
         if not build_table(state, M, stop):
@@ -244,6 +230,119 @@ def _start_table(state, M, C, cfg, rng, stop, w):
         if state.sg_on[0] == 0:
             state.sg_on[0] = TABLE_NONE
     return True
+
+
+@njit(**JIT)
+def _n_free(M):
+    n_free = 0
+    for k in range(M.s_z.shape[0]):
+        if M.s_z[k] >= 0:
+            n_free += 1
+    return n_free
+
+
+@njit(**JIT)
+def advance_warm(state, M, C, cfg, rng, n_iter):
+    """Run ``n_iter`` warm-up iterations (all before ``cfg.tune``).
+
+    The tuned walk and ridge moves, the windows that shape the walk and box the table, and with
+    over-dispersed groups the fitted t's move in the warm-up's second half.
+    """
+    w = Scratch(
+        zp=np.empty(state.z.shape[0]),
+        llb_p=np.empty(state.ll_b.shape[0]),
+        llc_p=np.empty(state.ll_c.shape[0]),
+        xi=np.empty(state.z.shape[0]),
+        yp=np.empty(state.z.shape[0]),
+    )
+    n_free = _n_free(M)
+    for _ in range(n_iter):
+        t = state.it[0]
+        warm = t < cfg.tune  # True; a computed value, not a literal: the moves compile once
+        walk_move(state, M, C, cfg, rng, t, warm, w)
+        if cfg.ridge and n_free > 0:
+            ridge_move(state, M, C, cfg, rng, t, warm, w)
+        if t >= cfg.cov_end and C is not None and cfg.indep and state.fq.on[0] == 1:
+            # over-dispersed groups (no table): in the warm-up's second half the chain also
+            # proposes from the t fitted to its first half, so that the window the final
+            # proposal is fitted to (at t = tune) has mixed
+            indep_move(TABLE_FIT, state, M, C, rng, w)
+        if t >= cfg.cov_start and t < cfg.cov_end:
+            _measure_shape(state, C, cfg, t)
+        if 2 * t >= cfg.tune:
+            _measure_window(state, M)
+        state.it[0] = t + 1
+
+
+@njit(**JIT)
+def advance_draws(state, M, C, cfg, rng, n_iter, out, row0):
+    """Run ``n_iter`` iterations after the warm-up; return the next free row of ``out``.
+
+    Draws are stored from row ``row0`` of ``out``. The mode (``state.sg_on[0]``) is not the
+    table walk: the independence move (table's proposal or fitted t) each iteration, the exact
+    walk and ridge every ``cfg.exact_every_indep``-th; or, with no such move, the exact moves
+    every iteration.
+    """
+    w = Scratch(
+        zp=np.empty(state.z.shape[0]),
+        llb_p=np.empty(state.ll_b.shape[0]),
+        llc_p=np.empty(state.ll_c.shape[0]),
+        xi=np.empty(state.z.shape[0]),
+        yp=np.empty(state.z.shape[0]),
+    )
+    n_free = _n_free(M)
+    mode = state.sg_on[0]
+    row = row0
+    for _ in range(n_iter):
+        t = state.it[0]
+        do_exact = mode < TABLE_WALK or (t - cfg.tune) % cfg.exact_every_indep == 0
+        warm = t < cfg.tune  # False (see advance_warm)
+        a_joint = -1.0
+        a_ridge = -1.0
+        if do_exact:
+            a_joint = walk_move(state, M, C, cfg, rng, t, warm, w)
+        if do_exact and cfg.ridge and n_free > 0:
+            a_ridge = ridge_move(state, M, C, cfg, rng, t, warm, w)
+        a_table = -1.0
+        if mode >= TABLE_INDEP:
+            ok = indep_move(mode, state, M, C, rng, w)
+            a_table = 1.0 if ok else 0.0
+        _record(state, row, a_joint, a_ridge, a_table, out, cfg.store_ll)
+        row += 1
+        state.it[0] = t + 1
+    return row
+
+
+@njit(**JIT)
+def advance_walk(state, M, C, cfg, rng, n_iter, out, row0):
+    """As :func:`advance_draws`, for the table walk (``state.sg_on[0]`` TABLE_WALK).
+
+    The table walk each iteration, the exact walk and ridge every ``cfg.exact_every``-th.
+    """
+    w = Scratch(
+        zp=np.empty(state.z.shape[0]),
+        llb_p=np.empty(state.ll_b.shape[0]),
+        llc_p=np.empty(state.ll_c.shape[0]),
+        xi=np.empty(state.z.shape[0]),
+        yp=np.empty(state.z.shape[0]),
+    )
+    n_free = _n_free(M)
+    row = row0
+    for _ in range(n_iter):
+        t = state.it[0]
+        do_exact = (t - cfg.tune) % cfg.exact_every == 0
+        warm = t < cfg.tune  # False (see advance_warm)
+        a_joint = -1.0
+        a_ridge = -1.0
+        if do_exact:
+            a_joint = walk_move(state, M, C, cfg, rng, t, warm, w)
+        if do_exact and cfg.ridge and n_free > 0:
+            a_ridge = ridge_move(state, M, C, cfg, rng, t, warm, w)
+        a_table = table_walk_move(state, M, C, cfg, rng, w)
+        _record(state, row, a_joint, a_ridge, a_table, out, cfg.store_ll)
+        row += 1
+        state.it[0] = t + 1
+    return row
 
 
 @njit(**JIT)

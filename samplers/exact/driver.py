@@ -26,7 +26,7 @@ from ..model.transforms import PriorZ
 from ..numerics.quadrature import gauss_legendre_table
 from . import chain as exact
 
-__all__ = ["ExactRun", "build_model", "LIK_BINOMIAL"]
+__all__ = ["ExactRun", "build_model", "chain_settings", "run_kernels", "LIK_BINOMIAL"]
 
 #: Seconds of work per chunk of one chain.
 CHUNK_SECONDS = 0.25
@@ -361,6 +361,87 @@ def draws_from_z(z, names, n_strengths, g_tau, g_tau_free, grp, n_neg, n_pos):
     return {"eps": np.exp(z[:, :, 0]), "s": s_out, "tau": tau_out, "rho": rho_out}
 
 
+def chain_settings(corr, names, *, tune, target_accept, store_ll) -> exact.Settings:
+    """Return the :class:`~samplers.exact.state.Settings` of chains on ``corr`` and ``names``.
+
+    What :class:`ExactRun` runs with (a caller may replace fields, e.g. ``n_inner=0``: no
+    table).
+    """
+    tune = int(tune)
+    n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
+    return exact.Settings(
+        tune=tune,
+        cov_start=tune // 4,
+        cov_end=tune // 2,
+        target_accept=float(target_accept),
+        ridge=n_free_s > 0,
+        n_inner=exact.N_INNER if corr is None else 0,
+        indep=True,
+        exact_every=exact.EXACT_EVERY,
+        exact_every_indep=exact.EXACT_EVERY_INDEP,
+        store_ll=bool(store_ll),
+    )
+
+
+def run_kernels(model, corr, names, settings, *, pointwise: bool, everything: bool = False):
+    """Return the kernels a run calls, each with arguments of the types it calls it with.
+
+    A list of (numba dispatcher, arguments): the log posterior (the starting grid; every other
+    kernel calls it), the warm-up, what the end of the warm-up needs with ``settings``
+    (:func:`samplers.exact.chain.start_table`: the table's build and the pilot of its proposal,
+    or the fitted t's pilot), the draws and the pointwise log likelihood (``pointwise``), in an
+    order that lets two processes compile them side by side (the draws, which call the
+    warm-up's moves, after the warm-up's kernel has compiled them). Left out unless
+    ``everything``: the fallbacks a run compiles only if a chain needs them (the fitted t's
+    pilot and the table walk, when a table is built and its proposal is piloted first).
+    ``settings`` as :func:`chain_settings`.
+    """
+    from . import moves, table
+    from . import pointwise as pw
+
+    d = len(names)
+    state = exact.new_state(model, corr, np.zeros(d))
+    rng = np.random.default_rng(0)
+    w = exact.new_scratch(state)
+    stop = np.zeros(1, dtype=np.int64)
+    n_ll = model.b_grp.size if settings.store_ll else 0
+    n_llc = (0 if corr is None else corr.c_grp.size) if settings.store_ll else 0
+    out = exact.Draws(
+        z=np.zeros((1, d)),
+        ll_b=np.zeros((1, n_ll)),
+        ll_c=np.zeros((1, n_llc)),
+        acc=np.zeros((1, 3)),
+    )
+    with_table = settings.n_inner > 0 and corr is None
+    start = []  # what the end of the warm-up calls (chain.start_table)
+    if with_table:
+        start.append((table.build_table, (state, model, stop)))
+        if settings.indep:
+            start.append((moves.choose_table_proposal, (state, model, corr, rng, w)))
+    if settings.indep and (everything or not with_table):
+        start.append((moves.choose_fitted, (state, model, corr, rng, w)))
+    # the table walk's kernel when the table's proposal is not tried, else the other one
+    draws = [exact.advance_draws, exact.advance_walk]
+    if with_table and not settings.indep:
+        draws.reverse()
+    if not (everything and with_table):
+        draws = draws[:1]
+    draws = [(k, (state, model, corr, settings, rng, 1, out, 0)) for k in draws]
+    jobs = [
+        (exact.log_posterior, (state.z, model, corr, state.ll_b, state.ll_c)),
+        (exact.advance_warm, (state, model, corr, settings, rng, 1)),
+        *start[:1],
+        *draws[:1],
+        *start[1:],
+    ]
+    if pointwise:
+        n_c = 0 if corr is None else corr.c_grp.size
+        z2, llb2, llc2 = np.zeros((1, d)), np.zeros((1, model.b_grp.size)), np.zeros((1, n_c))
+        jobs.append((pw.fill_pointwise, (z2, model, corr, llb2, llc2)))
+    jobs += draws[1:]
+    return jobs
+
+
 @dataclass
 class _Chain:
     state: object
@@ -395,18 +476,8 @@ class ExactRun:
         self.corr = corr
         self.names = names
         self.tune = int(tune)
-        n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
-        self.settings = exact.Settings(
-            tune=self.tune,
-            cov_start=self.tune // 4,
-            cov_end=self.tune // 2,
-            target_accept=float(target_accept),
-            ridge=n_free_s > 0,
-            n_inner=exact.N_INNER if corr is None else 0,
-            indep=True,
-            exact_every=exact.EXACT_EVERY,
-            exact_every_indep=exact.EXACT_EVERY_INDEP,
-            store_ll=bool(store_ll),
+        self.settings = chain_settings(
+            corr, names, tune=tune, target_accept=target_accept, store_ll=store_ll
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)

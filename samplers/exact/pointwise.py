@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+from ..numerics.arrays import copy_into
 from ..numerics.jit import JIT
 from . import chain as exact
 
@@ -40,8 +41,8 @@ def fill_pointwise(z, M, C, out_b, out_c):
             out_b[r, :] = -math.inf
             out_c[r, :] = -math.inf
             continue
-        out_b[r, :] = llb
-        out_c[r, :] = llc
+        copy_into(out_b[r], llb)
+        copy_into(out_c[r], llc)
     return n_bad
 
 

@@ -121,3 +121,54 @@ def test_planner_notice_with_its_real_kernel(tmp_path):
     assert second.returncode == 0, second.stderr
     assert first_run.NOTICE not in second.stderr
     assert first.stdout == second.stdout
+
+
+def test_compiling_prints_the_notice_when_kernels_are_missing(tmp_path):
+    """``compiling``: a run whose kernels the cache lacks prints the notice once, ended by its
+    seconds; a second process on the same cache prints nothing and compiles nothing."""
+    (tmp_path / "tiny_pair.py").write_text(
+        textwrap.dedent(
+            """
+            from numba import njit
+
+            @njit(cache=True)
+            def one(x):
+                return 2.0 * x
+
+            @njit(cache=True)
+            def two(x):
+                return one(x) + 1.0
+            """
+        )
+    )
+    code = textwrap.dedent(
+        """
+        import os
+
+        os.environ["BAYES_DP_COMPILE_WORKERS"] = "1"  # whatever the cores
+        from bayes_dp.inference import first_run
+        import tiny_pair
+
+        with first_run.compiling("pair") as c:
+            c.compile([(tiny_pair.one, (1.0,)), (tiny_pair.two, (1.0,))])
+        print(tiny_pair.two(1.0), len(first_run.last_compile.get("where", {})))
+        """
+    )
+    cache = tmp_path / "cache"
+    first = _run(code, cache, extra_path=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["3.0", "2"]
+    lines = [ln for ln in first.stderr.splitlines() if first_run.NOTICE in ln]
+    assert len(lines) == 1 and lines[0].endswith(" s"), first.stderr
+    second = _run(code, cache, extra_path=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split() == ["3.0", "0"]
+    assert first_run.NOTICE not in second.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("", None), ("0", 0), ("3", 3), ("-1", None), ("many", None)]
+)
+def test_compile_workers_from_the_environment(monkeypatch, value, expected):
+    monkeypatch.setenv("BAYES_DP_COMPILE_WORKERS", value)
+    assert first_run.compile_workers() == expected
