@@ -19,7 +19,7 @@ from ._first_run import compile_first
 from ._validation import check_positive_int, check_real
 from .evidence import Evidence
 from .exceptions import TimeBudgetError
-from .likelihoods import rho_max
+from .likelihoods import KAPPA_MIN, KAPPA_PRIOR, PI_PRIOR, rho_max
 from .model import Model
 from .observations import AttackCounts
 from .region import classical_epsilon
@@ -197,6 +197,11 @@ def kernel_model(model: Model):
         eps_prior=prior.eps._code(),
         s_prior=(s_code[1], s_code[2]) if not prior.s_fixed else (1.0, 1.0),
         tau_prior=(prior.tau.a, prior.tau.b),
+        g_pi=kg["pi_start"],
+        g_kappa=kg["kappa_start"],
+        g_pi_free=kg["pi_free"],
+        g_kappa_free=kg["kappa_free"],
+        mix_prior=(*PI_PRIOR, *KAPPA_PRIOR, float(np.log(KAPPA_MIN))),
     )
 
 
@@ -320,14 +325,16 @@ def run_exact(
     s_out = np.full(z.shape[:2] + (G,), np.nan)
     tau_out = np.full(z.shape[:2] + (J,), np.nan)
     rho_out = np.full(z.shape[:2] + (J,), np.nan)
+    pi_out = np.full(z.shape[:2] + (J,), np.nan)
+    kappa_out = np.full(z.shape[:2] + (J,), np.nan)
+    unit = {"s": s_out, "tau": tau_out, "pi": pi_out, "kappa": kappa_out}
     for a, nm in enumerate(names):
         if nm == "eps":
             continue
         kind, k = nm
-        if kind == "s":
-            s_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
-        elif kind == "tau":
-            tau_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+        if kind in unit:
+            unit[kind][:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+    kappa_out = np.exp(kappa_out * np.log(KAPPA_MIN))  # the coordinate is u, kappa_min^u
     for a, nm in enumerate(names):
         if nm != "eps" and nm[0] == "rho":
             # rho = rho_max(tau) tanh(z): the sampler's coordinate is unbounded
@@ -338,7 +345,7 @@ def run_exact(
             n0 = allc.n_neg[rows][:, None, None]
             n1 = allc.n_pos[rows][:, None, None]
             rho_out[:, :, j] = rho_max(tj, n0, n1).min(axis=0) * np.tanh(z[:, :, a])
-    out.update(s=s_out, tau=tau_out, rho=rho_out, accept=res["acc"])
+    out.update(s=s_out, tau=tau_out, rho=rho_out, pi=pi_out, kappa=kappa_out, accept=res["acc"])
     out["scales"] = np.exp(res["log_scale"])
     out["log_lik"] = None
     if cfg.log_likelihood:

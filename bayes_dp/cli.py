@@ -338,7 +338,7 @@ def _folder_groups(args, log) -> list:
 
 
 def _score_groups(args, log, data=None, side: str = "auto") -> list:
-    """Cross-fed counts from a score file, as one binomial Evidence group (docs/lira.md).
+    """Cross-fed counts from a score file, as one Evidence group (exposure mixture; docs/lira.md).
 
     ``data`` = (scores, keep) replaces the file; ``side`` is the offline test's side.
     """

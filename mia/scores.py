@@ -104,7 +104,7 @@ class ScoreMatrixCounts:
         )
 
     def to_evidence(
-        self, *, name: str = "lira", likelihood: str = "binomial", **kwargs
+        self, *, name: str = "lira", likelihood: str = "exposure_mixture", **kwargs
     ) -> Evidence:
         """Return the counts as a :class:`bayes_dp.Evidence` group.
 
@@ -112,13 +112,17 @@ class ScoreMatrixCounts:
         ----------
         name : str
             Name of the group.
-        likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
-            ``"binomial"`` (the default) treats the held-out decisions of a target as
-            independent. ``"bivariate_normal"`` (paper eq. 7, with tau and rho inferred unless
-            fixed with ``fix``) was the default before: on LiRA-like score matrices, where most
-            targets are barely exposed, its posterior has a dominant mode at eps ~ 0 that the
-            exact discrete likelihoods do not have (``docs/lira.md``, "Which likelihood for a
-            score matrix").
+        likelihood : {"exposure_mixture", "binomial", "bivariate_normal", "beta_binomial"}
+            ``"exposure_mixture"`` (the default): binomial decisions, and each target is
+            exposed (its error point uniform on the band R_s(eps, delta)) with probability pi,
+            else unexposed (uniform on R(kappa eps, delta), kappa < 1), pi and kappa sampled.
+            Targets that show nothing are then explained by the unexposed component and no
+            longer pull eps towards 0; the lower end of eps comes from the exposed targets
+            (``docs/lira.md``, "The exposure mixture"). ``"binomial"`` (the default before)
+            puts every target's error point in the band R_s(eps, delta): on score matrices where
+            most targets show nothing, those pull eps down. ``"bivariate_normal"`` (paper
+            eq. 7, tau and rho inferred unless fixed with ``fix``) has a dominant mode at
+            eps ~ 0 there (``docs/lira.md``, "Which likelihood for a score matrix").
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``).
 
@@ -131,9 +135,9 @@ class ScoreMatrixCounts:
         >>> scores, keep = simulate_score_matrix(16, 4, mu=2.0, seed=0)
         >>> res = counts_from_score_matrix(scores, keep, alpha=0.1)
         >>> res.to_evidence().likelihood
+        'exposure_mixture'
+        >>> res.to_evidence(likelihood="binomial").likelihood  # the default before
         'binomial'
-        >>> res.to_evidence(likelihood="bivariate_normal").likelihood  # the old default
-        'bivariate_normal'
         """
         return Evidence(self.counts, likelihood=likelihood, name=name, **kwargs)
 
@@ -293,8 +297,8 @@ def counts_from_score_matrix(
     decisions of different targets, because the same models score all targets. Measured by
     simulation, the false-positive count of a target is less dispersed than a binomial and the
     false-negative count more (about twice the binomial variance with 32 models a side), and the
-    two are weakly correlated; ``to_evidence`` uses the binomial likelihood by default, for the
-    reasons given in ``docs/lira.md`` ("Which likelihood for a score matrix").
+    two are weakly correlated; ``to_evidence`` uses binomial decisions with the exposure mixture
+    by default, for the reasons given in ``docs/lira.md`` ("The exposure mixture").
 
     Examples
     --------
@@ -303,7 +307,7 @@ def counts_from_score_matrix(
     >>> res.counts.n_neg.tolist(), res.counts.n_pos.tolist()
     ([8, 8, 8, 8], [8, 8, 8, 8])
     >>> res.to_evidence(name="lira").likelihood
-    'binomial'
+    'exposure_mixture'
     """
     arr = _check_scores(scores)
     k = _check_keep(keep, arr.shape[:2])

@@ -19,7 +19,12 @@ import numpy as np
 from ..model.band_quadrature import QUAD_NODES
 from ..model.binomial import binomial_bases
 from ..model.binomial_block import make_blocks
-from ..model.codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
+from ..model.codes import (
+    LIK_BETA_BINOMIAL,
+    LIK_BINOMIAL,
+    LIK_BIVARIATE_NORMAL,
+    LIK_EXPOSURE_MIXTURE,
+)
 from ..model.params import aux_params
 from ..model.transforms import PriorZ
 from ..numerics.quadrature import gauss_legendre_table
@@ -101,6 +106,11 @@ def build_model(
     eps_prior,
     s_prior,
     tau_prior,
+    g_pi=None,
+    g_kappa=None,
+    g_pi_free=None,
+    g_kappa_free=None,
+    mix_prior=(1.0, 1.0, 1.0, 1.0, -34.538776394910684),
 ):
     """Build the :class:`samplers.exact.chain.Model` of validated arrays, and the layout of z.
 
@@ -116,19 +126,26 @@ def build_model(
     s_fixed : sequence (G,)
         Fixed value of each strength variable, or nan where it is free.
     eps_prior : (kind, p1, p2); s_prior : (a, b); tau_prior : (a, b).
+    g_pi, g_kappa : sequences (J,), optional
+        Starting or fixed values of pi and kappa of the exposure-mixture groups
+        (``LIK_EXPOSURE_MIXTURE``; ignored for the others); g_pi_free, g_kappa_free say which
+        are free (default: free). mix_prior : (pi_a, pi_b, u_a, u_b, log kappa_min): pi ~ Beta(pi_a,
+        pi_b) and kappa = kappa_min^u, u ~ Beta(u_a, u_b) (default: kappa log-uniform on
+        (1e-15, 1)); a free kappa's coordinate of z is logit u.
 
     Returns
     -------
     model, corr, names, base_map : the model, its over-dispersed bases
     (:class:`samplers.exact.chain.Corr`
-    or None), the names of the coordinates of z (``"eps"``,
-    ``("s", k)``, ``("tau", j)``, ``("rho", j)``) and, per base, (kind, index) with kind 0 for a
-    distinct binomial base, 1 for a distinct over-dispersed row.
+    or None), the names of the coordinates of z (``"eps"``, ``("s", k)``, ``("tau", j)``,
+    ``("rho", j)``, ``("pi", j)``, ``("kappa", j)``) and, per base, (kind, index) with kind 0
+    for a distinct binomial base, 1 for a distinct over-dispersed row.
     """
     fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.int64) for v in (fp, n_neg, fn, n_pos))
     grp = np.asarray(grp, dtype=np.int64)
     g_lik = np.asarray(g_lik, dtype=np.int64)
-    is_bin = g_lik[grp] == LIK_BINOMIAL
+    # the exposure mixture's bases are binomial bases (the mixture is in the prior of the rates)
+    is_bin = (g_lik[grp] == LIK_BINOMIAL) | (g_lik[grp] == LIK_EXPOSURE_MIXTURE)
     # distinct binomial bases and distinct over-dispersed rows (group, counts), each with its
     # multiplicity: LiRA's cross-fed counts repeat a few hundred (fp, fn) pairs over thousands
     # of targets, and each distinct row is evaluated once
@@ -172,6 +189,21 @@ def build_model(
         if g_rho_free[j]:
             g_rho_z[j] = len(names)
             names.append(("rho", j))
+    g_mix = (g_lik == LIK_EXPOSURE_MIXTURE).astype(np.int64)
+    g_pi = np.full(J, 0.5) if g_pi is None else np.asarray(g_pi, dtype=np.float64)
+    g_kappa = np.full(J, 0.1) if g_kappa is None else np.asarray(g_kappa, dtype=np.float64)
+    g_pi_free = np.ones(J, bool) if g_pi_free is None else np.asarray(g_pi_free, bool)
+    g_kappa_free = np.ones(J, bool) if g_kappa_free is None else np.asarray(g_kappa_free, bool)
+    g_pi_z = np.full(J, -1, dtype=np.int64)
+    g_kap_z = np.full(J, -1, dtype=np.int64)
+    for j in range(J):
+        if g_mix[j] and g_pi_free[j]:
+            g_pi_z[j] = len(names)
+            names.append(("pi", j))
+    for j in range(J):
+        if g_mix[j] and g_kappa_free[j]:
+            g_kap_z[j] = len(names)
+            names.append(("kappa", j))
     XG, WG = gauss_legendre_table(QUAD_NODES)
     corr = None
     if n_c:
@@ -214,6 +246,13 @@ def build_model(
         ),
         tau_a=float(tau_prior[0]),
         tau_b=float(tau_prior[1]),
+        g_mix=g_mix,
+        g_pi_z=g_pi_z,
+        g_kap_z=g_kap_z,
+        g_pi=g_pi,
+        g_kap=g_kappa,
+        mix_prior=np.asarray(mix_prior, dtype=np.float64),
+        n_mix=int(g_mix.sum()),
     )
     return model, corr, names, base_map
 
@@ -268,11 +307,19 @@ def start_model(model):
     )
 
 
+#: Values of the exposure mixture's free pi and kappa that the starting grid crosses: kappa
+#: spans an unexposed region of constant width delta (kappa eps << delta, where targets that
+#: show nothing have their largest likelihood) to one as wide as half of R(eps, delta).
+START_PI = (0.05, 0.5, 0.95)
+START_KAPPA = (1e-7, 1e-3, 0.5)
+
+
 def starting_points(model, corr, names, rng, chains, eps_guess):
     """Dispersed starting points near the best point of a coarse grid.
 
     The grid crosses eps (geometric, around ``eps_guess`` and out to 60) with a common value of
-    the free strengths, evaluated on :func:`start_model`; the chains start at the best point
+    the free strengths (and of the exposure mixture's pi and kappa, :data:`START_PI`,
+    :data:`START_KAPPA`), evaluated on :func:`start_model`; the chains start at the best point
     plus N(0, 0.3^2) noise in z (kept only where the full log posterior is finite). A chain
     that starts far out on a flat tail could take the whole warm-up to find the mode, and one
     that starts where a base has likelihood zero could not move at all.
@@ -283,6 +330,12 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
     for a, nm in enumerate(names):
         if nm != "eps" and nm[0] == "rho":
             z[a] = 0.0
+        elif nm != "eps" and nm[0] == "pi":
+            v = float(model.g_pi[nm[1]])
+            z[a] = np.log(v / (1.0 - v))
+        elif nm != "eps" and nm[0] == "kappa":
+            u = np.log(float(model.g_kap[nm[1]])) / model.mix_prior[4]
+            z[a] = np.log(u / (1.0 - u))
         elif nm != "eps" and nm[0] == "tau":
             # the model's starting tau (0.05 unless a fixed rho needs a larger one)
             t = float(model.g_tau[nm[1]])
@@ -292,14 +345,26 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
     )
     s_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "s"]
     s_grid = [0.05, 0.3, 0.6, 0.85, 0.95, 0.99] if s_free else [0.5]
+    # the exposure mixture: a common pi and kappa of the free ones, crossed with (eps, s)
+    pi_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "pi"]
+    kap_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "kappa"]
+    pi_grid = START_PI if pi_free else [None]
+    kap_grid = START_KAPPA if kap_free else [None]
     points = []
     for e in eps_grid:
         for sv in s_grid:
-            zz = z.copy()
-            zz[0] = np.log(e)
-            for a in s_free:
-                zz[a] = np.log(sv / (1.0 - sv))
-            points.append(zz)
+            for pv in pi_grid:
+                for kv in kap_grid:
+                    zz = z.copy()
+                    zz[0] = np.log(e)
+                    for a in s_free:
+                        zz[a] = np.log(sv / (1.0 - sv))
+                    for a in pi_free:
+                        zz[a] = np.log(pv / (1.0 - pv))
+                    for a in kap_free:
+                        u = np.log(kv) / model.mix_prior[4]
+                        zz[a] = np.log(u / (1.0 - u))
+                    points.append(zz)
     # the kernels release the GIL: the grid's points (far-out ones cost most) in parallel
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         values = list(pool.map(lambda zz: _log_post(grid_model, corr, zz), points))
@@ -365,7 +430,7 @@ class ExactRun:
             cov_end=self.tune // 2,
             target_accept=float(target_accept),
             ridge=n_free_s > 0,
-            n_inner=exact.N_INNER if corr is None else 0,
+            n_inner=exact.N_INNER if corr is None and model.n_mix == 0 else 0,
             indep=True,
             exact_every=exact.EXACT_EVERY,
             exact_every_indep=exact.EXACT_EVERY_INDEP,
