@@ -15,7 +15,7 @@ sampling separately, compilation on first use included), its peak resident memor
 r_hat and smallest bulk/tail ESS over the variables, and the 90% interval of eps. Nothing is
 written into the repository.
 
-    python benchmarks/bench_lira_scale.py                                 # 64 x 1,000, binomial
+    python benchmarks/bench_lira_scale.py                         # 64 x 1,000, exposure mixture
     python benchmarks/bench_lira_scale.py --sizes 64x1000 64x10000 --likelihood binomial
     python benchmarks/bench_lira_scale.py --sizes 64x50000 256x50000 --halves independent
     python benchmarks/bench_lira_scale.py --likelihood bivariate_normal --max-time 300
@@ -32,7 +32,7 @@ import time
 
 SIZES = ("64x1000", "64x10000", "64x50000", "256x50000")
 HALVES = ("balanced", "independent")
-LIKELIHOODS = ("binomial", "bivariate_normal")
+LIKELIHOODS = ("exposure_mixture", "binomial", "bivariate_normal")
 
 
 def simulate(n_models: int, n_targets: int, halves: str, seed: int):
@@ -105,7 +105,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", nargs="+", choices=SIZES, default=["64x1000"])
     p.add_argument("--halves", nargs="+", choices=HALVES, default=["balanced"])
-    p.add_argument("--likelihood", nargs="+", choices=LIKELIHOODS, default=["binomial"])
+    p.add_argument("--likelihood", nargs="+", choices=LIKELIHOODS, default=["exposure_mixture"])
     p.add_argument("--max-time", type=float, default=600.0, help="sampling budget per case (s)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)

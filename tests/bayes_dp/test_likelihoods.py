@@ -17,7 +17,7 @@ def test_registry_codes_are_the_kernels_codes():
     assert (
         evidence.LIKELIHOODS
         == tuple(LIKELIHOODS)
-        == ("binomial", "bivariate_normal", "beta_binomial")
+        == ("binomial", "bivariate_normal", "beta_binomial", "exposure_mixture")
     )
     # the kernels (samplers.model.densities, ...) switch on samplers.model.codes directly
     assert LIKELIHOODS["binomial"].code == codes.LIK_BINOMIAL
