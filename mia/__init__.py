@@ -15,10 +15,20 @@ dask or flwr).
 
 from . import canary
 from .audit import AuditResult, run_audit
+from .bounds import companion_bounds
 from .data import ChallengeBase, draw_challenge_bases, load_digits
+from .dependence import DependenceDiagnostic, effective_counts, estimate_dependence
 from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
 from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
-from .readers import ScoreRun, read_attack_results, read_lira_runs, read_privacy_meter
+from .readers import (
+    AttackResultsRun,
+    ScoreRun,
+    detect_format,
+    read_attack_results,
+    read_lira_runs,
+    read_privacy_meter,
+    read_results,
+)
 from .scores import (
     ScoreMatrixCounts,
     counts_from_score_matrix,
@@ -28,20 +38,26 @@ from .scores import (
 from .training import DPSGD, MLP, SoftmaxRegression, TrainingAlgorithm, cross_entropy
 
 __all__ = [
+    "AttackResultsRun",
     "DPSGD",
     "MLP",
     "AuditResult",
     "ChallengeBase",
+    "DependenceDiagnostic",
     "ScoreMatrixCounts",
     "ScoreRun",
     "SoftmaxRegression",
     "TrainingAlgorithm",
     "canary",
+    "companion_bounds",
     "counts_from_score_matrix",
     "cross_entropy",
     "cross_fed_counts",
     "cross_fed_decisions",
+    "detect_format",
     "draw_challenge_bases",
+    "effective_counts",
+    "estimate_dependence",
     "fit_normal",
     "independent_counts",
     "learn_and_decide",
@@ -51,6 +67,7 @@ __all__ = [
     "read_attack_results",
     "read_lira_runs",
     "read_privacy_meter",
+    "read_results",
     "read_score_file",
     "run_audit",
     "simulate_score_matrix",

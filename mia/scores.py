@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.special import ndtri
 
 from bayes_dp import AttackCounts, Evidence
 from bayes_dp.core.validation import as_generator, check_positive_int, check_real
 
+from .dependence import DependenceDiagnostic, estimate_dependence, warn_if_dependent
 from .lira import _check_alpha, _decide
 from .measure import _loo_sums
 
@@ -75,6 +77,11 @@ class ScoreMatrixCounts:
     side : {"greater", "less"} or None
         For ``method="offline"``: whether high or low scores were taken as evidence of
         membership.
+    dependence : mia.dependence.DependenceDiagnostic or None
+        How much information the pooled counts carry relative to independent decisions
+        (design effect per side, per-model effect); ``docs/lira.md``, "Dependence of the
+        pooled counts". A :class:`~bayes_dp.core.exceptions.DependenceWarning` was raised when it
+        is below one half.
     """
 
     counts: AttackCounts
@@ -88,6 +95,7 @@ class ScoreMatrixCounts:
     fixed_variance: bool
     variance: float | None
     side: str | None
+    dependence: DependenceDiagnostic | None = None
 
     @property
     def n_skipped(self) -> int:
@@ -139,7 +147,8 @@ class ScoreMatrixCounts:
         >>> res.to_evidence(likelihood="binomial").likelihood  # the default before
         'binomial'
         """
-        return Evidence(self.counts, likelihood=likelihood, name=name, **kwargs)
+        dep = None if self.dependence is None else self.dependence.to_dict()
+        return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
 
 
 def _check_scores(scores) -> np.ndarray:
@@ -199,6 +208,40 @@ def _describe(targets, n_in, n_out) -> str:
     shown = ", ".join(f"{int(t)} ({n_in[t]} IN, {n_out[t]} OUT)" for t in targets[:_SHOW])
     more = f" and {targets.size - _SHOW} more" if targets.size > _SHOW else ""
     return shown + more
+
+
+#: (method, fixed_variance) -> (IN, OUT) models a target needs by default, and the command
+#: line's name of the method (``bayes-dp estimate --score-method``).
+_NEEDS = {
+    ("online", False): (3, 3, "online"),
+    ("online", True): (2, 2, "online-fixed"),
+    ("offline", False): (1, 3, "offline"),
+    ("offline", True): (1, 2, "offline-fixed"),
+}
+
+
+def _range(v: np.ndarray) -> str:
+    lo, hi = int(v.min()), int(v.max())
+    return f"{lo}" if lo == hi else f"{lo} to {hi}"
+
+
+def _why_too_few(n_in, n_out, t_in: int, t_out: int, method: str, fixed: bool) -> str:
+    """Say what the targets have and which method counts how many of them."""
+    have = (
+        f"the targets have {_range(n_in)} IN and {_range(n_out)} OUT models each, "
+        f"method={method!r} with fixed_variance={fixed} needs {t_in} IN and {t_out} OUT"
+    )
+    works = []
+    for (m, f), (need_in, need_out, cli) in _NEEDS.items():
+        if (m, f) == (method, fixed):
+            continue
+        ok = int(((n_in >= need_in) & (n_out >= need_out)).sum())
+        if ok:
+            works.append(
+                f"method={m!r}, fixed_variance={f} counts {ok} (command line: --score-method {cli})"
+            )
+    fix = "; ".join(works) if works else "no method works with so few models: train more"
+    return f"{have}; {fix}"
 
 
 #: Score-matrix entries per block of targets in :func:`counts_from_score_matrix` (2**20
@@ -344,10 +387,15 @@ def counts_from_score_matrix(
     n_out = n_models - n_in
     few = np.flatnonzero((n_in < t_in) | (n_out < t_out))
     if few.size and not skip:
+        why = (
+            f"; {_why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))}"
+            if few.size == n_targets and min_models is None
+            else ""
+        )
         raise ValueError(
             f"`keep`: {few.size} of {n_targets} targets have fewer than {t_in} IN or {t_out} "
             f"OUT models, e.g. target {_describe(few, n_in, n_out)}; train more models, or pass "
-            "skip=True to leave such targets out"
+            f"skip=True to leave such targets out{why}"
         )
     kept = np.setdiff1d(np.arange(n_targets), few)
     # Every matrix-sized step runs on blocks of targets (columns), so that the peak memory is a
@@ -373,8 +421,25 @@ def counts_from_score_matrix(
                     "test needs spread (use fixed_variance=True, or skip=True)"
                 )
             kept = kept[~flat]
+    else:
+        flat = np.zeros(kept.size, dtype=bool)
     if kept.size == 0:
-        raise ValueError(f"no target left to count: all {n_targets} targets were skipped")
+        parts = []
+        if few.size:
+            parts.append(
+                f"{few.size} had fewer than {t_in} IN or {t_out} OUT models ("
+                + _why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))
+                + ")"
+            )
+        if flat.any():
+            parts.append(
+                f"{int(flat.sum())} had no spread among their shadow scores (fixed_variance=True,"
+                " --score-method online-fixed on the command line, pools the variance over "
+                "targets)"
+            )
+        raise ValueError(
+            f"no target left to count: all {n_targets} targets were skipped: {'; '.join(parts)}"
+        )
     skipped = np.setdiff1d(np.arange(n_targets), kept)
 
     # per-target sums (vectors) for the pooled variance and the side
@@ -410,6 +475,8 @@ def counts_from_score_matrix(
     decisions = np.zeros((n_models, n_targets), dtype=bool)
     fp = np.empty(kept.size, dtype=np.int64)
     fn = np.empty(kept.size, dtype=np.int64)
+    threshold_var = np.empty(kept.size)  # jackknife variance of the OUT-fit threshold / IN var
+    z_alpha = float(ndtri(1.0 - alpha))
     for b in _blocks(kept.size, n_models):
         cols = kept[b]
         xs, ks = x[:, cols], k[:, cols]
@@ -436,6 +503,9 @@ def counts_from_score_matrix(
             with np.errstate(divide="ignore", invalid="ignore"):
                 sd0 = np.sqrt(np.where(ks, bq0 / (n0[b] - 1), q0_loo / (n0[b] - 2)))
                 sd1 = np.sqrt(np.where(ks, q1_loo / (n1[b] - 2), bq1 / (n1[b] - 1)))
+        threshold_var[b] = _threshold_jackknife(
+            ks, bmean0, bq0, mean0_loo, q0_loo, bmean1, bq1, variance, z_alpha, used_side
+        )
         del ins, outs, mean0_loo, mean1_loo, q0_loo, q1_loo
         if method == "offline":
             # a one-sided test of size alpha: the LRT against an equal-variance normal shifted
@@ -449,6 +519,10 @@ def counts_from_score_matrix(
     counts = AttackCounts(fp=fp, n_neg=n0, fn=fn, n_pos=n1)
     for v in (kept, skipped, n_in, n_out, decisions):
         v.flags.writeable = False
+    dependence = estimate_dependence(
+        decisions[:, kept], k[:, kept], threshold_var=threshold_var, scores=x[:, kept]
+    )
+    warn_if_dependent(dependence)
     return ScoreMatrixCounts(
         counts=counts,
         targets=kept,
@@ -461,7 +535,36 @@ def counts_from_score_matrix(
         fixed_variance=bool(fixed_variance),
         variance=variance,
         side=used_side,
+        dependence=dependence,
     )
+
+
+def _threshold_jackknife(ks, mean0, q0, mean0_loo, q0_loo, mean1, q1, variance, z, side):
+    """Jackknife variance of each target's OUT-fit threshold, in units of its IN variance.
+
+    The threshold is ``mean0 +- z sd0`` (the one-sided test of size alpha; for the online
+    test the side of the IN mean), refitted without each OUT model in turn; ``v_T`` of the
+    FN design effect (:func:`mia.dependence.estimate_dependence`).
+    """
+    out = ~ks
+    n0 = out.sum(axis=0)
+    n1 = ks.sum(axis=0)
+    if side is None:
+        sign = np.where(mean1 >= mean0, 1.0, -1.0)
+    else:
+        sign = 1.0 if side == "greater" else -1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if variance is not None:
+            t_loo = mean0_loo
+            var1 = np.full(n0.shape, variance)
+        else:
+            t_loo = mean0_loo + sign * z * np.sqrt(q0_loo / (n0 - 2))
+            var1 = np.where(n1 >= 2, q1 / (n1 - 1), q0 / (n0 - 1))
+            var1 = np.where(var1 > 0, var1, q0 / (n0 - 1))
+        t_bar = np.where(out, t_loo, 0.0).sum(axis=0) / n0
+        jack = (n0 - 1) / n0 * np.where(out, (t_loo - t_bar) ** 2, 0.0).sum(axis=0)
+        v = jack / var1
+    return np.where(np.isfinite(v), v, 0.0)
 
 
 def simulate_score_matrix(n_models: int, n_targets: int, mu, *, p_in: float = 0.5, seed=None):

@@ -1,10 +1,15 @@
-"""The result of ``bayes-dp estimate`` as the ``--json`` object, and the exit statuses."""
+"""The ``--json`` object of ``bayes-dp estimate``, the exit statuses, the output folder check."""
 
 from __future__ import annotations
 
 import math
+import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
+
+from bayes_dp.io.counts import InputError
 
 #: Exit statuses of ``bayes-dp`` and what they mean (also in the ``--json`` output).
 EXIT_STATUSES = {
@@ -104,7 +109,14 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
             for v, d in diag.items()
         },
         "acceptance": {k: _finite(a) for k, a in post.acceptance.items()},
-        "warnings": plain_warnings(post),
+        "warnings": plain_warnings(post) + _dependence_warnings(st),
+        # score matrices: how dependent the pooled counts are (mia.dependence), and the
+        # frequentist lower bounds of eps beside the posterior (mia.bounds.companion_bounds)
+        "dependence": {
+            g.get("name"): g["dependence"] for g in groups if isinstance(g.get("dependence"), dict)
+        }
+        or None,
+        "companion": st.get("companion"),
         "fixed": st.get("fixed", {}),
         "groups": [
             {k: g.get(k) for k in ("name", "likelihood", "strength")} for g in st.get("groups", [])
@@ -129,6 +141,24 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
     }
 
 
+def _dependence_warnings(st: dict) -> list[str]:
+    """One warning per evidence group whose pooled counts are dependent and not corrected."""
+    from bayes_dp.results.claim import DEPENDENCE_INFO_MIN
+
+    out = []
+    for g in st.get("groups", []):
+        rec = g.get("dependence")
+        if isinstance(rec, dict) and (rec.get("info_ratio") or 1.0) < DEPENDENCE_INFO_MIN:
+            if not rec.get("corrected", False):
+                out.append(
+                    f"group {g.get('name')!r}: the pooled counts carry {rec['info_ratio']:.2f} of "
+                    "the information independent decisions would (design effect FP "
+                    f"{rec['fp_design_effect']:.2f}, FN {rec['fn_design_effect']:.2f}); the "
+                    "interval treats them as independent and is optimistic"
+                )
+    return out
+
+
 def _not_converged_words(post) -> str:
     """Why a result fails the convergence checks and what to do, in one line."""
     from bayes_dp.results.diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX, findings
@@ -145,3 +175,26 @@ def _not_converged_words(post) -> str:
         f"{RHAT_MAX} or ESS below {ESS_PER_CHAIN_MIN} per chain): the result is not reliable; "
         "run longer (--draws, or leave --draws out to run until converged)"
     )
+
+
+def _check_writable_dir(outdir: Path) -> None:
+    """Raise InputError unless ``outdir`` is, or can be created as, a writable folder.
+
+    Nothing is left behind: when ``outdir`` does not exist yet, a temporary folder is made and
+    removed in its nearest existing parent.
+    """
+    probe_in = outdir
+    while not probe_in.exists():
+        if probe_in.parent == probe_in:
+            break
+        probe_in = probe_in.parent
+    if probe_in.exists() and not probe_in.is_dir():
+        what = "exists" if probe_in == outdir else f"cannot be created: {probe_in} exists"
+        raise InputError(f"--out {outdir} {what} and is not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".bayes-dp-probe-", dir=probe_in))
+    except OSError as e:
+        raise InputError(
+            f"--out {outdir}: cannot create or write files in {probe_in} "
+            f"({e.strerror or e}); choose a writable folder"
+        ) from None
