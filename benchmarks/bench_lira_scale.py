@@ -35,7 +35,7 @@ import time
 
 SIZES = ("64x1000", "64x10000", "64x50000", "256x50000")
 HALVES = ("balanced", "independent")
-LIKELIHOODS = ("binomial", "bivariate_normal")
+LIKELIHOODS = ("exposure_mixture", "binomial", "bivariate_normal")
 
 
 def simulate(n_models: int, n_targets: int, halves: str, seed: int):

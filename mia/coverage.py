@@ -168,15 +168,22 @@ def score_matrix_audit(
     chains: int = 2,
     draws: int = 1000,
     tune: int = 500,
+    mechanism: str = "gaussian",
+    model_shift: float = 0.0,
 ) -> dict:
-    """One audit of the Gaussian mechanism with shift ``mu`` through a simulated score matrix.
+    """One audit of a mechanism of known eps with shift ``mu`` through a simulated score matrix.
 
-    A model's score of a target is N(0, 1) when the target is OUT and N(mu, 1) when it is IN,
-    so the mechanism's eps(delta) is known (:func:`mia.canary.gaussian_mechanism_epsilon` with
-    sensitivity ``mu``). The audit draws a score matrix (:func:`mia.simulate_score_matrix`, each
-    target IN for exactly half of the ``n_models`` models), counts it
-    (:func:`mia.counts_from_score_matrix` at ``alpha``) and samples the posterior of eps with
-    ``likelihood`` under the default prior.
+    ``mechanism="gaussian"``: a model's score of a target is N(0, 1) when the target is OUT and
+    N(mu, 1) when it is IN, so the mechanism's eps(delta) is known
+    (:func:`mia.canary.gaussian_mechanism_epsilon` with sensitivity ``mu``).
+    ``mechanism="laplace"``: Laplace(0, 1) OUT and Laplace(mu, 1) IN, the Laplace mechanism,
+    mu-DP, whose eps(delta) is mu + 2 log(1 - delta) (its privacy profile is
+    delta(eps) = 1 - e^((eps - mu) / 2)). ``model_shift`` > 0 adds to every score of model m
+    the same N(0, model_shift^2) draw (a per-model effect shared by all targets: it does not
+    depend on any target's membership, so eps is unchanged, but it correlates the decisions).
+    The audit draws a score matrix (each target IN for exactly half of the ``n_models``
+    models), counts it (:func:`mia.counts_from_score_matrix` at ``alpha``) and samples the
+    posterior of eps with ``likelihood`` under the default prior.
 
     Parameters
     ----------
@@ -192,13 +199,16 @@ def score_matrix_audit(
     method : str, default "online"
         Test of :func:`mia.counts_from_score_matrix`.
     fixed_variance : bool, default False
-    likelihood : {"bivariate_normal", "binomial", "beta_binomial"}, default "bivariate_normal"
+    likelihood : str, default "bivariate_normal"
         Likelihood of the counts (:meth:`mia.ScoreMatrixCounts.to_evidence`). The study's
         default stays the correlated eq. 7, the likelihood its first table was measured with;
         ``"binomial"`` is what ``to_evidence()`` gives by default (``docs/lira.md``, "How
         over-confident is the binomial?", compares the two).
     chains, draws, tune : int
         Sampler settings.
+    mechanism : {"gaussian", "laplace"}, default "gaussian"
+    model_shift : float, default 0.0
+        Standard deviation of the per-model shift of the scores.
 
     Returns
     -------
@@ -208,15 +218,23 @@ def score_matrix_audit(
         (the tightest (eps, delta) region through the exact test's error point
         ``(alpha, beta(alpha))``); and the numbers ``"median"`` (posterior median of eps),
         ``"fpr"`` and ``"fnr"`` (pooled error rates of the counts), ``"width"`` (of the 90%
-        interval) and ``"max_r_hat"`` (the largest r_hat of the run, so a study can report
-        audits whose chains did not mix).
+        interval), ``"max_r_hat"`` (the largest r_hat of the run, so a study can report
+        audits whose chains did not mix) and ``"above_truth"`` (the interval lies entirely
+        above the true eps: a false accusation).
     """
     from .canary import gaussian_mechanism_epsilon
     from .scores import counts_from_score_matrix, simulate_score_matrix
 
     rng = as_generator(seed)
     mu = check_real("mu", mu, low=0.0, low_open=True)
+    model_shift = check_real("model_shift", model_shift, low=0.0)
+    if mechanism not in ("gaussian", "laplace"):
+        raise ValueError(f"`mechanism` must be 'gaussian' or 'laplace'; found {mechanism!r}")
     scores, keep = simulate_score_matrix(n_models, n_targets, mu, seed=rng)
+    if mechanism == "laplace":
+        scores = rng.laplace(0.0, 1.0, keep.shape) + mu * keep
+    if model_shift > 0:
+        scores = scores + rng.normal(0.0, model_shift, (n_models, 1))
     res = counts_from_score_matrix(scores, keep, alpha, method, fixed_variance=fixed_variance)
     post = bdp.estimate_epsilon(
         res.to_evidence(name="lira", likelihood=likelihood),
@@ -231,8 +249,12 @@ def score_matrix_audit(
     lo, hi = post.interval(0.9, "eps")
     c = res.counts
     # the exact test's error point (alpha, beta(alpha)) of N(0, 1) vs N(mu, 1)
-    beta = stats.norm.cdf(stats.norm.isf(alpha) - mu)
-    truth = gaussian_mechanism_epsilon(1.0, delta, sensitivity=mu)
+    if mechanism == "gaussian":
+        beta = stats.norm.cdf(stats.norm.isf(alpha) - mu)
+        truth = gaussian_mechanism_epsilon(1.0, delta, sensitivity=mu)
+    else:  # the likelihood-ratio test of Laplace(0, 1) vs Laplace(mu, 1) at level alpha
+        beta = stats.laplace.cdf(stats.laplace.isf(alpha) - mu)
+        truth = mu + 2.0 * np.log1p(-delta)
     visible = float(bdp.classical_epsilon(alpha, beta, delta))
     return {
         "true_eps": (lo, hi, truth),
@@ -242,6 +264,7 @@ def score_matrix_audit(
         "fnr": float(c.fn.sum() / c.n_pos.sum()),
         "width": hi - lo,
         "max_r_hat": max(d["r_hat"] for d in post.diagnostics().values()),
+        "above_truth": bool(lo > truth),
     }
 
 

@@ -93,7 +93,7 @@ class Evidence:
     ----------
     counts : AttackCounts
         The counts, one row per challenge base.
-    likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
+    likelihood : {"binomial", "bivariate_normal", "beta_binomial", "exposure_mixture"}
         ``"binomial"``: independent decisions (paper eq. 1). ``"bivariate_normal"``: decisions
         correlated through shared shadow models (paper eq. 7, parameters ``tau_<name>``, the
         correlation of two decisions under the same hypothesis, and ``rho_<name>``, of an FP

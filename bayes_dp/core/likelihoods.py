@@ -19,7 +19,16 @@ import numpy as np
 from bayes_dp.core.validation import check_real
 from samplers.model import codes
 
-__all__ = ["LIKELIHOODS", "Likelihood", "Parameter", "get_likelihood", "rho_max"]
+__all__ = [
+    "KAPPA_MIN",
+    "KAPPA_PRIOR",
+    "LIKELIHOODS",
+    "Likelihood",
+    "PI_PRIOR",
+    "Parameter",
+    "get_likelihood",
+    "rho_max",
+]
 
 
 @dataclass(frozen=True)
@@ -29,7 +38,8 @@ class Parameter:
     Attributes
     ----------
     name : str
-        ``"tau"`` or ``"rho"``; the group's variable is ``<name>_<group name>``.
+        ``"tau"``, ``"rho"``, ``"pi"`` or ``"kappa"``; the group's variable is
+        ``<name>_<group name>``.
     meaning : str
         What it is, in words.
     prior : str
@@ -56,6 +66,34 @@ RHO = Parameter(
     "uniform on its admissible interval given tau",
     0.0,
 )
+
+
+#: Beta(a, b) prior of pi, the exposure mixture's share of exposed targets.
+PI_PRIOR = (1.0, 1.0)
+#: Prior of kappa, the privacy level of the unexposed targets' region as a fraction of eps:
+#: kappa = KAPPA_MIN^u with u ~ Beta(a, b) = KAPPA_PRIOR, i.e. log-uniform on (KAPPA_MIN, 1). A
+#: target that shows nothing is likeliest under an unexposed region of constant width delta
+#: (kappa eps << delta); a prior whose mass below delta / eps is proportional to 1 / eps (any
+#: density positive at 0, e.g. uniform) would make those targets vote for small eps again
+#: (``docs/lira.md``, "The exposure mixture").
+KAPPA_PRIOR = (1.0, 1.0)
+#: Smallest kappa of its prior.
+KAPPA_MIN = 1e-15
+
+PI = Parameter(
+    "pi",
+    "share of the targets whose error point lies in the band R_s(eps, delta) (exposed)",
+    f"Beta{PI_PRIOR}",
+    0.5,
+)
+KAPPA = Parameter(
+    "kappa",
+    "privacy level of the unexposed targets' region R(kappa eps, delta), as a fraction of eps",
+    "log-uniform on (1e-15, 1): kappa = 1e-15^u, u ~ Beta(1, 1)",
+    0.1,
+)
+#: Parameters in (0, 1) (open): a fixed value must lie there.
+_UNIT = ("pi", "kappa")
 
 
 @dataclass(frozen=True)
@@ -96,7 +134,7 @@ class Likelihood:
         return tuple(p.name for p in self.params)
 
     def has(self, param: str) -> bool:
-        """Whether ``param`` (``"tau"`` or ``"rho"``) is a parameter of this likelihood."""
+        """Whether ``param`` (``"tau"``, ``"rho"``, ...) is a parameter of this likelihood."""
         return param in self.param_names
 
     def check_fix(self, fix: dict, counts) -> dict[str, float]:
@@ -115,7 +153,10 @@ class Likelihood:
                     f"`fix` key {key!r} is not a parameter of the {self.name!r} "
                     f"likelihood; allowed: {allowed}"
                 )
-            check_real(f"fix[{key!r}]", value, low=-1.0, high=1.0, high_open=True)
+            if key in _UNIT:
+                check_real(f"fix[{key!r}]", value, low=0.0, high=1.0, low_open=True, high_open=True)
+            else:
+                check_real(f"fix[{key!r}]", value, low=-1.0, high=1.0, high_open=True)
         if "tau" in fix:
             n_max = int(max(counts.n_neg.max(), counts.n_pos.max()))
             closed = self.tau_low is not None
@@ -224,6 +265,18 @@ _ALL = (
         tau_low=0.0,
         _simulate=_simulate_beta_binomial,
     ),
+    Likelihood(
+        name="exposure_mixture",
+        code=codes.LIK_EXPOSURE_MIXTURE,
+        summary="binomial decisions; each base exposed (error point uniform on R_s(eps, delta)) "
+        "with probability pi, else unexposed (uniform on R(kappa eps, delta)): the default for "
+        "score matrices, where most targets show nothing",
+        params=(PI, KAPPA),
+        methods=("exact",),
+        boundary_s=False,
+        tau_low=None,
+        _simulate=_simulate_binomial,
+    ),
 )
 
 #: The registry: likelihood name -> :class:`Likelihood` (read-only).
@@ -245,7 +298,7 @@ def get_likelihood(name) -> Likelihood:
     >>> get_likelihood("beta_binomial").code == get_likelihood("binomial").code
     False
     >>> sorted(LIKELIHOODS)
-    ['beta_binomial', 'binomial', 'bivariate_normal']
+    ['beta_binomial', 'binomial', 'bivariate_normal', 'exposure_mixture']
     """
     spec = LIKELIHOODS.get(name) if isinstance(name, str) else None
     if spec is None:

@@ -169,7 +169,9 @@ def _posterior(model: Model, cfg: SamplerSettings, out: dict, seed_record) -> Co
 
     Draws are named by the model, settings come from the model and the sampler.
     """
-    draws = model.named_draws(out["eps"], out["s"], out["tau"], out["rho"])
+    draws = model.named_draws(
+        out["eps"], out["s"], out["tau"], out["rho"], out.get("pi"), out.get("kappa")
+    )
     acc = out["accept"]
     if cfg.method == "exact":
         # -1 marks a move not attempted in that iteration (see samplers.exact.advance)

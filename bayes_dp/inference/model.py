@@ -246,7 +246,8 @@ class Model:
     def var_names(self) -> list[str]:
         """Return the sampled variables in the posterior's order.
 
-        That is eps, the strengths, then the free tau and rho of each group in turn.
+        That is eps, the strengths, then the free tau and rho (or pi and kappa) of each group
+        in turn.
         """
         names = ["eps"]
         if not self.s_fixed:
@@ -256,6 +257,12 @@ class Model:
                 names.append(f"tau_{g.name}")
             if self.rho_free[j]:
                 names.append(f"rho_{g.name}")
+        mp = self.mixture_params()
+        for j, g in enumerate(self.groups):
+            if mp["pi_free"][j]:
+                names.append(f"pi_{g.name}")
+            if mp["kappa_free"][j]:
+                names.append(f"kappa_{g.name}")
         return names
 
     @property
@@ -272,6 +279,9 @@ class Model:
             spec = get_likelihood(g.likelihood)
             for par, free in (("tau", self.tau_free[j]), ("rho", self.rho_free[j])):
                 if spec.has(par) and not free:
+                    out[f"{par}_{g.name}"] = float(g.fix[par])
+            for par in ("pi", "kappa"):
+                if spec.has(par) and par in g.fix:
                     out[f"{par}_{g.name}"] = float(g.fix[par])
         return out
 
@@ -308,13 +318,31 @@ class Model:
                 )
 
     # -- arrays for the samplers ---------------------------------------------------------------
+    def mixture_params(self) -> dict[str, np.ndarray]:
+        """Per group, the exposure mixture's pi and kappa: fixed value or start, and free flag.
+
+        Keys ``pi_start``, ``kappa_start``, ``pi_free``, ``kappa_free``; a group of another
+        likelihood has them not free (and the starts 0.5 and 0.1, unused).
+        """
+        out: dict[str, list] = {k: [] for k in ("pi_start", "kappa_start", "pi_free", "kappa_free")}
+        for g, spec in zip(self.groups, self.likelihoods, strict=True):
+            start = {p.name: p.start for p in spec.params}
+            for par, default in (("pi", 0.5), ("kappa", 0.1)):
+                out[f"{par}_start"].append(float(g.fix.get(par, start.get(par, default))))
+                out[f"{par}_free"].append(spec.has(par) and par not in g.fix)
+        return {
+            k: np.array(v, dtype=np.bool_ if k.endswith("free") else np.float64)
+            for k, v in out.items()
+        }
+
     def kernel_groups(self) -> dict[str, np.ndarray]:
         """Return the per-group arrays the samplers read.
 
         These are the likelihood code (``lik``), strength variable (``sidx``), ``tau_free``,
-        ``rho_free``, ``tau_start``, ``rho_start``.
+        ``rho_free``, ``tau_start``, ``rho_start`` and those of :meth:`mixture_params`.
         """
         return {
+            **self.mixture_params(),
             "lik": np.array([spec.code for spec in self.likelihoods], dtype=np.int64),
             "sidx": np.array(self.group_strength, dtype=np.int64),
             "tau_free": np.array(self.tau_free, dtype=np.bool_),
@@ -323,7 +351,7 @@ class Model:
             "rho_start": np.array(self.rho_start, dtype=np.float64),
         }
 
-    def named_draws(self, eps, s, tau, rho) -> dict[str, np.ndarray]:
+    def named_draws(self, eps, s, tau, rho, pi=None, kappa=None) -> dict[str, np.ndarray]:
         """Return the sampled variables by name (:attr:`var_names`) from the samplers' arrays.
 
         Parameters
@@ -331,6 +359,8 @@ class Model:
         eps : ndarray (chains, draws)
         s : ndarray (chains, draws, strengths)
         tau, rho : ndarray (chains, draws, groups)
+        pi, kappa : ndarray (chains, draws, groups), optional
+            The exposure mixture's parameters (exact sampler only).
         """
         out = {"eps": eps}
         if not self.s_fixed:
@@ -341,6 +371,12 @@ class Model:
                 out[f"tau_{g.name}"] = tau[:, :, j]
             if self.rho_free[j]:
                 out[f"rho_{g.name}"] = rho[:, :, j]
+        mp = self.mixture_params()
+        for j, g in enumerate(self.groups):
+            if mp["pi_free"][j]:
+                out[f"pi_{g.name}"] = pi[:, :, j]
+            if mp["kappa_free"][j]:
+                out[f"kappa_{g.name}"] = kappa[:, :, j]
         return out
 
     # -- records -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 
 from bayes_dp.core.evidence import Evidence
 from bayes_dp.core.exceptions import TimeBudgetError
+from bayes_dp.core.likelihoods import KAPPA_MIN, KAPPA_PRIOR, PI_PRIOR
 from bayes_dp.core.observations import AttackCounts
 from bayes_dp.core.region import classical_epsilon
 from bayes_dp.inference import first_run
@@ -68,6 +69,11 @@ def kernel_model(model: Model):
         eps_prior=prior.eps._code(),
         s_prior=(s_code[1], s_code[2]) if not prior.s_fixed else (1.0, 1.0),
         tau_prior=(prior.tau.a, prior.tau.b),
+        g_pi=kg["pi_start"],
+        g_kappa=kg["kappa_start"],
+        g_pi_free=kg["pi_free"],
+        g_kappa_free=kg["kappa_free"],
+        mix_prior=(*PI_PRIOR, *KAPPA_PRIOR, float(np.log(KAPPA_MIN))),
     )
 
 
@@ -103,6 +109,7 @@ def sample_exact(
             tune=cfg.tune,
             target_accept=cfg.sampler.target_accept,
             store_ll=False,  # computed afterwards, thinned, per distinct base (inference.pointwise)
+            mixture=kmodel.n_mix > 0,
         )
         if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
             # thousands of binomial bases: no table; the independence move proposes from the t
@@ -217,6 +224,7 @@ def sample_exact(
         model.base_group,
         allc.n_neg,
         allc.n_pos,
+        np.log(KAPPA_MIN),
     )
     out["accept"] = res["acc"]
     out["scales"] = np.exp(res["log_scale"])

@@ -262,13 +262,18 @@ def advance_warm(state, M, C, cfg, rng, n_iter):
         walk_move(state, M, C, cfg, rng, t, warm, w)
         if cfg.ridge and n_free > 0:
             ridge_move(state, M, C, cfg, rng, t, warm, w)
-        if t >= cfg.cov_end and C is not None and cfg.indep and state.fq.on[0] == 1:
-            # over-dispersed groups (no table): in the warm-up's second half the chain also
-            # proposes from the t fitted to its first half, so that the window the final
-            # proposal is fitted to (at t = tune) has mixed
+        if (
+            t >= cfg.cov_end
+            and (C is not None or M.n_mix > 0)
+            and cfg.indep
+            and state.fq.on[0] == 1
+        ):
+            # over-dispersed or exposure-mixture groups (no table): in the warm-up's second
+            # half the chain also proposes from the t fitted to its first half, so that the
+            # window the final proposal is fitted to (at t = tune) has mixed
             indep_move(TABLE_FIT, state, M, C, rng, w)
         if t >= cfg.cov_start and t < cfg.cov_end:
-            _measure_shape(state, C, cfg, t)
+            _measure_shape(state, M, C, cfg, t)
         if 2 * t >= cfg.tune:
             _measure_window(state, M)
         state.it[0] = t + 1
@@ -346,11 +351,11 @@ def advance_walk(state, M, C, cfg, rng, n_iter, out, row0):
 
 
 @njit(**JIT)
-def _measure_shape(state, C, cfg, t):
+def _measure_shape(state, M, C, cfg, t):
     """Add z to the warm-up window that shapes the joint walk; at its end, set the shape.
 
     The shape is the Cholesky factor of the window's covariance (regularised on the diagonal);
-    with over-dispersed groups the t proposal is fitted to the same window.
+    with over-dispersed or exposure-mixture groups the t proposal is fitted to the same window.
     """
     d = state.z.shape[0]
     state.cov_n[0] += 1.0
@@ -376,7 +381,7 @@ def _measure_shape(state, C, cfg, t):
             for a in range(d):
                 copy_into(state.chol[a], L[a])
             state.log_scale[0] = math.log(2.38 / math.sqrt(d))
-    if t == cfg.cov_end - 1 and C is not None and cfg.indep:
+    if t == cfg.cov_end - 1 and (C is not None or M.n_mix > 0) and cfg.indep:
         fitted_proposal.fit(state.cov_n[0], state.cov_sum, state.cov_sq, state.fq)
 
 

@@ -19,7 +19,12 @@ import numpy as np
 from ..model.band_quadrature import QUAD_NODES
 from ..model.binomial import binomial_bases
 from ..model.binomial_block import make_blocks
-from ..model.codes import LIK_BETA_BINOMIAL, LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
+from ..model.codes import (
+    LIK_BETA_BINOMIAL,
+    LIK_BINOMIAL,
+    LIK_BIVARIATE_NORMAL,
+    LIK_EXPOSURE_MIXTURE,
+)
 from ..model.densities import rho_max_array
 from ..model.params import aux_params
 from ..model.transforms import PriorZ
@@ -102,6 +107,11 @@ def build_model(
     eps_prior,
     s_prior,
     tau_prior,
+    g_pi=None,
+    g_kappa=None,
+    g_pi_free=None,
+    g_kappa_free=None,
+    mix_prior=(1.0, 1.0, 1.0, 1.0, -34.538776394910684),
 ):
     """Build the :class:`samplers.exact.chain.Model` of validated arrays, and the layout of z.
 
@@ -117,19 +127,26 @@ def build_model(
     s_fixed : sequence (G,)
         Fixed value of each strength variable, or nan where it is free.
     eps_prior : (kind, p1, p2); s_prior : (a, b); tau_prior : (a, b).
+    g_pi, g_kappa : sequences (J,), optional
+        Starting or fixed values of pi and kappa of the exposure-mixture groups
+        (``LIK_EXPOSURE_MIXTURE``; ignored for the others); g_pi_free, g_kappa_free say which
+        are free (default: free). mix_prior : (pi_a, pi_b, u_a, u_b, log kappa_min): pi ~ Beta(pi_a,
+        pi_b) and kappa = kappa_min^u, u ~ Beta(u_a, u_b) (default: kappa log-uniform on
+        (1e-15, 1)); a free kappa's coordinate of z is logit u.
 
     Returns
     -------
     model, corr, names, base_map : the model, its over-dispersed bases
     (:class:`samplers.exact.chain.Corr`
-    or None), the names of the coordinates of z (``"eps"``,
-    ``("s", k)``, ``("tau", j)``, ``("rho", j)``) and, per base, (kind, index) with kind 0 for a
-    distinct binomial base, 1 for a distinct over-dispersed row.
+    or None), the names of the coordinates of z (``"eps"``, ``("s", k)``, ``("tau", j)``,
+    ``("rho", j)``, ``("pi", j)``, ``("kappa", j)``) and, per base, (kind, index) with kind 0
+    for a distinct binomial base, 1 for a distinct over-dispersed row.
     """
     fp, n_neg, fn, n_pos = (np.asarray(v, dtype=np.int64) for v in (fp, n_neg, fn, n_pos))
     grp = np.asarray(grp, dtype=np.int64)
     g_lik = np.asarray(g_lik, dtype=np.int64)
-    is_bin = g_lik[grp] == LIK_BINOMIAL
+    # the exposure mixture's bases are binomial bases (the mixture is in the prior of the rates)
+    is_bin = (g_lik[grp] == LIK_BINOMIAL) | (g_lik[grp] == LIK_EXPOSURE_MIXTURE)
     # distinct binomial bases and distinct over-dispersed rows (group, counts), each with its
     # multiplicity: LiRA's cross-fed counts repeat a few hundred (fp, fn) pairs over thousands
     # of targets, and each distinct row is evaluated once
@@ -173,6 +190,21 @@ def build_model(
         if g_rho_free[j]:
             g_rho_z[j] = len(names)
             names.append(("rho", j))
+    g_mix = (g_lik == LIK_EXPOSURE_MIXTURE).astype(np.int64)
+    g_pi = np.full(J, 0.5) if g_pi is None else np.asarray(g_pi, dtype=np.float64)
+    g_kappa = np.full(J, 0.1) if g_kappa is None else np.asarray(g_kappa, dtype=np.float64)
+    g_pi_free = np.ones(J, bool) if g_pi_free is None else np.asarray(g_pi_free, bool)
+    g_kappa_free = np.ones(J, bool) if g_kappa_free is None else np.asarray(g_kappa_free, bool)
+    g_pi_z = np.full(J, -1, dtype=np.int64)
+    g_kap_z = np.full(J, -1, dtype=np.int64)
+    for j in range(J):
+        if g_mix[j] and g_pi_free[j]:
+            g_pi_z[j] = len(names)
+            names.append(("pi", j))
+    for j in range(J):
+        if g_mix[j] and g_kappa_free[j]:
+            g_kap_z[j] = len(names)
+            names.append(("kappa", j))
     XG, WG = gauss_legendre_table(QUAD_NODES)
     corr = None
     if n_c:
@@ -215,6 +247,13 @@ def build_model(
         ),
         tau_a=float(tau_prior[0]),
         tau_b=float(tau_prior[1]),
+        g_mix=g_mix,
+        g_pi_z=g_pi_z,
+        g_kap_z=g_kap_z,
+        g_pi=g_pi,
+        g_kap=g_kappa,
+        mix_prior=np.asarray(mix_prior, dtype=np.float64),
+        n_mix=int(g_mix.sum()),
     )
     return model, corr, names, base_map
 
@@ -269,11 +308,19 @@ def start_model(model):
     )
 
 
+#: Values of the exposure mixture's free pi and kappa that the starting grid crosses: kappa
+#: spans an unexposed region of constant width delta (kappa eps << delta, where targets that
+#: show nothing have their largest likelihood) to one as wide as half of R(eps, delta).
+START_PI = (0.05, 0.5, 0.95)
+START_KAPPA = (1e-7, 1e-3, 0.5)
+
+
 def starting_points(model, corr, names, rng, chains, eps_guess):
     """Dispersed starting points near the best point of a coarse grid.
 
     The grid crosses eps (geometric, around ``eps_guess`` and out to 60) with a common value of
-    the free strengths, evaluated on :func:`start_model`; the chains start at the best point
+    the free strengths (and of the exposure mixture's pi and kappa, :data:`START_PI`,
+    :data:`START_KAPPA`), evaluated on :func:`start_model`; the chains start at the best point
     plus N(0, 0.3^2) noise in z (kept only where the full log posterior is finite). A chain
     that starts far out on a flat tail could take the whole warm-up to find the mode, and one
     that starts where a base has likelihood zero could not move at all.
@@ -284,6 +331,12 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
     for a, nm in enumerate(names):
         if nm != "eps" and nm[0] == "rho":
             z[a] = 0.0
+        elif nm != "eps" and nm[0] == "pi":
+            v = float(model.g_pi[nm[1]])
+            z[a] = np.log(v / (1.0 - v))
+        elif nm != "eps" and nm[0] == "kappa":
+            u = np.log(float(model.g_kap[nm[1]])) / model.mix_prior[4]
+            z[a] = np.log(u / (1.0 - u))
         elif nm != "eps" and nm[0] == "tau":
             # the model's starting tau (0.05 unless a fixed rho needs a larger one)
             t = float(model.g_tau[nm[1]])
@@ -293,14 +346,26 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
     )
     s_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "s"]
     s_grid = [0.05, 0.3, 0.6, 0.85, 0.95, 0.99] if s_free else [0.5]
+    # the exposure mixture: a common pi and kappa of the free ones, crossed with (eps, s)
+    pi_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "pi"]
+    kap_free = [a for a, nm in enumerate(names) if nm != "eps" and nm[0] == "kappa"]
+    pi_grid = START_PI if pi_free else [None]
+    kap_grid = START_KAPPA if kap_free else [None]
     points = []
     for e in eps_grid:
         for sv in s_grid:
-            zz = z.copy()
-            zz[0] = np.log(e)
-            for a in s_free:
-                zz[a] = np.log(sv / (1.0 - sv))
-            points.append(zz)
+            for pv in pi_grid:
+                for kv in kap_grid:
+                    zz = z.copy()
+                    zz[0] = np.log(e)
+                    for a in s_free:
+                        zz[a] = np.log(sv / (1.0 - sv))
+                    for a in pi_free:
+                        zz[a] = np.log(pv / (1.0 - pv))
+                    for a in kap_free:
+                        u = np.log(kv) / model.mix_prior[4]
+                        zz[a] = np.log(u / (1.0 - u))
+                    points.append(zz)
     # the kernels release the GIL: the grid's points (far-out ones cost most) in parallel
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         values = list(pool.map(lambda zz: _log_post(grid_model, corr, zz), points))
@@ -325,7 +390,7 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
     return starts
 
 
-def draws_from_z(z, names, n_strengths, g_tau, g_tau_free, grp, n_neg, n_pos):
+def draws_from_z(z, names, n_strengths, g_tau, g_tau_free, grp, n_neg, n_pos, log_kappa_min):
     """Map the chains' coordinates z back to the model's parameters: the inverse of the above.
 
     ``z`` (chains, draws, coordinates) is named by ``names`` (``"eps"``, ``("s", k)``,
@@ -334,20 +399,23 @@ def draws_from_z(z, names, n_strengths, g_tau, g_tau_free, grp, n_neg, n_pos):
     is base i's group, of ``n_neg[i]``, ``n_pos[i]`` challenges) at the draw's tau, or at the
     fixed ``g_tau[j]`` where ``g_tau_free[j]`` is False. Returns ``eps`` (chains, draws), ``s``
     (chains, draws, n_strengths), ``tau`` and ``rho`` (chains, draws, groups); nan where a
-    parameter is not sampled.
+    parameter is not sampled. An exposure-mixture group j also has ``pi`` (the logistic of its
+    coordinate) and ``kappa`` = kappa_min^u, u the logistic of its coordinate and
+    ``log_kappa_min`` = log(kappa_min); both (chains, draws, groups).
     """
     n_groups = len(g_tau)
     s_out = np.full(z.shape[:2] + (n_strengths,), np.nan)
     tau_out = np.full(z.shape[:2] + (n_groups,), np.nan)
     rho_out = np.full(z.shape[:2] + (n_groups,), np.nan)
+    pi_out = np.full(z.shape[:2] + (n_groups,), np.nan)
+    u_out = np.full(z.shape[:2] + (n_groups,), np.nan)
+    unit = {"s": s_out, "tau": tau_out, "pi": pi_out, "kappa": u_out}
     for a, nm in enumerate(names):
         if nm == "eps":
             continue
         kind, k = nm
-        if kind == "s":
-            s_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
-        elif kind == "tau":
-            tau_out[:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
+        if kind in unit:
+            unit[kind][:, :, k] = 1.0 / (1.0 + np.exp(-z[:, :, a]))
     for a, nm in enumerate(names):
         if nm != "eps" and nm[0] == "rho":
             # rho = rho_max(tau) tanh(z): the sampler's coordinate is unbounded
@@ -358,14 +426,23 @@ def draws_from_z(z, names, n_strengths, g_tau, g_tau_free, grp, n_neg, n_pos):
             n0 = n_neg[rows][:, None, None]
             n1 = n_pos[rows][:, None, None]
             rho_out[:, :, j] = rho_max_array(tj, n0, n1).min(axis=0) * np.tanh(z[:, :, a])
-    return {"eps": np.exp(z[:, :, 0]), "s": s_out, "tau": tau_out, "rho": rho_out}
+    return {
+        "eps": np.exp(z[:, :, 0]),
+        "s": s_out,
+        "tau": tau_out,
+        "rho": rho_out,
+        "pi": pi_out,
+        "kappa": np.exp(u_out * log_kappa_min),
+    }
 
 
-def chain_settings(corr, names, *, tune, target_accept, store_ll) -> exact.Settings:
+def chain_settings(
+    corr, names, *, tune, target_accept, store_ll, mixture: bool = False
+) -> exact.Settings:
     """Return the :class:`~samplers.exact.state.Settings` of chains on ``corr`` and ``names``.
 
     What :class:`ExactRun` runs with (a caller may replace fields, e.g. ``n_inner=0``: no
-    table).
+    table). Correlated groups and exposure-mixture groups (``mixture``) get no table.
     """
     tune = int(tune)
     n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
@@ -375,7 +452,7 @@ def chain_settings(corr, names, *, tune, target_accept, store_ll) -> exact.Setti
         cov_end=tune // 2,
         target_accept=float(target_accept),
         ridge=n_free_s > 0,
-        n_inner=exact.N_INNER if corr is None else 0,
+        n_inner=exact.N_INNER if corr is None and not mixture else 0,
         indep=True,
         exact_every=exact.EXACT_EVERY,
         exact_every_indep=exact.EXACT_EVERY_INDEP,
@@ -477,7 +554,12 @@ class ExactRun:
         self.names = names
         self.tune = int(tune)
         self.settings = chain_settings(
-            corr, names, tune=tune, target_accept=target_accept, store_ll=store_ll
+            corr,
+            names,
+            tune=tune,
+            target_accept=target_accept,
+            store_ll=store_ll,
+            mixture=model.n_mix > 0,
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)

@@ -13,16 +13,24 @@ import numpy as np
 from numba import njit
 
 from ..model.band_quadrature import JAC_POINTS, fill_jacobian_tables, log_band_integral_tab
+from ..model.binomial import TAIL_DROPPED, TAIL_PASS_BELOW, log_lik
 from ..model.binomial_block import fill_log_lik
 from ..model.densities import group_rho_max
-from ..model.region import log_area
+from ..model.region import log_area, log_area_rate
 from ..model.transforms import log_prior_z
 from ..numerics.jit import JIT
 from ..numerics.special import expit as _expit
 from ..numerics.special import log_expit as _log_expit
 from . import surrogate
 
-__all__ = ["log_prior", "log_posterior", "log_surrogate"]
+__all__ = ["MIX_NEGLIGIBLE", "log_prior", "log_posterior", "log_surrogate"]
+
+#: Log units below the exposed component's term at which the mass the unexposed one's fast pass
+#: may leave out is neglected (an error below e^-20 ~ 2e-9 in the base's log likelihood).
+MIX_NEGLIGIBLE = 20.0
+_LOG_DROPPED = math.log(TAIL_DROPPED)
+# upper bounds are masses below TAIL_PASS_BELOW (plus the dropped 4e-20, hence the margin)
+_THR = math.log(TAIL_PASS_BELOW) + 1e-6
 
 
 @njit(**JIT)
@@ -85,6 +93,72 @@ def _corr_log_lik(z, M, C, eps, s, ll_c):
 
 
 @njit(**JIT)
+def _mixture_log_lik(z, M, eps, s, ll_b):
+    """Prior terms of the free pi, kappa and the exposure mixture of the mixture groups' bases.
+
+    On entry ``ll_b`` holds every binomial base's log likelihood under the band R_s(eps, delta)
+    (the exposed component); a base of a mixture group j gets
+    log(pi_j e^ll_b + (1 - pi_j) L0), L0 its likelihood under Unif(R(kappa_j eps, delta)): the
+    same band mass at strength 0 and privacy level kappa_j eps (R(0, 0) is the diagonal).
+    Where L0 lies in the base's tails (the fast pass finds a mass below TAIL_PASS_BELOW), the
+    fast pass's mass plus the most its windows leave out (TAIL_DROPPED, the upper bound of
+    :func:`samplers.model.binomial.log_tail_bound`) is taken when that left-out mass, in the
+    mixture, is MIX_NEGLIGIBLE log units below the exposed component's term (so the base's log
+    likelihood is exact to e^-MIX_NEGLIGIBLE ~ 2e-9, the quadrature's own accuracy), else the
+    exact value of the wide pass (~1 ms a base).
+    """
+    lp = 0.0
+    pa = M.mix_prior[0]
+    pb = M.mix_prior[1]
+    ka = M.mix_prior[2]
+    kb = M.mix_prior[3]
+    n_b = M.b_grp.shape[0]
+    ll0 = np.empty(n_b)
+    for j in range(M.g_mix.shape[0]):
+        if M.g_mix[j] == 0:
+            continue
+        pi = M.g_pi[j]
+        kap = M.g_kap[j]
+        if M.g_pi_z[j] >= 0:
+            zp = z[M.g_pi_z[j]]
+            pi = _expit(zp)
+            lp += pa * _log_expit(zp) + pb * _log_expit(-zp)
+        if M.g_kap_z[j] >= 0:
+            # kappa = kappa_min^u, u = expit(z) ~ Beta(ka, kb): log-uniform kappa for (1, 1)
+            zk = z[M.g_kap_z[j]]
+            kap = math.exp(_expit(zk) * M.mix_prior[4])
+            lp += ka * _log_expit(zk) + kb * _log_expit(-zk)
+        if not (pi > 0.0 and pi < 1.0 and kap > 0.0 and kap < 1.0):
+            return -math.inf
+        k = M.g_sidx[j]
+        s0 = s.copy()
+        s0[k] = 0.0
+        e0 = kap * eps
+        # bound_tails True (as a run-time value: a literal would compile fill_log_lik again):
+        # a base whose unexposed region lies in its tails gets an upper bound, not the wide pass
+        status = fill_log_lik(M.B, M.Q, M.b_k, e0, s0, M.delta, k, ll0, k >= 0)
+        if status == 0:
+            return -math.inf
+        r0 = log_area_rate(e0, 0.0, M.delta)
+        l1 = math.log(pi)
+        l0 = math.log1p(-pi)
+        for i in range(n_b):
+            if M.b_grp[i] == j:
+                a = l1 + ll_b[i]
+                b = l0 + ll0[i]
+                lc = M.B.lconst[i]
+                if status == 2 and ll0[i] + r0 - lc < _THR:
+                    # an upper bound: the fast pass's mass plus at most TAIL_DROPPED; exact
+                    # enough unless that much mass in the unexposed term could matter
+                    if l0 + _LOG_DROPPED - r0 + lc > a - MIX_NEGLIGIBLE:
+                        ll0[i] = log_lik(M.B, i, e0, 0.0, M.delta)
+                        b = l0 + ll0[i]
+                m = max(a, b)
+                ll_b[i] = m + math.log(math.exp(a - m) + math.exp(b - m))
+    return lp
+
+
+@njit(**JIT)
 def log_prior(z, M, s):
     """Return the log prior density of z in its own coordinates (Jacobians included).
 
@@ -114,6 +188,11 @@ def log_posterior(z, M, C, ll_b, ll_c):
     nk = M.s_z.shape[0]
     if not fill_log_lik(M.B, M.Q, M.b_k, eps, s, M.delta, nk * 0 - 1, ll_b, nk < 0):
         return -math.inf
+    if M.n_mix > 0:
+        lm = _mixture_log_lik(z, M, eps, s, ll_b)
+        if lm == -math.inf:
+            return -math.inf
+        lp += lm
     total = 0.0
     for i in range(M.b_grp.shape[0]):
         total += M.b_mult[i] * ll_b[i]

@@ -20,6 +20,11 @@ from collections import namedtuple
 #: Priors: pz (:class:`samplers.model.transforms.PriorZ`: eps of kind 0 half-normal(p1) or
 #: 1 lognormal(p1, p2), s ~ Beta(s_a, s_b)), tau ~ Beta(tau_a, tau_b), rho uniform on
 #: (-rho_max, rho_max).
+#: Exposure mixture (``LIK_EXPOSURE_MIXTURE`` groups, binomial bases): per group j, g_mix[j]
+#: (1 for such a group), g_pi_z, g_kap_z (index of logit pi, logit kappa in z; -1 when fixed or
+#: absent), g_pi, g_kap (their fixed values); mix_prior = (pi_a, pi_b, u_a, u_b,
+#: log kappa_min): pi ~ Beta(pi_a, pi_b), kappa = kappa_min^u with u = expit(z) ~ Beta(u_a,
+#: u_b); n_mix, the number of mixture groups (0: the mixture code is skipped).
 Model = namedtuple(
     "Model",
     [
@@ -39,6 +44,13 @@ Model = namedtuple(
         "pz",
         "tau_a",
         "tau_b",
+        "g_mix",
+        "g_pi_z",
+        "g_kap_z",
+        "g_pi",
+        "g_kap",
+        "mix_prior",
+        "n_mix",
     ],
 )
 

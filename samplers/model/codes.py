@@ -14,6 +14,7 @@ __all__ = [
     "LIK_BETA_BINOMIAL",
     "LIK_BINOMIAL",
     "LIK_BIVARIATE_NORMAL",
+    "LIK_EXPOSURE_MIXTURE",
     "PROP_BETA_MIX",
     "PROP_NORMAL_MIX",
     "PROP_PAIR_NORMAL",
@@ -29,6 +30,9 @@ LIK_BINOMIAL = 0
 LIK_BIVARIATE_NORMAL = 1
 #: X, Y independent beta-binomials with intra-class correlation tau.
 LIK_BETA_BINOMIAL = 2
+#: Binomial decisions; each base's error point from the exposure mixture
+#: pi * Unif(R_s(eps, delta)) + (1 - pi) * Unif(R(kappa * eps, delta)) (``docs/lira.md``).
+LIK_EXPOSURE_MIXTURE = 3
 
 # -- auxiliary proposal q(alpha, beta) of a base (MHAAR's ``qkind``; see ``aux_proposals``)
 PROP_UNIFORM = 0

@@ -1,6 +1,7 @@
 """Simulated LiRA runs, as real ones look (shared by tests and benchmarks/lira_mixing.py).
 
-Also the exact sampler's model of one group of such counts (:func:`one_group_model`).
+Also the exact sampler's model of one group of such counts (:func:`one_group_model`), and the
+padding case of issue 32 (:func:`padded_counts`, :func:`padded_run`; benchmarks/lira_padding.py).
 
 Gaussian scores (N(0, 1) OUT, shifted by the target's effect size IN), every target IN for a
 random half of the models (LiRA's balanced design), effect sizes mostly tiny (Exp(0.15) for
@@ -59,3 +60,54 @@ def one_group_model(c, lik, tau=0.05, rho=0.0, free=False):
         s_prior=(1.0, 1.0),
         tau_prior=(1.0, 1.0),
     )
+
+
+def padded_counts(n_exposed: int, n_pad: int, seed: int, n_models: int = 64, shift=(2.0, 4.0)):
+    """Counts (``mia.ScoreMatrixCounts``) of ``n_exposed`` exposed targets then ``n_pad`` others.
+
+    The exposed targets' scores are drawn first from ``seed``, so every ``n_pad`` shares them.
+    """
+    import mia
+
+    rng = np.random.default_rng(seed)
+    mu = rng.uniform(*shift, n_exposed)
+    s1, k1 = mia.simulate_score_matrix(n_models, n_exposed, mu, seed=rng)
+    if n_pad:
+        s2, k2 = mia.simulate_score_matrix(
+            n_models, n_pad, 0.0, seed=np.random.default_rng(seed + 1)
+        )
+        s1, k1 = np.concatenate([s1, s2], 1), np.concatenate([k1, k2], 1)
+    return mia.counts_from_score_matrix(s1, k1, 0.1)
+
+
+def padded_run(n_exposed, n_pad, seed, likelihood, max_time=None):
+    """One default run; returns a dict of the figures the table prints."""
+    import time
+    import warnings
+
+    import bayes_dp as bdp
+
+    res = padded_counts(n_exposed, n_pad, seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        post = bdp.estimate_epsilon(
+            res.to_evidence(likelihood=likelihood),
+            delta=1e-5,
+            seed=seed,
+            progress=False,
+            max_time=max_time,
+        )
+    e = post.draws("eps").ravel()
+    diag = post.diagnostics()
+    return {
+        "pad": n_pad,
+        "q": np.quantile(e, [0.05, 0.5, 0.95]),
+        "converged": bool(post.settings.get("converged")),
+        "stop": post.settings.get("stop_reason"),
+        "r_hat": max(d["r_hat"] for d in diag.values()),
+        "ess": min(min(d["ess_bulk"], d["ess_tail"]) for d in diag.values()),
+        "p_small": float(np.mean(e < 0.01)),
+        "seconds": time.perf_counter() - t0,
+        "post": post,
+    }

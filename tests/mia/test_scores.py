@@ -217,7 +217,7 @@ def test_zero_spread_error_and_skip():
     assert mia.counts_from_score_matrix(scores, keep, 0.1, fixed_variance=True).n_skipped == 0
 
 
-def test_to_evidence_is_binomial_by_default():
+def test_to_evidence_is_the_binomial_by_default():
     scores, keep = mia.simulate_score_matrix(20, 3, 1.0, seed=0)
     res = mia.counts_from_score_matrix(scores, keep, 0.1)
     ev = res.to_evidence(name="mine", strength="own")
@@ -225,6 +225,7 @@ def test_to_evidence_is_binomial_by_default():
     assert ev.likelihood == "binomial" and ev.name == "mine" and ev.strength == "own"
     old = res.to_evidence(likelihood="bivariate_normal", fix={"tau": 0.01})  # still available
     assert old.likelihood == "bivariate_normal" and old.fix["tau"] == 0.01
+    assert res.to_evidence(likelihood="exposure_mixture").likelihood == "exposure_mixture"
 
 
 # -- input validation ----------------------------------------------------------------------------

@@ -495,3 +495,27 @@ def test_cdf_between_nodes_is_hermite_with_the_density_as_slope():
     assert err[0] / err[1] > 10 and err_lin[0] / err_lin[1] < 5
     assert isinstance(_cdf_at(0.3, grid, cdf, pdf), float)
     assert _cdf_at(np.array([[0.2, 0.4]]), grid, cdf, pdf).shape == (1, 2)
+
+
+# ------------------------------------------------------------ exposure mixture
+
+
+@pytest.mark.parametrize(
+    "x,n0,y,n1,eps,s,pi,kappa,delta",
+    [
+        (3, 32, 1, 32, 3.0, 0.4, 0.2, 0.1, 1e-5),
+        pytest.param(16, 32, 15, 32, 2.0, 0.6, 0.05, 0.3, 1e-5, marks=pytest.mark.slow),
+        pytest.param(5, 20, 12, 20, 1.0, 0.2, 0.7, 0.5, 0.01, marks=pytest.mark.slow),
+    ],
+)
+def test_mixture_likelihood_vs_brute_force(x, n0, y, n1, eps, s, pi, kappa, delta):
+    """pi * (band mass / |R_s|) + (1 - pi) * (mass of R(kappa eps, delta) / its area), each by
+    nested adaptive quadrature of the raw inequalities (the unexposed component is the band at
+    strength 0: R(0, 0) is the diagonal)."""
+    from tests.reference.mixture import mixture_log_lik
+
+    ref = pi * _brute_likelihood(x, n0, y, n1, eps, s, delta) + (1 - pi) * _brute_likelihood(
+        x, n0, y, n1, kappa * eps, 0.0, delta
+    )
+    got = np.exp(mixture_log_lik(x, n0, y, n1, eps, s, pi, kappa, delta))
+    assert got == pytest.approx(ref, rel=1e-8)

@@ -73,7 +73,7 @@ def test_cross_fed_dispersion_measured_by_simulation():
 
 def test_old_default_prefers_eps_zero_new_default_does_not():
     res = lira_counts(64, 100, seed=1)  # ~10% of the targets very exposed, the rest barely
-    assert res.to_evidence().likelihood == "binomial"
+    assert res.to_evidence(likelihood="binomial").likelihood == "binomial"  # the default before
     c = res.counts
     # binomial, independent quadrature: the best point at eps = 3.5 beats the best at 1e-6
     s = 1.0 / (1.0 + np.exp(-np.linspace(-8.0, 4.0, 25)))

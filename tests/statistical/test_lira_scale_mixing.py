@@ -21,7 +21,7 @@ def _run(ev, **kw):
 
 def test_many_bases_take_the_fitted_t_few_the_table():
     # the reduced large-base path of CI: 1,000 simulated LiRA targets (>= TABLE_MAX_BASES)
-    many = lira_counts(64, 1000, seed=1).to_evidence()
+    many = lira_counts(64, 1000, seed=1).to_evidence(likelihood="binomial")
     assert len(many.counts) >= runners.TABLE_MAX_BASES
     post = _run(many, **{**FAST, "tune": 1000})  # the t is fitted to the warm-up's second half
     assert post.settings["surrogate_moves"] == ["fitted_t", "fitted_t"]
@@ -30,13 +30,13 @@ def test_many_bases_take_the_fitted_t_few_the_table():
     assert 1.0 < lo < hi < 10.0
     # fewer bases: the table is built, as before (a chain whose table proposal fails its pilot
     # may still take the fitted t)
-    few = lira_counts(64, 60, seed=1).to_evidence()
+    few = lira_counts(64, 60, seed=1).to_evidence(likelihood="binomial")
     post = _run(few, **FAST)
     assert "table_proposal" in post.settings["surrogate_moves"]
 
 
 def test_the_threshold_is_what_decides(monkeypatch):
-    few = lira_counts(64, 60, seed=1).to_evidence()
+    few = lira_counts(64, 60, seed=1).to_evidence(likelihood="binomial")
     monkeypatch.setattr(runners, "TABLE_MAX_BASES", 10)
     post = _run(few, **{**FAST, "tune": 1000})
     moves = post.settings["surrogate_moves"]

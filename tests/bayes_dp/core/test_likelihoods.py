@@ -17,14 +17,20 @@ def test_registry_codes_are_the_kernels_codes():
     assert (
         evidence.LIKELIHOODS
         == tuple(LIKELIHOODS)
-        == ("binomial", "bivariate_normal", "beta_binomial")
+        == ("binomial", "bivariate_normal", "beta_binomial", "exposure_mixture")
     )
     # the kernels (samplers.model.densities, ...) switch on samplers.model.codes directly
     assert LIKELIHOODS["binomial"].code == codes.LIK_BINOMIAL
     assert LIKELIHOODS["bivariate_normal"].code == codes.LIK_BIVARIATE_NORMAL
     assert LIKELIHOODS["beta_binomial"].code == codes.LIK_BETA_BINOMIAL
+    assert LIKELIHOODS["exposure_mixture"].code == codes.LIK_EXPOSURE_MIXTURE
     assert len({spec.code for spec in LIKELIHOODS.values()}) == len(LIKELIHOODS)
-    assert [spec.param_names for spec in LIKELIHOODS.values()] == [(), ("tau", "rho"), ("tau",)]
+    assert [spec.param_names for spec in LIKELIHOODS.values()] == [
+        (),
+        ("tau", "rho"),
+        ("tau",),
+        ("pi", "kappa"),
+    ]
     with pytest.raises(TypeError):
         LIKELIHOODS["poisson"] = LIKELIHOODS["binomial"]  # read-only
 
@@ -48,10 +54,10 @@ def test_unknown_likelihood_names_the_value_and_the_choices(build):
 @pytest.mark.parametrize("name", list(LIKELIHOODS))
 def test_fix_takes_exactly_the_registry_parameters(name):
     spec = get_likelihood(name)
-    good = {"tau": 0.01, "rho": 0.0}
+    good = {"tau": 0.01, "rho": 0.0, "pi": 0.5, "kappa": 0.1}
     ev = bdp.Evidence(COUNTS, likelihood=name, fix={p: good[p] for p in spec.param_names})
     assert set(ev.fix) == set(spec.param_names)
-    for p in {"tau", "rho", "sigma"} - set(spec.param_names):
+    for p in {"tau", "rho", "pi", "kappa", "sigma"} - set(spec.param_names):
         with pytest.raises(ValueError, match=f"'{p}' is not a parameter of the '{name}'"):
             bdp.Evidence(COUNTS, likelihood=name, fix={p: 0.0})
 
@@ -64,6 +70,13 @@ def test_fixed_tau_bounds():
     bdp.Evidence(COUNTS, likelihood="beta_binomial", fix={"tau": 0.0})
     with pytest.raises(ValueError, match="must be >= 0"):
         bdp.Evidence(COUNTS, likelihood="beta_binomial", fix={"tau": -0.001})
+
+
+@pytest.mark.parametrize("par", ["pi", "kappa"])
+@pytest.mark.parametrize("value", [0.0, 1.0, -0.2, 1.5])
+def test_fixed_mixture_parameters_lie_in_the_open_unit_interval(par, value):
+    with pytest.raises(ValueError, match=f"fix\\['{par}'\\]"):
+        bdp.Evidence(COUNTS, likelihood="exposure_mixture", fix={par: value})
 
 
 def test_rho_max_is_the_positive_definite_bound():
