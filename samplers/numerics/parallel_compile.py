@@ -163,6 +163,11 @@ def compile_all(kernels, *, workers: int | None = None) -> dict:
             if p.poll() is None:
                 p.kill()
             p.wait()
+            for pipe in (p.stdin, p.stdout):  # closed here, not left to the garbage collector
+                try:
+                    pipe.close()
+                except Exception:
+                    pass
     return out
 
 
