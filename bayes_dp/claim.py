@@ -42,7 +42,9 @@ class AuditClaim:
         probability 0.95, and the equal-tailed interval [``lower``, ``upper``] holds
         2 * prob - 1 = 90% of the posterior).
     lower : float
-        The (1 - prob) posterior quantile of eps: eps >= lower with probability ``prob``.
+        The (1 - prob) posterior quantile of eps: eps >= lower with probability ``prob``; for
+        a Gaussian-DP posterior with score groups, the shape-free bound
+        (``shape_free_lower``), which the sentence states first.
     upper : float
         The ``prob`` posterior quantile of eps.
     delta : float or None
@@ -62,6 +64,19 @@ class AuditClaim:
         :func:`bayes_dp.diagnostics.findings`); then the sentence says so first.
     sentence : str
         The claim in words, to paste into a paper.
+    gaussian_shape : str or None
+        Gaussian-DP posteriors only (None otherwise): ``"fits"``, ``"does not fit"`` (a score
+        group fails the fit check: the whole-ROC figures are not a finding and the sentence
+        says so first) or ``"not checked"``.
+    gaussian_lower : float or None
+        Gaussian-DP posteriors: the whole-ROC posterior's (1 - prob) quantile of eps, which
+        holds if the mechanism is Gaussian.
+    shape_free_lower : float or None
+        Gaussian-DP posteriors with score groups: the lower bound that assumes no shape of the
+        trade-off curve (best single threshold fixed in advance, Bonferroni-adjusted;
+        docs/gdp.md section 9). When present, it is ``lower``: the bound stated first.
+    shape_free : dict or None
+        Its threshold, counts, number of thresholds and level.
     """
 
     prob: float
@@ -74,6 +89,10 @@ class AuditClaim:
     lower_shift: float | None
     reliable: bool
     sentence: str
+    gaussian_shape: str | None = None
+    gaussian_lower: float | None = None
+    shape_free_lower: float | None = None
+    shape_free: dict | None = None
 
     def to_dict(self) -> dict:
         """Return the fields as a JSON-ready dict (non-finite numbers become None)."""
@@ -194,6 +213,11 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             f"Whether the upper end of {interval} is set by the data or by the prior was not "
             f"checked ({why_unknown}); cite the lower bound."
         )
+    extra = {}
+    if st.get("model") == "gdp":
+        from ._claim_gdp import gdp_words
+
+        lower, words, extra = gdp_words(st, prob, lower, upper, words, at, strength)
     if not reliable:
         words.insert(
             0,
@@ -211,4 +235,5 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         lower_shift=shift_lo,
         reliable=reliable,
         sentence=" ".join(words),
+        **extra,
     )
