@@ -6,11 +6,11 @@ tightest delta at eps is the larger hockey-stick divergence of the two orders,
 
     delta(eps) = max( int max(0, p - e^eps q) dx,  int max(0, q - e^eps p) dx ),
 
-and the true eps at delta is the smallest eps with delta(eps) <= delta (delta(eps) is
-non-increasing). The integrals run by a composite Gauss-Legendre rule over a finite range,
-split at the kinks of the integrand; eps is then found by Brent's method. Checked against the closed forms of the Laplace pair,
-``delta(eps) = 1 - exp((eps - eps0) / 2)`` for 0 <= eps <= eps0, and of the Gaussian pair
-(Dong, Roth and Su, Cor. 2.13).
+and the true eps at delta is the smallest eps with delta(eps) <= delta (delta(eps) is non-
+increasing). The integrals run by a composite Gauss-Legendre rule over a finite range, split at the
+kinks of the integrand; eps is then found by Brent's method. Checked against the closed forms of the
+Laplace pair, ``delta(eps) = 1 - exp((eps - eps0) / 2)`` for 0 <= eps <= eps0, and of the Gaussian
+pair (Dong, Roth and Su, Cor. 2.13).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Simulation-based calibration of the joint sampler (eps, s, tau, rho): slow.
 
-The study is ``benchmarks/sbc_correlated.py``: ``bayes_dp.calibration.run_sbc`` over
+The study is ``benchmarks/sbc_correlated.py``: ``bayes_dp.evaluation.calibration.run_sbc`` over
 ``sbc_replicate`` with the prior and design below.
 """
 
@@ -9,7 +9,7 @@ import functools
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp.calibration import run_sbc, sbc_replicate
+from bayes_dp.evaluation.calibration import run_sbc, sbc_replicate
 
 PRIOR = bdp.Prior(eps=bdp.HalfNormal(3.0), s=bdp.Beta(2.0, 2.0), tau=bdp.Beta(1.0, 20.0))
 STUDY = {"prior": PRIOR, "delta": 1e-5, "n_neg": [1000] * 5, "n_pos": [1000] * 5}
