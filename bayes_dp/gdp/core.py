@@ -726,8 +726,8 @@ def _fit_check(gr: _Group, rng) -> float:
         k_all = np.where(upper, in_hi + out_hi, n_out + n_in - in_hi - out_hi)
         e_i = np.where(upper, e_in, n_in - e_in)
         e_o = np.where(upper, e_out, n_out - e_out)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = e_i / (e_i + e_o)
+        tot = e_i + e_o
+        share = np.clip(e_i / np.where(tot > 0, tot, 1.0), 0.0, 1.0)
         var = np.maximum(k_all * share * (1.0 - share), 1.0)
         return (np.abs(k_in - k_all * share) / np.sqrt(var)).max(axis=1)
 

@@ -9,6 +9,10 @@ boundary of R(eps, delta): the smallest eps that explains them) gives a posterio
 threshold, computed here on a grid with the count model's own likelihood kernel
 (:func:`samplers.exact.grid.log_lik_points`) and its default eps prior, HalfNormal(10).
 
+The posterior's lower end alone is not a frequentist bound where the likelihood is flat
+toward large eps (no false positive beyond a tail threshold: its lower tail is then set by the
+prior's mass above), so each threshold's lower end is the smaller of it and the exact
+Clopper-Pearson bound (:func:`~bayes_dp.clopper_pearson_epsilon`) at the same level.
 Over T thresholds the bound is Bonferroni-adjusted: the lower end at posterior probability ``1 - (1
 - prob) / T`` of each, and the largest of them. If each single-threshold lower end at level a lies
 above the true eps with probability at most a, the largest of the T at level a / T does with
@@ -86,6 +90,18 @@ def threshold_quantiles(fp: int, n_out: int, fn: int, n_in: int, delta: float) -
     return np.interp(LEVELS, cdf[keep], grid[keep])
 
 
+def threshold_cp(fp: int, n_out: int, fn: int, n_in: int, delta: float) -> np.ndarray:
+    """Clopper-Pearson lower bounds of eps at confidence ``1 - level`` for each of :data:`LEVELS`.
+
+    :func:`~bayes_dp.clopper_pearson_epsilon` on the one threshold: exact, for any mechanism.
+    """
+    from bayes_dp.core.region import clopper_pearson_epsilon
+
+    return np.array(
+        [clopper_pearson_epsilon(fp, n_out, fn, n_in, delta, 1.0 - a)[0] for a in LEVELS]
+    )
+
+
 def shape_free_record(groups, delta: float) -> dict:
     """Tabulate every cut point of the score groups for the shape-free bound.
 
@@ -112,6 +128,7 @@ def shape_free_record(groups, delta: float) -> dict:
                     "fn": int(fn[j]),
                     "n_in": ev.n_in,
                     "quantiles": [float(x) for x in q],
+                    "cp": [float(x) for x in threshold_cp(fp[j], ev.n_out, fn[j], ev.n_in, delta)],
                 }
             )
     return {

@@ -26,7 +26,9 @@ def shape_free_lower(record: dict | None, prob: float) -> dict | None:
     """Return the shape-free lower bound at posterior probability ``prob`` (None if none).
 
     With T thresholds, each threshold's lower end at tail probability ``(1 - prob) / T``
-    (interpolated in log level between the stored levels), and the largest. Returns a dict
+    (interpolated in log level between the stored levels): the smaller of its count
+    posterior's quantile and its Clopper-Pearson bound at confidence ``1 - (1 - prob) / T``;
+    and the largest over thresholds. Returns a dict
     with ``lower``, ``n_thresholds``, ``level`` and the chosen threshold's ``group``,
     ``cut``, ``fp``, ``n_out``, ``fn``, ``n_in``.
     """
@@ -36,7 +38,13 @@ def shape_free_lower(record: dict | None, prob: float) -> dict | None:
     levels = np.log(np.asarray(record["levels"], dtype=np.float64))
     level = (1.0 - prob) / len(rows)
     x = math.log(max(level, math.exp(levels[0])))
-    lows = [float(np.interp(x, levels, np.asarray(r["quantiles"]))) for r in rows]
+    lows = [
+        min(
+            float(np.interp(x, levels, np.asarray(r["quantiles"]))),
+            float(np.interp(x, levels, np.asarray(r.get("cp", r["quantiles"])))),
+        )
+        for r in rows
+    ]
     best = int(np.argmax(lows))
     out = {k: rows[best][k] for k in ("group", "cut", "fp", "n_out", "fn", "n_in")}
     out.update(lower=max(lows[best], 0.0), n_thresholds=len(rows), level=level)
@@ -106,11 +114,12 @@ def gdp_words(
         f"{sf['fn']} of {sf['n_in']} in-scores at or below"
     )
     free = (
-        f"With {_pct(prob)} posterior probability, eps >= {sf['lower']:.3g}{at} whatever the "
-        f"shape of the mechanism's trade-off curve: the best of {sf['n_thresholds']} "
-        "thresholds fixed without looking at membership, each a single-threshold posterior "
-        f"(count model, s = 1) read at probability 1 - {1 - prob:g}/{sf['n_thresholds']} "
-        f"(Bonferroni; {where})."
+        f"With {_pct(prob)} posterior probability and {_pct(prob)} confidence, eps >= "
+        f"{sf['lower']:.3g}{at} whatever the shape of the mechanism's trade-off curve: the "
+        f"best of {sf['n_thresholds']} thresholds fixed without looking at membership, each "
+        "the smaller of its single-threshold posterior's lower end (count model, s = 1) and "
+        f"its Clopper-Pearson bound, at level {1 - prob:g}/{sf['n_thresholds']} (Bonferroni; "
+        f"{where})."
     )
     ps = ", ".join(f"{k!r} p = {p:.2g}" for k, p in pvals.items())
     if verdict == "does not fit":
