@@ -54,18 +54,23 @@ def hockey_stick(logp, logq, eps: float, lo: float, hi: float, panels: int = 400
     return float(np.sum(val * w[None, :] * half[:, None]))
 
 
-def pair_delta(logp, logq, eps: float, lo: float, hi: float) -> float:
+def pair_delta(logp, logq, eps: float, lo: float, hi: float, panels: int = 40000) -> float:
     """delta(eps) of the pair: the larger hockey-stick divergence of the two orders."""
-    return max(hockey_stick(logp, logq, eps, lo, hi), hockey_stick(logq, logp, eps, lo, hi))
+    return max(
+        hockey_stick(logp, logq, eps, lo, hi, panels), hockey_stick(logq, logp, eps, lo, hi, panels)
+    )
 
 
-def pair_epsilon(logp, logq, delta: float, lo: float, hi: float, eps_max: float = 60.0) -> float:
+def pair_epsilon(
+    logp, logq, delta: float, lo: float, hi: float, eps_max: float = 60.0, panels: int = 40000
+) -> float:
     """The smallest eps >= 0 with delta(eps) <= ``delta`` (0 if delta(0) <= delta)."""
-    if pair_delta(logp, logq, 0.0, lo, hi) <= delta:
+    if pair_delta(logp, logq, 0.0, lo, hi, panels) <= delta:
         return 0.0
 
     def g(e):
-        return math.log(max(pair_delta(logp, logq, e, lo, hi), 1e-300)) - math.log(delta)
+        d = pair_delta(logp, logq, e, lo, hi, panels)
+        return math.log(max(d, 1e-300)) - math.log(delta)
 
     if g(eps_max) > 0:
         return math.inf
