@@ -200,6 +200,7 @@ def _coverage(n_audits, n_scores, mu, seed):
             seed=rng,
             draws=1000,
             fit_check=False,
+            shape_free=False,
         )
         lo, hi = post.interval(0.9, "mu")
         hits += lo <= mu <= hi
