@@ -190,7 +190,9 @@ def test_the_claim_never_accuses_non_gaussian_mechanisms(name):
     # at most 5% (binomial test at the 1% level); the whole-ROC figure is never stated first
     # unless the shape fits
     rows = [audit(name, 1000, 1000 + i) for i in range(100)]
-    assert _rate_ok(sum(r["claim_above"] for r in rows), len(rows))
+    above = sum(r["claim_above"] for r in rows)
+    print(f"{name}: claim above the truth in {above}/{len(rows)}")
+    assert _rate_ok(above, len(rows))
     for r in rows:
         assert r["sentence_flags"] == (r["shape"] == "does not fit")
 
