@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from bayes_dp.cli.result import SHAPE_NOT_FIT
 from bayes_dp.core.thresholds import GRID_DRAWS
 from bayes_dp.io import detect_input, read_in_out_scores, read_one_run, read_scores
 
@@ -96,6 +98,7 @@ def run_gdp(args, out, log) -> dict:
         files["posterior"] = str(post.to_netcdf(outdir / "posterior.nc"))
         log(f"wrote {files['posterior']}")
     qs = [0.05, 0.5, 0.95]
+    claim = bdp.audit_claim(post).to_dict()
     result = {
         "exit_status": 0,
         "command": "gdp",
@@ -108,21 +111,53 @@ def run_gdp(args, out, log) -> dict:
             for v in ("mu", "eps")
         },
         "fit_check": post.settings["fit_check"],
+        "claim": claim,
         "warnings": notes,
         "seed": args.seed,
         "files": files,
     }
+    shape_status(result, claim)
     if not args.json:
-        _print_summary(post, args.delta, out)
+        _print_summary(post, args.delta, out, claim)
         print(f"fit check p-value: {post.settings['fit_check']}", file=out)
+        print("\n" + textwrap.fill(claim["sentence"], width=100), file=out)
     return result
 
 
-def _print_summary(post, delta: float, out) -> None:
-    """Print the summary table and the 90% interval of eps."""
+def _print_summary(post, delta: float, out, claim: dict) -> None:
+    """Print the summary table, the shape-free bound and the (Gaussian) 90% interval of eps."""
     print(post.summary().round(3).to_string(), file=out)
     lo, hi = post.interval(0.9, "eps")
-    print(f"\n90% credible interval for eps at delta={delta:g}: [{lo:.3g}, {hi:.3g}]", file=out)
+    shape = claim.get("gaussian_shape")
+    if claim.get("shape_free_lower") is not None:
+        print(
+            f"\nshape-free: eps >= {claim['shape_free_lower']:.3g} at delta={delta:g} with "
+            f"{100 * claim['prob']:g}% posterior probability (any mechanism)",
+            file=out,
+        )
+    if shape == "does not fit":
+        print(
+            f"NOT A FINDING (the Gaussian shape does not fit): 90% credible interval for eps at "
+            f"delta={delta:g}: [{lo:.3g}, {hi:.3g}]",
+            file=out,
+        )
+    else:
+        print(
+            f"if the mechanism is Gaussian (shape {shape}): 90% credible interval for eps at "
+            f"delta={delta:g}: [{lo:.3g}, {hi:.3g}]",
+            file=out,
+        )
+
+
+def shape_status(result: dict, claim: dict) -> None:
+    """Add the Gaussian shape's verdict to ``result``; exit status 4 when the shape fails."""
+    from bayes_dp.cli.result import EXIT_STATUSES
+
+    result["gaussian_shape"] = claim.get("gaussian_shape")
+    result["shape_free_lower"] = claim.get("shape_free_lower")
+    if claim.get("gaussian_shape") == "does not fit" and result.get("exit_status", 0) == 0:
+        result["exit_status"] = SHAPE_NOT_FIT
+        result["exit_status_meaning"] = EXIT_STATUSES[SHAPE_NOT_FIT]
 
 
 # -- `bayes-dp estimate` with GDP score files, one-run summaries and counts in one posterior ------
@@ -257,8 +292,6 @@ def _gdp_evidence_of(args, log) -> list:
 
 def run_gdp_estimate(args, out, log) -> dict:
     """``bayes-dp estimate`` on Gaussian-DP evidence; the result object of ``estimate``."""
-    import textwrap
-
     import bayes_dp as bdp
     from bayes_dp.cli.result import _check_writable_dir, _result_json
     from bayes_dp.report import plain_warnings
@@ -294,6 +327,7 @@ def run_gdp_estimate(args, out, log) -> dict:
     result["warnings"] = fits + result["warnings"]
     result["fit_check"] = post.settings.get("fit_check", {})
     result["model"] = "gdp"
+    shape_status(result, result["claim"])
     comparison = None
     if args.compare:
         if args.first_scores is None:
@@ -310,7 +344,7 @@ def run_gdp_estimate(args, out, log) -> dict:
             for name, row in comparison.to_dict(orient="index").items()
         }
     if not args.json:
-        _print_summary(post, args.delta, out)
+        _print_summary(post, args.delta, out, result["claim"])
         if result["fit_check"]:
             fit = ", ".join(f"{k} {v:.3g}" for k, v in result["fit_check"].items())
             print(f"fit check (posterior predictive p-value, below 0.01 fails): {fit}", file=out)
@@ -319,6 +353,12 @@ def run_gdp_estimate(args, out, log) -> dict:
             print("\n" + comparison.drop(columns="assumes").round(3).to_string(), file=out)
     for w in fits + plain_warnings(post):
         print(f"bayes-dp: warning: {w}", file=sys.stderr)
+    if result["exit_status"] == SHAPE_NOT_FIT:
+        print(
+            f"bayes-dp: warning: the Gaussian shape does not fit (exit status {SHAPE_NOT_FIT}): "
+            "the whole-ROC figures are not a finding; the claim states the shape-free bound",
+            file=sys.stderr,
+        )
     html = None if args.no_report else outdir / "report.html"
     if html is not None:
         try:

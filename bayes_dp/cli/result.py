@@ -24,12 +24,17 @@ EXIT_STATUSES = {
     f"{ESS_PER_CHAIN_MIN} per chain); the results "
     "were written but are not reliable (nothing is written when not even the warm-up "
     "finished)",
+    4: "Gaussian-DP run whose scores the Gaussian shape does not fit (the fit check fails): "
+    "the whole-ROC figures are not a finding; the claim states the bound that assumes no shape "
+    "instead (results and report written)",
     130: "interrupted (Ctrl-C); no result files were written",
 }
 
 
 #: Exit status of a run that did not converge within its time budget.
 NOT_CONVERGED = 3
+#: Exit status of a Gaussian-DP run whose scores fail the fit check of the Gaussian shape.
+SHAPE_NOT_FIT = 4
 
 
 def _finite(x):

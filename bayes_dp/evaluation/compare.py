@@ -10,6 +10,7 @@ from bayes_dp.core.region import clopper_pearson_epsilon, clopper_pearson_interv
 from bayes_dp.core.validation import check_delta, check_real
 from bayes_dp.gdp.core import gdp_epsilon, gdp_evidence
 from bayes_dp.one_run.core import OneRunCounts, estimate_one_run, one_run_epsilon_bound
+from bayes_dp.results.claim_gdp import shape_free_lower
 
 __all__ = ["compare_estimators", "gdp_lower_bound", "one_run_counts_from_scores"]
 
@@ -141,6 +142,10 @@ def compare_estimators(
     Rows (eps at ``delta``):
 
     * ``whole ROC posterior (GDP)``: :func:`~bayes_dp.estimate_gdp` on the binned scores;
+    * ``shape-free bound (fixed thresholds)``: the bound :func:`~bayes_dp.audit_claim` states
+      first for that posterior: the best single-threshold lower end (count model, s = 1) over
+      the cut points, fixed without looking at membership, Bonferroni-adjusted (its level is
+      ``(1 + confidence) / 2``, the one-sided level of the intervals' lower ends);
     * ``single threshold posterior``: :func:`~bayes_dp.estimate_epsilon` on the counts at one
       threshold, the cut point whose own Clopper-Pearson eps bound (at ``confidence``, no
       correction) is largest: chosen on the same data, which flatters it;
@@ -186,9 +191,11 @@ def compare_estimators(
     Returns
     -------
     pandas.DataFrame
-        Index the six rows above; columns ``lower`` (the ``(1 - confidence) / 2`` quantile
+        Index the seven rows above; columns ``lower`` (the ``(1 - confidence) / 2`` quantile
         of a posterior, or the bound at ``confidence``), ``median`` and ``upper`` (posteriors
-        only; NaN for bounds), ``width`` and ``assumes``.
+        only; NaN for bounds), ``width``, ``assumes`` and ``gaussian_shape`` (True for the rows
+        whose eps assumes the Gaussian shape, :data:`GAUSSIAN_SHAPE_ROWS`: on a mechanism that
+        is not Gaussian they can lie above its eps).
 
     Examples
     --------
@@ -197,7 +204,7 @@ def compare_estimators(
     >>> tab = compare_estimators(rng.normal(2, 1, 500), rng.normal(0, 1, 500), delta=1e-5,
     ...                          seed=1)  # doctest: +SKIP
     >>> list(tab.columns)  # doctest: +SKIP
-    ['lower', 'median', 'upper', 'width', 'assumes']
+    ['lower', 'median', 'upper', 'width', 'assumes', 'gaussian_shape']
     """
     import pandas as pd
 
@@ -220,6 +227,14 @@ def compare_estimators(
     post = estimate_gdp(ev, delta=delta, s=s, seed=rng)
     lo, med, hi = post.quantile(q, "eps")
     rows["whole ROC posterior (GDP)"] = (lo, med, hi, "binormal ROC (mu-GDP), mu_i in [s mu, mu]")
+    sf = shape_free_lower(post.settings.get("shape_free"), (1 + confidence) / 2)
+    rows["shape-free bound (fixed thresholds)"] = (
+        sf["lower"],
+        np.nan,
+        np.nan,
+        f"none; best of {sf['n_thresholds']} cut points fixed in advance, single-threshold "
+        "posteriors (s = 1), Bonferroni",
+    )
 
     per_cut = [
         clopper_pearson_epsilon(f, ev.n_out, n, ev.n_in, delta, confidence)[0]
@@ -293,4 +308,10 @@ def compare_estimators(
         rows, orient="index", columns=["lower", "median", "upper", "assumes"]
     )
     tab.insert(3, "width", tab["upper"] - tab["lower"])
+    tab["gaussian_shape"] = [name in GAUSSIAN_SHAPE_ROWS for name in tab.index]
     return tab
+
+
+#: Rows of :func:`compare_estimators` whose eps assumes the Gaussian shape (the binormal ROC,
+#: or the Gaussian privacy profile that turns a bound on mu into eps at delta).
+GAUSSIAN_SHAPE_ROWS = ("whole ROC posterior (GDP)", "GDP bound, Pareto frontier")

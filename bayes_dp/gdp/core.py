@@ -54,6 +54,9 @@ __all__ = [
 #: Largest number of bins chosen automatically, and the scores per bin aimed at.
 AUTO_BINS_MAX = 20
 AUTO_SCORES_PER_BIN = 50
+#: Fewest pooled scores beyond a tail cut point: the tails get cut points with the top and bottom
+#: TAIL_MIN, 2 TAIL_MIN, 4 TAIL_MIN, ... pooled scores beyond them (fewer than a regular bin).
+TAIL_MIN = 8
 #: Posterior predictive p-value below which the Gaussian trade-off shape is said not to fit.
 FIT_P_MIN = 0.01
 #: Draws used by the posterior predictive check.
@@ -261,15 +264,44 @@ class GdpEvidence:
         }
 
 
+def _tail_cuts(pooled: np.ndarray, per_bin: float) -> np.ndarray:
+    """Cut points with TAIL_MIN, 2 TAIL_MIN, ... pooled scores beyond them, in both tails.
+
+    Only counts below ``per_bin`` (a regular bin's size) are added; each cut point lies halfway
+    between the two pooled scores it separates.
+    """
+    srt = np.sort(pooled)
+    n = srt.size
+    ks = []
+    k = TAIL_MIN
+    while k < per_bin and 2 * k < n:
+        ks.append(k)
+        k *= 2
+    ks = np.asarray(ks, dtype=np.int64)
+    if ks.size == 0:
+        return np.empty(0)
+    low = 0.5 * (srt[ks - 1] + srt[ks])
+    high = 0.5 * (srt[n - ks - 1] + srt[n - ks])
+    return np.concatenate([low, high])
+
+
 def gdp_evidence(
-    in_scores, out_scores, *, bins=None, name: str = "gdp", strength: str = "shared"
+    in_scores,
+    out_scores,
+    *,
+    bins=None,
+    name: str = "gdp",
+    strength: str = "shared",
+    tails: bool = True,
 ) -> GdpEvidence:
     """Bin the scores of one attack into :class:`GdpEvidence`.
 
     The bins are fixed without looking at membership: by default their cut points are the
     ``j / K`` quantiles of the pooled scores (in and out together), so every bin holds about
-    the same number of scores; cut points may also be given (fixed before the audit). Ties
-    that make two cut points equal are merged.
+    the same number of scores, plus cut points in both tails that leave 8, 16, 32, ... pooled
+    scores beyond them (``tails``; fewer than a regular bin), where eps at small delta is
+    decided; cut points may also be given (fixed before the audit). Ties that make two cut
+    points equal are merged.
 
     Parameters
     ----------
@@ -282,6 +314,8 @@ def gdp_evidence(
         Group name.
     strength : {"shared", "own"}
         Shared attack strength or the group's own (see :class:`GdpEvidence`).
+    tails : bool
+        With ``bins`` None or a number, add the tail cut points (default True).
 
     Returns
     -------
@@ -291,9 +325,12 @@ def gdp_evidence(
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> ev = gdp_evidence(rng.normal(1.0, 1.0, 500), rng.normal(0.0, 1.0, 500), bins=10)
+    >>> ev = gdp_evidence(rng.normal(1.0, 1.0, 500), rng.normal(0.0, 1.0, 500), bins=10,
+    ...                   tails=False)
     >>> ev.n_bins, ev.n_in, ev.n_out
     (10, 500, 500)
+    >>> gdp_evidence(rng.normal(1.0, 1.0, 500), rng.normal(0.0, 1.0, 500), bins=10).n_bins
+    18
     """
     x_in = check_scores("in_scores", in_scores)
     x_out = check_scores("out_scores", out_scores)
@@ -301,9 +338,13 @@ def gdp_evidence(
     if bins is None:
         k = int(np.clip(pooled.size // AUTO_SCORES_PER_BIN, 2, AUTO_BINS_MAX))
         edges = np.quantile(pooled, np.arange(1, k) / k)
+        if tails:
+            edges = np.concatenate([edges, _tail_cuts(pooled, pooled.size / k)])
     elif isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         k = check_positive_int("bins", int(bins), minimum=2)
         edges = np.quantile(pooled, np.arange(1, k) / k)
+        if tails:
+            edges = np.concatenate([edges, _tail_cuts(pooled, pooled.size / k)])
     else:
         edges = check_scores("bins", bins)
         if np.any(np.diff(edges) <= 0):
@@ -374,6 +415,7 @@ def estimate_gdp(
     draws: int = GRID_DRAWS,
     seed=None,
     fit_check: bool = True,
+    shape_free: bool = True,
 ):
     """Posterior of the Gaussian-DP parameter mu, and of eps at ``delta``, from all evidence.
 
@@ -387,6 +429,15 @@ def estimate_gdp(
     method and (mu, s) is computed on a grid, so the draws are independent (no Markov chain):
     ``chains`` only splits them for the diagnostics. ``docs/gdp.md`` has the derivation and
     the assumptions.
+
+    Every piece of evidence enters through the Gaussian shape: score groups through the
+    binormal ROC, one-run audits through the GDP accuracy band, and count groups through
+    ``eps_c = gdp_epsilon(mu, delta_c)``, the Gaussian privacy profile. On a mechanism that is
+    not Gaussian (Laplace, a few very exposed members) eps at small delta from this posterior
+    is the Gaussian shape's extrapolation, not a finding. Score groups therefore also get a
+    bound that assumes no shape (``shape_free``, stored as ``post.settings["shape_free"]``,
+    docs/gdp.md section 9), which :func:`~bayes_dp.audit_claim` states first; counts and
+    one-run audits have no fit check and no such bound here.
 
     Parameters
     ----------
@@ -423,6 +474,11 @@ def estimate_gdp(
         Run the posterior predictive check of the binned counts (stored in
         ``post.settings["fit_check"]``) and warn with :class:`GdpFitWarning` when a group's
         p-value is below 0.01.
+    shape_free : bool
+        Tabulate, for every cut point of every score group, the single-threshold posterior of
+        eps at ``delta`` (count model, s = 1), from which :func:`~bayes_dp.audit_claim` takes
+        the Bonferroni-adjusted best lower end (``post.settings["shape_free"]``; about 0.05 s
+        per cut point).
 
     Returns
     -------
@@ -503,6 +559,10 @@ def estimate_gdp(
     }
     if s_edges is None:
         settings["fixed"] = {"s": float(s)}
+    if shape_free and groups:
+        from bayes_dp.gdp.shape_free import shape_free_record
+
+        settings["shape_free"] = shape_free_record([gr.ev for gr in groups], delta)
     if fit_check:
         settings["fit_check"] = _fit_checks(groups, rng, stacklevel=3)
     return GdpPosterior(draws_out, {"grid_cell": cell.reshape(chains, draws)}, settings)
@@ -644,11 +704,17 @@ def _draw_within(gr: _Group, lo, hi, rng) -> np.ndarray:
 
 
 def _fit_check(gr: _Group, rng) -> float:
-    """Posterior predictive p-value of the binned counts, Pearson's X^2 as the discrepancy.
+    """Posterior predictive p-value of the binned counts, for the bulk and for the tails.
 
     For each of ``FIT_DRAWS`` posterior draws of mu_i, the cut points are drawn from their
-    Laplace approximation at the nearest grid point, counts are replicated, and X^2 of the
-    replicate is compared with that of the data under the same parameters.
+    Laplace approximation at the nearest grid point, counts are replicated, and two
+    discrepancies of the replicate are compared with those of the data under the same
+    parameters: Pearson's X^2 over the bins (the bulk), and, for the tails, the largest
+    standardised deviation over the cut points of the in-scores' share of the scores beyond the
+    cut point (on its side with fewer expected scores), ``|k_in - k pi| / sqrt(max(k pi (1 -
+    pi), 1))`` with ``pi`` the share the parameters expect (the tail cut points of
+    :func:`gdp_evidence` make it see the few scores that decide eps at small delta). Returns
+    ``min(1, 2 min(p_X2, p_tail))`` (Bonferroni over the two).
     """
     idx = rng.choice(gr.draws.size, size=min(FIT_DRAWS, gr.draws.size), replace=False)
     m = gr.draws[idx]
@@ -672,4 +738,26 @@ def _fit_check(gr: _Group, rng) -> float:
             tb = np.where(eb > 0, (b - eb) ** 2 / eb, np.where(b > 0, np.inf, 0.0))
         return ta.sum(axis=1) + tb.sum(axis=1)
 
-    return float(np.mean(x2(a_rep, b_rep) >= x2(gr.a, gr.b)))
+    # the tails: largest standardised deviation of the counts beyond each cut point
+    above_p = 1.0 - np.cumsum(p, axis=1)[:, :-1]
+    above_q = 1.0 - np.cumsum(q, axis=1)[:, :-1]
+
+    def sup_z(a, b):
+        # beyond each cut point (either side of it, whichever holds fewer expected scores): the
+        # in-scores among the scores there, against their expected share
+        out_hi = n_out - np.cumsum(a, axis=-1)[..., :-1]
+        in_hi = n_in - np.cumsum(b, axis=-1)[..., :-1]
+        e_out, e_in = n_out * above_p, n_in * above_q
+        upper = (e_out + e_in) <= 0.5 * (n_out + n_in)
+        k_in = np.where(upper, in_hi, n_in - in_hi)
+        k_all = np.where(upper, in_hi + out_hi, n_out + n_in - in_hi - out_hi)
+        e_i = np.where(upper, e_in, n_in - e_in)
+        e_o = np.where(upper, e_out, n_out - e_out)
+        tot = e_i + e_o
+        share = np.clip(e_i / np.where(tot > 0, tot, 1.0), 0.0, 1.0)
+        var = np.maximum(k_all * share * (1.0 - share), 1.0)
+        return (np.abs(k_in - k_all * share) / np.sqrt(var)).max(axis=1)
+
+    p_x2 = float(np.mean(x2(a_rep, b_rep) >= x2(gr.a, gr.b)))
+    p_tail = float(np.mean(sup_z(a_rep, b_rep) >= sup_z(gr.a, gr.b)))
+    return min(1.0, 2.0 * min(p_x2, p_tail))

@@ -613,7 +613,13 @@ def plan_gdp_audit(
                 groups.append(gdp_evidence(ins, outs, bins=bins, name=f"g{j}"))
             row.append(tuple(groups))
             post = estimate_gdp(
-                groups, delta=delta, mu_prior=mu_prior, s=s, seed=rng, fit_check=False
+                groups,
+                delta=delta,
+                mu_prior=mu_prior,
+                s=s,
+                seed=rng,
+                fit_check=False,
+                shape_free=False,
             )
             lo[k, r], hi[k, r] = post.interval(d.level, "eps")
             mu_lo[k, r], mu_hi[k, r] = post.interval(d.level, "mu")

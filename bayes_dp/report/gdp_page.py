@@ -97,13 +97,51 @@ def _compare_html(comparison) -> str:
             "with <code>--compare</code>.</p>"
         )
     rows = [
-        [str(name), *(r[c] for c in ("lower", "median", "upper", "width")), str(r["assumes"])]
+        [
+            str(name),
+            *(r[c] for c in ("lower", "median", "upper", "width")),
+            "yes" if r.get("gaussian_shape", False) else "no",
+            str(r["assumes"]),
+        ]
         for name, r in comparison.iterrows()
     ]
     return (
         "<p>The same scores, other estimators (bayes_dp.compare_estimators): ε at the run's "
-        "δ; for the bounds, <i>lower</i> is the frequentist lower bound.</p>"
-        + _table(["estimator", "lower", "median", "upper", "width", "assumes"], rows, left=1)
+        "δ; for the bounds, <i>lower</i> is the frequentist lower bound. Rows that assume the "
+        "Gaussian shape can lie above the ε of a mechanism that is not Gaussian.</p>"
+        + _table(
+            ["estimator", "lower", "median", "upper", "width", "Gaussian shape", "assumes"],
+            rows,
+            left=1,
+        )
+    )
+
+
+def _headline_html(posterior: Posterior, claim, prob: float) -> str:
+    """Write the result line: the shape-free bound first, the Gaussian figures if fit."""
+    delta = posterior.settings["delta"]
+    lo, hi = posterior.interval(prob, "eps")
+    mlo, mhi = posterior.interval(prob, "mu")
+    pct = f"{100 * prob:g}%"
+    gauss = (
+        f"{pct} credible interval for mu: [{mlo:.3g}, {mhi:.3g}]; for ε at δ = {delta:g}: "
+        f"[{lo:.3g}, {hi:.3g}], posterior median {posterior.quantile(0.5, 'eps'):.3g}"
+    )
+    if claim.shape_free_lower is None:
+        return f'<p id="headline"><b>Result (assumes the Gaussian shape):</b> {gauss}.</p>'
+    free = (
+        f"ε ≥ {claim.shape_free_lower:.3g} at δ = {delta:g} with "
+        f"{100 * claim.prob:g}% posterior probability, whatever the shape of the trade-off curve"
+    )
+    if claim.gaussian_shape == "does not fit":
+        return (
+            f'<p id="headline"><b>Result:</b> {free}. <b>The Gaussian shape does not fit the '
+            f"scores</b>: the whole-ROC figures ({gauss}) are not a finding.</p>"
+        )
+    verdict = "fit check passes" if claim.gaussian_shape == "fits" else "shape not checked"
+    return (
+        f'<p id="headline"><b>Result:</b> {free}. If the mechanism is Gaussian ({verdict}): '
+        f"{gauss}.</p>"
     )
 
 
@@ -189,9 +227,6 @@ def write_gdp_report(
     delta = st["delta"]
     title = title or "bayes-dp: posterior of Gaussian DP (mu) and ε(δ)"
     claim = audit_claim(posterior, (1 + prob) / 2)
-    lo, hi = posterior.interval(prob, "eps")
-    mlo, mhi = posterior.interval(prob, "mu")
-    pct = f"{100 * prob:g}%"
     parts = page_head(
         title,
         st,
@@ -202,9 +237,7 @@ def write_gdp_report(
     parts += [
         f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
         f"{html.escape(claim.sentence)}</p>",
-        f'<p id="headline"><b>Result:</b> {pct} credible interval for mu: [{mlo:.3g}, '
-        f"{mhi:.3g}]; for ε at δ = {delta:g}: [{lo:.3g}, {hi:.3g}], posterior median "
-        f"{posterior.quantile(0.5, 'eps'):.3g}.</p>",
+        _headline_html(posterior, claim, prob),
         "<h2>Warnings</h2>",
     ]
     warns = plain_warnings(posterior)

@@ -81,7 +81,9 @@ class AuditClaim:
         probability 0.95, and the equal-tailed interval [``lower``, ``upper``] holds
         2 * prob - 1 = 90% of the posterior).
     lower : float
-        The (1 - prob) posterior quantile of eps: eps >= lower with probability ``prob``.
+        The (1 - prob) posterior quantile of eps: eps >= lower with probability ``prob``; for
+        a Gaussian-DP posterior with score groups, the shape-free bound
+        (``shape_free_lower``), which the sentence states first.
     upper : float
         The ``prob`` posterior quantile of eps.
     delta : float or None
@@ -108,6 +110,19 @@ class AuditClaim:
         counts carry less than :data:`DEPENDENCE_INFO_MIN` of the information independence
         assumes (``mia.dependence.DependenceDiagnostic.to_dict()``, with ``corrected``); None
         when no group is that dependent or none records it.
+    gaussian_shape : str or None
+        Gaussian-DP posteriors only (None otherwise): ``"fits"``, ``"does not fit"`` (a score
+        group fails the fit check: the whole-ROC figures are not a finding and the sentence
+        says so first) or ``"not checked"``.
+    gaussian_lower : float or None
+        Gaussian-DP posteriors: the whole-ROC posterior's (1 - prob) quantile of eps, which
+        holds if the mechanism is Gaussian.
+    shape_free_lower : float or None
+        Gaussian-DP posteriors with score groups: the lower bound that assumes no shape of the
+        trade-off curve (best single threshold fixed in advance, Bonferroni-adjusted;
+        docs/gdp.md section 9). When present, it is ``lower``: the bound stated first.
+    shape_free : dict or None
+        Its threshold, counts, number of thresholds and level.
     """
 
     prob: float
@@ -121,6 +136,10 @@ class AuditClaim:
     reliable: bool
     sentence: str
     dependence: dict | None = None
+    gaussian_shape: str | None = None
+    gaussian_lower: float | None = None
+    shape_free_lower: float | None = None
+    shape_free: dict | None = None
 
     def to_dict(self) -> dict:
         """Return the fields as a JSON-ready dict (non-finite numbers become None)."""
@@ -241,6 +260,11 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             f"Whether the upper end of {interval} is set by the data or by the prior was not "
             f"checked ({why_unknown}); cite the lower bound."
         )
+    extra = {}
+    if isinstance(posterior, GdpPosterior):
+        from bayes_dp.results.claim_gdp import gdp_words
+
+        lower, words, extra = gdp_words(st, prob, lower, upper, words, at, strength)
     if not reliable:
         words.insert(
             0,
@@ -267,4 +291,5 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         reliable=reliable,
         sentence=" ".join(words),
         dependence=dep,
+        **extra,
     )

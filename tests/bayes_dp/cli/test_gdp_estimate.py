@@ -39,7 +39,10 @@ def test_estimate_reads_score_files_and_one_run_audits_into_one_posterior(tmp_pa
     )
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="fit-check"' in page and "posterior of the Gaussian-DP parameter mu" in page
-    assert res["claim"]["sentence"].startswith("With 95% posterior probability, eps >=")
+    assert res["claim"]["sentence"].startswith(
+        "With 95% posterior probability and 95% confidence, eps >="
+    )
+    assert res["gaussian_shape"] == "fits" and res["shape_free_lower"] == res["claim"]["lower"]
 
 
 def test_one_run_file_and_counts_file_route_to_the_joint_posterior(tmp_path, capsys):

@@ -13,7 +13,11 @@ def test_gdp_lower_bound_matches_an_independent_computation():
     rng = np.random.default_rng(1)
     x_in, x_out = rng.normal(1.5, 1, 400), rng.normal(0, 1, 400)
     got = bdp.gdp_lower_bound(x_in, x_out, delta=1e-5, confidence=0.9, bins=8)
-    cuts = np.quantile(np.r_[x_in, x_out], np.arange(1, 8) / 8)
+    pooled = np.sort(np.r_[x_in, x_out])
+    # 7 regular cut points, and the tail cut points with 8, 16, 32, 64 (< 800 / 8) scores beyond
+    ks = np.array([8, 16, 32, 64])
+    tails = np.r_[0.5 * (pooled[ks - 1] + pooled[ks]), 0.5 * (pooled[-ks - 1] + pooled[-ks])]
+    cuts = np.r_[np.quantile(pooled, np.arange(1, 8) / 8), tails]
     level = 1 - 0.1 / (2 * cuts.size)
     best = 0.0
     for c in cuts:
@@ -39,4 +43,11 @@ def test_whole_roc_beats_one_threshold_on_a_mu_2_gaussian_mechanism():
     assert gdp["width"] < one["width"]
     assert gdp["lower"] >= tab.loc["GDP bound, Pareto frontier", "lower"]
     assert tab.loc["Clopper-Pearson, best threshold", "lower"] <= one["median"]
-    assert list(tab.columns) == ["lower", "median", "upper", "width", "assumes"]
+    assert list(tab.columns) == ["lower", "median", "upper", "width", "assumes", "gaussian_shape"]
+    shaped = tab.index[tab["gaussian_shape"]].tolist()
+    assert shaped == ["whole ROC posterior (GDP)", "GDP bound, Pareto frontier"]
+    # the shape-free row is the claim's headline, and it is below the true eps (9.997)
+    post = bdp.estimate_gdp(x_in, x_out, delta=1e-5, seed=0)
+    free = tab.loc["shape-free bound (fixed thresholds)", "lower"]
+    assert free == pytest.approx(bdp.audit_claim(post, 0.95).lower, rel=1e-9)
+    assert free < 9.997

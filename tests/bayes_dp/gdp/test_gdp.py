@@ -60,16 +60,24 @@ def test_gdp_epsilon_checks_its_input():
 def test_gdp_evidence_bins_by_pooled_quantiles_and_validates():
     rng = np.random.default_rng(0)
     x_in, x_out = rng.normal(1, 1, 300), rng.normal(0, 1, 300)
-    ev = bdp.gdp_evidence(x_in, x_out, bins=6)
+    ev = bdp.gdp_evidence(x_in, x_out, bins=6, tails=False)
     pooled = ev.in_counts + ev.out_counts
     assert pooled.sum() == 600 and np.all(np.abs(pooled - 100) <= 1)
+    # with the tail cut points: 8, 16, 32 and 64 (< 100) pooled scores beyond them, each side
+    tails = bdp.gdp_evidence(x_in, x_out, bins=6)
+    pooled = tails.in_counts + tails.out_counts
+    assert pooled[:4].tolist() == [8, 8, 16, 32] and pooled[-4:].tolist() == [32, 16, 8, 8]
+    srt = np.sort(np.r_[x_in, x_out])
+    assert tails.edges[0] == pytest.approx(0.5 * (srt[7] + srt[8]))
+    assert tails.edges[-1] == pytest.approx(0.5 * (srt[-9] + srt[-8]))
     np.testing.assert_allclose(ev.edges, np.quantile(np.r_[x_in, x_out], np.arange(1, 6) / 6))
     # a monotone transform gives the same counts
-    ev2 = bdp.gdp_evidence(np.exp(x_in), np.exp(x_out), bins=6)
+    ev2 = bdp.gdp_evidence(np.exp(x_in), np.exp(x_out), bins=6, tails=False)
     np.testing.assert_array_equal(ev.in_counts, ev2.in_counts)
     np.testing.assert_array_equal(ev.out_counts, ev2.out_counts)
-    # default: one bin per 50 scores, at most 20
-    assert bdp.gdp_evidence(x_in, x_out).n_bins == 12
+    # default: one bin per 50 scores, at most 20, and 8, 16, 32 (< 50) scores beyond tail cuts
+    assert bdp.gdp_evidence(x_in, x_out, tails=False).n_bins == 12
+    assert bdp.gdp_evidence(x_in, x_out).n_bins == 12 + 2 * 3
     # fixed cut points; an empty bin is merged away
     ev3 = bdp.gdp_evidence([1.0, 2.0], [0.0, 0.5], bins=[0.2, 0.7, 50.0])
     assert ev3.out_counts.tolist() == [1, 1, 0] and ev3.in_counts.tolist() == [0, 0, 2]
@@ -193,6 +201,7 @@ def _coverage(n_audits, n_scores, mu, seed):
             seed=rng,
             draws=1000,
             fit_check=False,
+            shape_free=False,
         )
         lo, hi = post.interval(0.9, "mu")
         hits += lo <= mu <= hi

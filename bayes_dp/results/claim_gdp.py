@@ -1,0 +1,137 @@
+"""The claim of a Gaussian-DP posterior: the shape-free bound first, the Gaussian figure if fit.
+
+:func:`bayes_dp.audit_claim` calls :func:`gdp_words` for posteriors of
+:func:`bayes_dp.estimate_gdp`. eps at small delta from the whole ROC is the Gaussian shape's
+extrapolation into the tail, so the sentence states first what holds for any mechanism: the
+best single-threshold lower end over the cut points fixed without looking at membership,
+Bonferroni-adjusted (``post.settings["shape_free"]``, tabulated by
+``bayes_dp.gdp.shape_free``). The whole-ROC figure follows as what holds *if* the mechanism
+is Gaussian, with the fit check's verdict in the same sentence; when the check fails, the
+sentence says so first and the whole-ROC figure is not stated as a finding. Reads the
+posterior's settings only (no model code), so it sits beside ``claim.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Posterior predictive p-value below which the Gaussian shape is said not to fit (the value
+#: of ``bayes_dp.gdp.core.FIT_P_MIN``, repeated here so that this module reads settings only).
+FIT_P_MIN = 0.01
+
+
+def shape_free_lower(record: dict | None, prob: float) -> dict | None:
+    """Return the shape-free lower bound at posterior probability ``prob`` (None if none).
+
+    With T thresholds, each threshold's lower end at tail probability ``(1 - prob) / T``
+    (interpolated in log level between the stored levels): the smaller of its count
+    posterior's quantile and its Clopper-Pearson bound at confidence ``1 - (1 - prob) / T``;
+    and the largest over thresholds. Returns a dict
+    with ``lower``, ``n_thresholds``, ``level`` and the chosen threshold's ``group``,
+    ``cut``, ``fp``, ``n_out``, ``fn``, ``n_in``.
+    """
+    if not record or not record.get("thresholds"):
+        return None
+    rows = record["thresholds"]
+    levels = np.log(np.asarray(record["levels"], dtype=np.float64))
+    level = (1.0 - prob) / len(rows)
+    x = math.log(max(level, math.exp(levels[0])))
+    lows = [
+        min(
+            float(np.interp(x, levels, np.asarray(r["quantiles"]))),
+            float(np.interp(x, levels, np.asarray(r.get("cp", r["quantiles"])))),
+        )
+        for r in rows
+    ]
+    best = int(np.argmax(lows))
+    out = {k: rows[best][k] for k in ("group", "cut", "fp", "n_out", "fn", "n_in")}
+    out.update(lower=max(lows[best], 0.0), n_thresholds=len(rows), level=level)
+    return out
+
+
+def shape_verdict(st: dict) -> tuple[str, dict]:
+    """Return the fit check's verdict (``"fits"``, ``"does not fit"``, ``"not checked"``).
+
+    Also the p-values of the score groups that fail (or all, when none fails).
+    """
+    checks = st.get("fit_check")
+    if not checks:
+        return "not checked", {}
+    bad = {k: float(p) for k, p in checks.items() if p < FIT_P_MIN}
+    if bad:
+        return "does not fit", bad
+    return "fits", {k: float(p) for k, p in checks.items()}
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:g}%"
+
+
+def gdp_words(
+    st: dict, prob: float, lower: float, upper: float, words: list[str], at: str, strength: str
+) -> tuple[float, list[str], dict]:
+    """Rewrite the claim of a Gaussian-DP posterior.
+
+    ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
+    interval [``lower``, ``upper``]. Returns the lower end the sentence states first, the new
+    sentences and the extra fields of :class:`~bayes_dp.AuditClaim`
+    (``gaussian_shape``, ``gaussian_lower``, ``shape_free_lower``, ``shape_free``).
+    """
+    kinds = {g.get("kind") for g in st.get("groups", [])}
+    verdict, pvals = shape_verdict(st)
+    if "gdp" not in kinds:
+        verdict = "not checked"
+    sf = shape_free_lower(st.get("shape_free"), prob)
+    extra = {
+        "gaussian_shape": verdict,
+        "gaussian_lower": lower,
+        "shape_free_lower": None if sf is None else sf["lower"],
+        "shape_free": sf,
+    }
+    others = []
+    if "counts" in kinds:
+        others.append("count groups through eps_c = gdp_epsilon(mu, delta_c)")
+    if "one_run" in kinds:
+        others.append("one-run audits through the GDP accuracy band")
+    other_note = (
+        f" The {' and '.join(others)} assume the Gaussian shape as well (no fit check covers them)."
+        if others
+        else ""
+    )
+    if sf is None:
+        note = (
+            " This assumes the mechanism is Gaussian (mu-GDP): "
+            + "; ".join(others or ["the binormal ROC"])
+            + "; without score groups (or with the shape-free bound not tabulated) there is "
+            "no bound that holds for any mechanism."
+        )
+        return lower, [words[0] + note, *words[1:]], extra
+    cut = "" if sf["cut"] is None else f" at score {sf['cut']:.4g}"
+    where = (
+        f"group {sf['group']!r}{cut}: {sf['fp']} of {sf['n_out']} out-scores above, "
+        f"{sf['fn']} of {sf['n_in']} in-scores at or below"
+    )
+    free = (
+        f"With {_pct(prob)} posterior probability and {_pct(prob)} confidence, eps >= "
+        f"{sf['lower']:.3g}{at} whatever the shape of the mechanism's trade-off curve: the "
+        f"best of {sf['n_thresholds']} thresholds fixed without looking at membership, each "
+        "the smaller of its single-threshold posterior's lower end (count model, s = 1) and "
+        f"its Clopper-Pearson bound, at level {1 - prob:g}/{sf['n_thresholds']} (Bonferroni; "
+        f"{where})."
+    )
+    ps = ", ".join(f"{k!r} p = {p:.2g}" for k, p in pvals.items())
+    if verdict == "does not fit":
+        first = (
+            f"THE GAUSSIAN SHAPE DOES NOT FIT these scores (fit check {ps} < {FIT_P_MIN}): the "
+            f"whole-ROC figures (eps >= {lower:.3g}{at}, interval [{lower:.3g}, {upper:.3g}]) "
+            "extrapolate a shape the data contradict and are not a finding."
+        )
+        return sf["lower"], [first, "What holds without that shape: " + free], extra
+    check = f"the fit check passes: {ps}" if verdict == "fits" else "its fit check was not run"
+    gauss = (
+        f"If the mechanism is Gaussian (mu-GDP; {check}), the whole ROC gives eps >= "
+        f"{lower:.3g}{at}{strength}."
+    )
+    return sf["lower"], [free, gauss + other_note, *words[1:]], extra
