@@ -1,7 +1,9 @@
 """Run the docstring examples of every bayes_dp and mia module (also: pytest --doctest-modules).
 
-Modules of mia that need an optional extra (torch and opacus, flwr, ray, dask) are skipped,
-with the reason, when the extra is not installed.
+Each module's examples are counted: a module without any is skipped with the reason "no
+docstring examples" (so ``pytest -ra`` lists it) instead of passing with nothing run, and the
+number run must equal the number found.  Modules of mia that need an optional extra (torch and
+opacus, flwr, ray, dask) are skipped, with the reason, when the extra is not installed.
 """
 
 import doctest
@@ -23,14 +25,24 @@ EXTRAS = {
 #: when it is missing
 ENGINES = {"ray": "ray", "dask": "distributed"}
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(bayes_dp.__path__, prefix="bayes_dp."))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(bayes_dp.__path__, prefix="bayes_dp."))
 MIA_MODULES = sorted(m.name for m in pkgutil.walk_packages(mia.__path__, prefix="mia."))
+
+
+def _n_examples(mod) -> int:
+    """Number of docstring examples doctest finds in the module (its own objects only)."""
+    return sum(len(t.examples) for t in doctest.DocTestFinder().find(mod))
 
 
 def _run(name):
     mod = importlib.import_module(name)
+    found = _n_examples(mod)
+    if found == 0:
+        pytest.skip(f"{name}: no docstring examples")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} doctest(s) failed in {name}"
+    assert result.attempted == found, (name, result.attempted, found)
+    print(f"{name}: {result.attempted} examples")
     return result
 
 
@@ -69,6 +81,20 @@ def test_a_missing_extra_skips_with_its_name(monkeypatch, tmp_path, capsys):
     with pytest.raises(pytest.skip.Exception, match="no_such_package_xyz"):
         test_mia_doctests("mia.pytorch", tmp_path, monkeypatch)
     assert "optional extra not installed (no_such_package_xyz)" in capsys.readouterr().out
+
+
+def test_a_module_without_examples_is_skipped_not_passed(tmp_path, monkeypatch):
+    # bayes_dp.__main__ has no docstring examples: the test reports it instead of passing
+    with pytest.raises(pytest.skip.Exception, match="no docstring examples"):
+        _run("bayes_dp.__main__")
+
+
+def test_most_modules_have_examples():
+    # the examples counted over the library: the public modules carry them
+    counts = {n: _n_examples(importlib.import_module(n)) for n in MODULES}
+    with_examples = [n for n, c in counts.items() if c]
+    print(f"{sum(counts.values())} examples in {len(with_examples)} of {len(counts)} modules")
+    assert sum(counts.values()) >= 100 and len(with_examples) >= len(counts) // 2, counts
 
 
 def test_main_mia_functions_have_examples():

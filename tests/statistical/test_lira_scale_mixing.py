@@ -45,6 +45,7 @@ def test_the_threshold_is_what_decides(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.statistical
 def test_no_table_path_matches_the_quadrature_reference():
     # 1,000 LiRA targets of 64 models take the no-table path; default run: eps and s quantiles
     # within 1.5 probability points of tests/reference/ (the table path's test is
@@ -70,6 +71,7 @@ def _assert_quantiles_match_reference(post, c):
 
 
 @pytest.mark.slow
+@pytest.mark.statistical
 def test_independent_halves_match_the_quadrature_reference():
     # 300 LiRA targets of 64 models with independent halves (IN/OUT counts differ per target, so
     # the bases span ~20 sizes and share one block of nearby sizes,
