@@ -16,48 +16,54 @@ __version__ = "0.1.0"
 
 #: public name -> the submodule that defines it
 _WHERE = {
-    "AttackCounts": "observations",
-    "AuditClaim": "claim",
-    "AuditPlan": "planning",
-    "Beta": "priors",
-    "ConvergenceWarning": "exceptions",
-    "Evidence": "evidence",
-    "Exact": "sampler_settings",
-    "GdpEvidence": "gdp",
-    "GdpFitWarning": "gdp",
-    "HalfNormal": "priors",
-    "LogNormal": "priors",
-    "MHAAR": "sampler_settings",
-    "MinorModeWarning": "exceptions",
-    "OneRunCounts": "one_run",
-    "Posterior": "posterior",
-    "Prior": "priors",
-    "TimeBudgetError": "exceptions",
-    "audit_claim": "claim",
-    "classical_epsilon": "region",
-    "largest_classical_epsilon": "region",
-    "clopper_pearson_epsilon": "region",
-    "clopper_pearson_interval": "region",
-    "compare_estimators": "compare",
-    "estimate_epsilon": "estimate",
-    "estimate_gdp": "gdp",
-    "estimate_one_run": "one_run",
-    "gdp_delta": "gdp",
-    "gdp_epsilon": "gdp",
-    "gdp_evidence": "gdp",
-    "gdp_lower_bound": "compare",
-    "in_region": "region",
-    "in_strength_region": "region",
-    "load_posterior": "posterior",
-    "one_run_counts_from_scores": "compare",
-    "one_run_epsilon_bound": "one_run",
-    "plan_audit": "planning",
-    "plan_gdp_audit": "planning",
-    "precompile": "compile_cache",
-    "region_area": "region",
-    "strength_region_area": "region",
+    "AttackCounts": "core.observations",
+    "AuditClaim": "results.claim",
+    "AuditPlan": "planning.core",
+    "Beta": "core.priors",
+    "ConvergenceWarning": "core.exceptions",
+    "Evidence": "core.evidence",
+    "Exact": "inference.settings",
+    "GdpEvidence": "gdp.core",
+    "GdpFitWarning": "gdp.core",
+    "HalfNormal": "core.priors",
+    "LogNormal": "core.priors",
+    "MHAAR": "inference.settings",
+    "MinorModeWarning": "core.exceptions",
+    "OneRunCounts": "one_run.core",
+    "Posterior": "results.posterior",
+    "Prior": "core.priors",
+    "TimeBudgetError": "core.exceptions",
+    "audit_claim": "results.claim",
+    "classical_epsilon": "core.region",
+    "largest_classical_epsilon": "core.region",
+    "clopper_pearson_epsilon": "core.region",
+    "clopper_pearson_interval": "core.region",
+    "compare_estimators": "evaluation.compare",
+    "estimate_epsilon": "inference.estimate",
+    "estimate_gdp": "gdp.core",
+    "estimate_one_run": "one_run.core",
+    "gdp_delta": "gdp.core",
+    "gdp_epsilon": "gdp.core",
+    "gdp_evidence": "gdp.core",
+    "gdp_lower_bound": "evaluation.compare",
+    "in_region": "core.region",
+    "in_strength_region": "core.region",
+    "load_posterior": "results.posterior",
+    "one_run_counts_from_scores": "evaluation.compare",
+    "one_run_epsilon_bound": "one_run.core",
+    "plan_audit": "planning.core",
+    "plan_gdp_audit": "planning.core",
+    "precompile": "cli.precompile",
+    "region_area": "core.region",
+    "strength_region_area": "core.region",
 }
-_SUBMODULES = ("calibration", "plots", "region", "simulate")
+#: public sub-module name -> where it lives
+_SUBMODULES = {
+    "calibration": "evaluation.calibration",
+    "plots": "plots",
+    "region": "core.region",
+    "simulate": "core.simulate",
+}
 
 __all__ = [
     "AttackCounts",
@@ -109,7 +115,7 @@ __all__ = [
 
 def __getattr__(name: str):
     if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(f".{_SUBMODULES[name]}", __name__)
     if name in _WHERE:
         value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
         globals()[name] = value  # later look-ups skip this function
@@ -122,20 +128,14 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
-    from . import calibration, plots, region, simulate
-    from .claim import AuditClaim, audit_claim
-    from .compare import compare_estimators, gdp_lower_bound, one_run_counts_from_scores
-    from .compile_cache import precompile
-    from .estimate import estimate_epsilon
-    from .evidence import Evidence
-    from .exceptions import ConvergenceWarning, MinorModeWarning, TimeBudgetError
-    from .gdp import GdpEvidence, GdpFitWarning, estimate_gdp, gdp_delta, gdp_epsilon, gdp_evidence
-    from .observations import AttackCounts
-    from .one_run import OneRunCounts, estimate_one_run, one_run_epsilon_bound
-    from .planning import AuditPlan, plan_audit, plan_gdp_audit
-    from .posterior import Posterior, load_posterior
-    from .priors import Beta, HalfNormal, LogNormal, Prior
-    from .region import (
+    from bayes_dp import plots
+    from bayes_dp.cli.precompile import precompile
+    from bayes_dp.core import region, simulate
+    from bayes_dp.core.evidence import Evidence
+    from bayes_dp.core.exceptions import ConvergenceWarning, MinorModeWarning, TimeBudgetError
+    from bayes_dp.core.observations import AttackCounts
+    from bayes_dp.core.priors import Beta, HalfNormal, LogNormal, Prior
+    from bayes_dp.core.region import (
         classical_epsilon,
         clopper_pearson_epsilon,
         clopper_pearson_interval,
@@ -145,4 +145,23 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
         region_area,
         strength_region_area,
     )
-    from .sampler_settings import MHAAR, Exact
+    from bayes_dp.evaluation import calibration
+    from bayes_dp.evaluation.compare import (
+        compare_estimators,
+        gdp_lower_bound,
+        one_run_counts_from_scores,
+    )
+    from bayes_dp.gdp.core import (
+        GdpEvidence,
+        GdpFitWarning,
+        estimate_gdp,
+        gdp_delta,
+        gdp_epsilon,
+        gdp_evidence,
+    )
+    from bayes_dp.inference.estimate import estimate_epsilon
+    from bayes_dp.inference.settings import MHAAR, Exact
+    from bayes_dp.one_run.core import OneRunCounts, estimate_one_run, one_run_epsilon_bound
+    from bayes_dp.planning.core import AuditPlan, plan_audit, plan_gdp_audit
+    from bayes_dp.results.claim import AuditClaim, audit_claim
+    from bayes_dp.results.posterior import Posterior, load_posterior

@@ -15,7 +15,7 @@ __all__ = ["main", "console"]
 def main(argv: list[str] | None = None) -> int:
     """Run ``bayes-dp``; returns the exit status (see :data:`bayes_dp.cli.EXIT_STATUSES`)."""
     try:
-        from .cli import main as cli_main
+        from bayes_dp.cli import main as cli_main
 
         return cli_main(argv)
     except KeyboardInterrupt:

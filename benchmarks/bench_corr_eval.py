@@ -58,8 +58,8 @@ def _lira_model(size: str, halves: str):
 
     import bayes_dp as bdp
     import mia
-    from bayes_dp._sampling import kernel_model
-    from bayes_dp.model import Model
+    from bayes_dp.inference.model import Model
+    from bayes_dp.inference.runners import kernel_model
 
     m, t = (int(v) for v in size.split("x"))
     scores, keep, _ = simulate(m, t, halves, 0)

@@ -1,7 +1,8 @@
 """Milliseconds per evaluation of the binomial log likelihood of a simulated LiRA run.
 
 The scores, halves and counts are those of ``benchmarks/bench_lira_scale.py`` (same simulation,
-same seed); the counts become the exact sampler's model (``bayes_dp._sampling.kernel_model``,
+same seed); the counts become the exact sampler's model
+(``bayes_dp.inference.runners.kernel_model``,
 default priors, delta = 1e-5), and ``samplers.model.binomial_block.fill_log_lik`` is timed at
 three points near the posterior (eps 1.9 and 2.8, s 0.01 and 0.3): median of ``--repeats``
 calls after one untimed call. Printed per case: distinct rows, distinct (N0, N1) sizes, blocks,
@@ -26,9 +27,9 @@ POINTS = ((1.9, 0.01), (1.9, 0.3), (2.8, 0.01))
 def kernel_model(size: str, halves: str, seed: int):
     """The exact sampler's model of the simulated run's counts (binomial likelihood)."""
     import mia
-    from bayes_dp._sampling import kernel_model as build
-    from bayes_dp.model import Model
-    from bayes_dp.priors import Prior
+    from bayes_dp.core.priors import Prior
+    from bayes_dp.inference.model import Model
+    from bayes_dp.inference.runners import kernel_model as build
 
     m, t = (int(v) for v in size.split("x"))
     scores, keep, _ = simulate(m, t, halves, seed)

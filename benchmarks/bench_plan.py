@@ -20,7 +20,7 @@ import argparse
 import time
 
 import bayes_dp as bdp
-from bayes_dp import _plan_grid
+from bayes_dp.planning import grid
 
 
 def main() -> None:
@@ -31,9 +31,9 @@ def main() -> None:
     ap.add_argument("--before", action="store_true", help="the grid settings before issue 27")
     args = ap.parse_args()
     if args.before:
-        _plan_grid.MANY = _plan_grid.MANY._replace(step=2.0)
-        _plan_grid.FEW = _plan_grid.FEW._replace(coarse=(12,), coords="uv")
-        _plan_grid.S_LOW = 0.0
+        grid.MANY = grid.MANY._replace(step=2.0)
+        grid.FEW = grid.FEW._replace(coarse=(12,), coords="uv")
+        grid.S_LOW = 0.0
     truth = {"eps": 4.0, "s": 0.7}
     designs = [{"bases": args.bases, "n": n} for n in (100, 300, 1000, 3000, 10_000)]
     bdp.plan_audit(truth, designs[:1], delta=1e-5, reps=2, seed=1)  # compile, not timed

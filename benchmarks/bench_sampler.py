@@ -33,7 +33,7 @@ import warnings
 from pathlib import Path
 
 import bayes_dp as bdp
-from bayes_dp import _arviz
+from bayes_dp.results import arviz_adapter
 
 STRONG = bdp.AttackCounts(
     fp=[40, 50, 60, 100, 100, 110, 120, 200, 200, 200],
@@ -47,8 +47,8 @@ BAR_RHAT, BAR_ESS = 1.01, 400
 
 
 def _diag(post):
-    rh = max(_arviz.rhat(post.draws(v)) for v in post.var_names)
-    ess = min(_arviz.ess(post.draws(v), "bulk") for v in post.var_names)
+    rh = max(arviz_adapter.rhat(post.draws(v)) for v in post.var_names)
+    ess = min(arviz_adapter.ess(post.draws(v), "bulk") for v in post.var_names)
     return rh, ess
 
 

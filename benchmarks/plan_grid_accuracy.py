@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 import bayes_dp as bdp
-from bayes_dp import _plan_grid
+from bayes_dp.planning import grid
 
 from tests._support.plan_grid_check import grid_errors
 
@@ -30,9 +30,9 @@ def main() -> None:
     ap.add_argument("--before", action="store_true", help="the settings before the fix")
     args = ap.parse_args()
     if args.before:
-        _plan_grid.FEW = _plan_grid.FEW._replace(coarse=(12,), coords="uv")
-        _plan_grid.MANY = _plan_grid.MANY._replace(step=2.0)
-        _plan_grid.S_LOW = 0.0
+        grid.FEW = grid.FEW._replace(coarse=(12,), coords="uv")
+        grid.MANY = grid.MANY._replace(step=2.0)
+        grid.S_LOW = 0.0
     worst = 0.0
     for bases in args.bases:
         for n in args.n:

@@ -17,8 +17,8 @@ import time
 
 import bayes_dp as bdp
 import samplers.exact.grid
-from bayes_dp import planning
-from bayes_dp.simulate import simulate_counts
+from bayes_dp.core.simulate import simulate_counts
+from bayes_dp.planning import core as planning
 
 
 def main() -> None:

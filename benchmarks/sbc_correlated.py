@@ -5,7 +5,8 @@ N = 1000 per hypothesis, bivariate normal of the paper's eq. 7, rounded to integ
 MCMC-DP-Est and records whether each 90% equal-tailed interval covers the truth and the rank of
 the truth among the draws. Calibrated inference covers at 90% (binomial sd over 200 replicates:
 2.1 points) and gives uniform ranks. The machinery is the package's
-(``bayes_dp.calibration.run_sbc`` with ``sbc_replicate``); this script sets the study up and
+(``bayes_dp.evaluation.calibration.run_sbc`` with ``sbc_replicate``); this script sets the study up
+and
 prints and plots it.
 
 Run: ``python benchmarks/sbc_correlated.py [--reps 200] [--seed 2026] [--jobs 2] [--png sbc.png]
@@ -21,7 +22,7 @@ import time
 import numpy as np
 
 import bayes_dp as bdp
-from bayes_dp.calibration import run_sbc, sbc_replicate
+from bayes_dp.evaluation.calibration import run_sbc, sbc_replicate
 
 PRIOR = bdp.Prior(eps=bdp.HalfNormal(3.0), s=bdp.Beta(2.0, 2.0), tau=bdp.Beta(1.0, 20.0))
 N_BASES = 5

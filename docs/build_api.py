@@ -19,9 +19,9 @@ OUT = ROOT / "docs" / "api.md"
 MODULES = [
     ("bayes_dp", "bayes_dp (top level)"),
     ("bayes_dp.plots", "bayes_dp.plots"),
-    ("bayes_dp.simulate", "bayes_dp.simulate"),
-    ("bayes_dp.diagnostics", "bayes_dp.diagnostics"),
-    ("bayes_dp.calibration", "bayes_dp.calibration"),
+    ("bayes_dp.core.simulate", "bayes_dp.simulate (bayes_dp.core.simulate)"),
+    ("bayes_dp.results.diagnostics", "bayes_dp.results.diagnostics"),
+    ("bayes_dp.evaluation.calibration", "bayes_dp.calibration (bayes_dp.evaluation.calibration)"),
     ("bayes_dp.report", "bayes_dp.report"),
     ("bayes_dp.cli", "bayes_dp.cli (the `bayes-dp` command)"),
 ]

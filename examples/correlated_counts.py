@@ -15,7 +15,8 @@ the analysis uses, a calibrated posterior covers it with its 90% interval in 90%
 the binomial posterior is too sure of each base's error rates and covers less often.
 
 The simulation and the study are ``mia.coverage.cross_fed_audit`` and
-``mia.coverage.cross_fed_coverage`` (run by ``bayes_dp.calibration.coverage_study``); this
+``mia.coverage.cross_fed_coverage`` (run by ``bayes_dp.evaluation.calibration.coverage_study``);
+this
 script prints and plots them.
 
 Run: ``python examples/correlated_counts.py [--reps 200] [--seed 7] [--jobs 2] [--png out.png]``

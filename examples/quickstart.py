@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 import bayes_dp as bdp
-from bayes_dp.posterior import ROUGH_REWEIGHTING
+from bayes_dp.results.posterior import ROUGH_REWEIGHTING
 
 # Yildirim et al., Sec. 4.1, "relatively accurate attacks"
 STRONG_FP = [40, 50, 60, 100, 100, 110, 120, 200, 200, 200]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from bayes_dp._validation import check_delta, check_positive_int, check_real
+from bayes_dp.core.validation import check_delta, check_positive_int, check_real
 
 __all__ = ["ACCOUNTANTS", "RDP_ORDERS", "noise_for_epsilon_one_step", "poisson_gaussian_epsilon"]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from bayes_dp import AttackCounts, Evidence
-from bayes_dp._validation import check_positive_int
+from bayes_dp.core.validation import check_positive_int
 
 from .data import ChallengeBase
 from .lira import _as_alphas, lira_logit

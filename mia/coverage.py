@@ -1,8 +1,8 @@
 """Coverage studies that need attacks: cross-fed counts and LiRA-style score matrices.
 
 Each study is a replicate function (one simulated audit, seeded by its first argument) run by
-:func:`bayes_dp.calibration.coverage_study`, which returns a
-:class:`~bayes_dp.calibration.CoverageResult` (hit rates with exact binomial intervals).
+:func:`bayes_dp.evaluation.calibration.coverage_study`, which returns a
+:class:`~bayes_dp.evaluation.calibration.CoverageResult` (hit rates with exact binomial intervals).
 
 * :func:`cross_fed_audit` / :func:`cross_fed_coverage`: eps and s from the prior, the true error
   rates of each base uniform on R_s, each base realised as a Gaussian-loss test whose counts come
@@ -23,8 +23,8 @@ import numpy as np
 from scipy import stats
 
 import bayes_dp as bdp
-from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
-from bayes_dp.calibration import CoverageResult, coverage_study
+from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
+from bayes_dp.evaluation.calibration import CoverageResult, coverage_study
 
 __all__ = ["cross_fed_audit", "cross_fed_coverage", "score_matrix_audit", "score_matrix_coverage"]
 
@@ -137,7 +137,7 @@ def cross_fed_coverage(
     n_reps : int, default 200
         Number of simulated audits.
     seed : int or numpy.random.Generator, optional
-        Random seed of the replicates (see :func:`bayes_dp.calibration.coverage_study`).
+        Random seed of the replicates (see :func:`bayes_dp.evaluation.calibration.coverage_study`).
     n_jobs : int, default 1
         Parallel joblib workers.
     **kwargs
@@ -145,7 +145,7 @@ def cross_fed_coverage(
 
     Returns
     -------
-    bayes_dp.calibration.CoverageResult
+    bayes_dp.evaluation.calibration.CoverageResult
         Labels ``"binomial"`` and ``"bivariate_normal"``; the target is the true eps.
     """
     return coverage_study(
@@ -270,7 +270,7 @@ def score_matrix_coverage(
 
     Returns
     -------
-    dict of float to bayes_dp.calibration.CoverageResult
+    dict of float to bayes_dp.evaluation.calibration.CoverageResult
         Labels ``"true_eps"`` and ``"visible_eps"``; ``stats`` holds ``median``, ``fpr`` and
         ``fnr`` per audit.
     """

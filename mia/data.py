@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_positive_int
+from bayes_dp.core.validation import as_generator, check_positive_int
 
 __all__ = ["ChallengeBase", "draw_challenge_bases", "load_digits"]
 

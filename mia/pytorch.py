@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from bayes_dp._validation import check_delta, check_positive_int, check_real
+from bayes_dp.core.validation import check_delta, check_positive_int, check_real
 
 from .training import DPSGD, cross_entropy
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bayes_dp.observations import AttackCounts
+from bayes_dp.core.observations import AttackCounts
 
 __all__ = ["ScoreRun", "read_attack_results", "read_lira_runs", "read_privacy_meter"]
 

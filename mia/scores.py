@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from bayes_dp import AttackCounts, Evidence
-from bayes_dp._validation import as_generator, check_positive_int, check_real
+from bayes_dp.core.validation import as_generator, check_positive_int, check_real
 
 from .lira import _check_alpha, _decide
 from .measure import _loo_sums

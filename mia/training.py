@@ -66,7 +66,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
+from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
 
 from ._accounting import ACCOUNTANTS, poisson_gaussian_epsilon
 

@@ -1,10 +1,10 @@
-"""The Gaussian privacy curve, defined in :mod:`bayes_dp._gaussians` (one place for it).
+"""The Gaussian privacy curve, defined in :mod:`bayes_dp.core.gaussians` (one place for it).
 
-``bayes_dp`` needs it for Gaussian DP (``bayes_dp.gdp``) and may not import ``mia``, so the
+``bayes_dp`` needs it for Gaussian DP (``bayes_dp.gdp.core``) and may not import ``mia``, so the
 module lives there; the canary modules import it from here.
 """
 
-from bayes_dp._gaussians import (  # noqa: F401 (re-exported)
+from bayes_dp.core.gaussians import (  # noqa: F401 (re-exported)
     __all__,
     _solve_epsilon,
     delta_two_gaussians,

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
+from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
 
 from ._gaussians import _solve_epsilon
 

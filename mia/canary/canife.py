@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
+from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
 
 from .. import training
 from .._accounting import noise_for_epsilon_one_step, poisson_gaussian_epsilon

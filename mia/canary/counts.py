@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
-from bayes_dp.evidence import Evidence
-from bayes_dp.observations import AttackCounts
-from bayes_dp.region import classical_epsilon, clopper_pearson_interval
+from bayes_dp.core.evidence import Evidence
+from bayes_dp.core.observations import AttackCounts
+from bayes_dp.core.region import classical_epsilon, clopper_pearson_interval
+from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
 
 from .oneshot import check_scores
 

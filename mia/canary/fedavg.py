@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayes_dp._validation import as_generator, check_delta, check_positive_int, check_real
+from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
 
 from .._accounting import poisson_gaussian_epsilon
 from ..data import _digits_split

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayes_dp._validation import (
+from bayes_dp.core.validation import (
     as_generator,
     check_delta,
     check_positive_int,

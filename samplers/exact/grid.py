@@ -9,7 +9,7 @@ sizes, identical bases once). As in :func:`samplers.exact.surrogate.build`, a po
 where some base's band lies in its tails first gets an upper bound
 (:func:`samplers.model.binomial.log_tail_bound`); every bounded point within ``REFINE_GAP`` of the
 largest exact value is then computed exactly, so a bound is left only far below the maximum.
-Used by :mod:`bayes_dp.planning`.
+Used by :mod:`bayes_dp.planning.core`.
 """
 
 from __future__ import annotations

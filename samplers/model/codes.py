@@ -3,7 +3,8 @@
 The kernels take plain integers for the likelihood of a group, the auxiliary proposal of a base
 and the kind of each prior; this module is the one place where those integers are given. The
 names (``"binomial"``, ``"normal"``, ``HalfNormal``) and what they mean live in ``bayes_dp``
-(:mod:`bayes_dp.likelihoods`, :mod:`bayes_dp.priors`), which refers to these codes. Plain Python
+(:mod:`bayes_dp.core.likelihoods`, :mod:`bayes_dp.core.priors`), which refers to these codes. Plain
+Python
 integers, no imports: numba reads them as compile-time constants.
 """
 

@@ -92,7 +92,7 @@ def dispersion(n, tau):
 def rho_max(tau, n0, n1):
     """Largest |rho| keeping the covariance of eq. 7 positive definite for one row.
 
-    ``bayes_dp.likelihoods.rho_max`` is its numpy twin (``tests/samplers/test_layout.py``
+    ``bayes_dp.core.likelihoods.rho_max`` is its numpy twin (``tests/samplers/test_layout.py``
     compares them).
     """
     c0 = dispersion(n0, tau)

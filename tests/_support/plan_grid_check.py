@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import bayes_dp as bdp
-from bayes_dp._plan_grid import grid_posterior
+from bayes_dp.planning.grid import grid_posterior
 
 from tests import reference as ref
 

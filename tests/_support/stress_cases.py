@@ -9,7 +9,7 @@ Counts that are not quoted from the paper or written out below are drawn from th
 deterministically: (alpha, beta) uniform on R_s(eps, delta) by rejection from
 ``Generator.random`` and the counts by the binomial inverse CDF of further uniforms
 (``scipy.stats.binom.ppf``), so they depend on neither numpy's binomial sampler nor
-``bayes_dp.simulate``.
+``bayes_dp.core.simulate``.
 
 Criteria (every case): max r_hat <= 1.01, ESS_bulk >= 400 for every variable, and the worst
 quantile error <= 1.5 probability points, where the error of the sampler's q-quantile

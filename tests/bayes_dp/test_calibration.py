@@ -1,4 +1,5 @@
-"""bayes_dp.calibration: the SBC and coverage runners, against known-calibrated and known-broken
+"""bayes_dp.evaluation.calibration: the SBC and coverage runners, against known-calibrated and
+known-broken
 posteriors (conjugate normal model), exact binomial intervals from scipy, and input errors."""
 
 import functools
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayes_dp.calibration import CoverageResult, SBCResult, coverage_study, run_sbc
+from bayes_dp.evaluation.calibration import CoverageResult, SBCResult, coverage_study, run_sbc
 
 
 def _normal_replicate(rng, *, shrink=1.0, n_draws=99):

@@ -1,4 +1,5 @@
-"""The audit's claim in words (bayes_dp.claim.audit_claim), against posteriors of known shape."""
+"""The audit's claim in words (bayes_dp.results.claim.audit_claim), against posteriors of known
+shape."""
 
 import json
 
@@ -7,7 +8,7 @@ import pytest
 from scipy import stats
 
 import bayes_dp as bdp
-from bayes_dp.claim import PRIOR_SHIFT_MAX
+from bayes_dp.results.claim import PRIOR_SHIFT_MAX
 
 HALFNORMAL_10 = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5}
 

@@ -240,7 +240,7 @@ def test_correlated_group_from_csv(tmp_path, capsys):
 
 def _status_of(path) -> int:
     """The exit status a saved run must have had: 3 when it fails the convergence checks."""
-    from bayes_dp.diagnostics import passes_convergence_checks
+    from bayes_dp.results.diagnostics import passes_convergence_checks
 
     return 0 if passes_convergence_checks(bdp.load_posterior(path)) else 3
 
@@ -379,13 +379,13 @@ def test_unicode_group_names_survive_the_cli(tmp_path, capsys):
 
 @pytest.mark.parametrize("target", ["/proc/x", "/proc/x/y"])
 def test_unwritable_out_fails_before_reading_or_sampling(strong_csv, capsys, target, monkeypatch):
-    import bayes_dp.estimate
+    import bayes_dp.inference.estimate
 
     def boom(*args, **kwargs):
         raise AssertionError("sampling must not start")
 
     monkeypatch.setattr(bdp, "estimate_epsilon", boom)
-    monkeypatch.setattr(bayes_dp.estimate, "estimate_epsilon", boom)
+    monkeypatch.setattr(bayes_dp.inference.estimate, "estimate_epsilon", boom)
     rc = main(["estimate", str(strong_csv), "--delta", "1e-5", "--out", target, *FAST])
     err = capsys.readouterr().err
     assert rc == 1 and err.startswith("bayes-dp: error: --out " + target), err

@@ -1,4 +1,4 @@
-"""The ``bayes-dp gdp`` subcommand (bayes_dp/_cli_gdp.py)."""
+"""The ``bayes-dp gdp`` subcommand (bayes_dp/cli/gdp.py)."""
 
 from __future__ import annotations
 

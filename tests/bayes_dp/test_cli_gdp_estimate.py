@@ -1,4 +1,4 @@
-"""``bayes-dp estimate`` with in/out score files and one-run summaries (bayes_dp/_cli_gdp.py)."""
+"""``bayes-dp estimate`` with in/out score files and one-run summaries (bayes_dp/cli/gdp.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""compare_estimators and the frequentist GDP bound (bayes_dp.compare)."""
+"""compare_estimators and the frequentist GDP bound (bayes_dp.evaluation.compare)."""
 
 from __future__ import annotations
 

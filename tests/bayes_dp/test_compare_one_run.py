@@ -1,4 +1,5 @@
-"""The one-run rows of compare_estimators: scores read as a one-run audit (bayes_dp.compare)."""
+"""The one-run rows of compare_estimators: scores read as a one-run audit
+(bayes_dp.evaluation.compare)."""
 
 from __future__ import annotations
 

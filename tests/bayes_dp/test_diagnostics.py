@@ -1,13 +1,14 @@
-"""bayes_dp.diagnostics: one owner of the convergence checks, their thresholds and wording."""
+"""bayes_dp.results.diagnostics: one owner of the convergence checks, their thresholds and
+wording."""
 
 import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp import diagnostics
-from bayes_dp.diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX, findings
-from bayes_dp.posterior import Posterior
 from bayes_dp.report import plain_warnings
+from bayes_dp.results import diagnostics
+from bayes_dp.results.diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX, findings
+from bayes_dp.results.posterior import Posterior
 
 
 def _post(diag, *, chains=4, accept=0.3, settings=None):
@@ -88,7 +89,7 @@ def test_everything_that_reports_formats_the_same_findings():
 
 
 def test_not_converged_warning_of_estimate_uses_the_finding():
-    from bayes_dp.estimate import _warn_not_converged
+    from bayes_dp.inference.estimate import _warn_not_converged
 
     post = _post(
         {"eps": _ok(ess_bulk=900.0)}, settings={"converged": False, "stop_reason": "max_time"}

@@ -150,8 +150,8 @@ def test_mhaar_chains_climb_to_a_perfect_base():
     """One base with no errors (classical eps infinite) and one weak base (classical eps 0.85):
     MHAAR chains start at 1 to 2 times 0.85, far below the posterior (median ~11), and reach
     the exact sampler's posterior within a warm-up of 200 iterations, with no floor on the start."""
-    from bayes_dp._sampling import mhaar_start_eps
-    from bayes_dp.model import Model
+    from bayes_dp.inference.model import Model
+    from bayes_dp.inference.runners import mhaar_start_eps
 
     counts = bdp.AttackCounts([0, 300], 1000, [0, 300], 1000)
     start = mhaar_start_eps(Model.build(counts, delta=1e-5))

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp import _arviz
-from bayes_dp.posterior import Posterior
+from bayes_dp.results import arviz_adapter
+from bayes_dp.results.posterior import Posterior
 
 
 def small_posterior(names=("eps", "s_canary", "s")):
@@ -26,7 +26,7 @@ def test_interrupted_netcdf_write_leaves_old_file_and_no_parts(tmp_path, monkeyp
             fh.write(b"\x89HDF\r\n\x1a\n half")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_arviz, "to_netcdf", half_then_interrupt)
+    monkeypatch.setattr(arviz_adapter, "to_netcdf", half_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         post.to_netcdf(target)
     assert target.read_bytes() == b"the earlier, complete file"
@@ -74,7 +74,7 @@ def test_chunk_size_and_progress_do_not_change_the_draws(monkeypatch):
     import threading
 
     import samplers.exact.driver
-    from bayes_dp._progress import TqdmProgress
+    from bayes_dp.inference.progress import TqdmProgress
 
     ref = bdp.estimate_epsilon(COUNTS, progress=False, **TINY)
     buf = io.StringIO()
@@ -105,7 +105,7 @@ def test_chunk_size_and_progress_do_not_change_the_draws(monkeypatch):
 def test_bar_shows_on_a_terminal_that_reports_no_size():
     import os
 
-    from bayes_dp._progress import TqdmProgress
+    from bayes_dp.inference.progress import TqdmProgress
 
     master, slave = os.openpty()  # a new pty has 0 x 0 cells, as under `script`
     out = b""
@@ -137,7 +137,7 @@ def test_progress_must_be_bool_or_callable():
 
 
 def test_automatic_length_extends_and_equals_a_fixed_run(monkeypatch):
-    import bayes_dp.estimate as est
+    import bayes_dp.inference.estimate as est
 
     monkeypatch.setattr(est, "AUTO_FIRST_DRAWS", 100)  # force at least one extension
     notes = []
@@ -162,7 +162,7 @@ def test_automatic_length_extends_and_equals_a_fixed_run(monkeypatch):
 
 
 def test_not_converged_is_recorded_and_warned(monkeypatch):
-    import bayes_dp.estimate as est
+    import bayes_dp.inference.estimate as est
 
     monkeypatch.setattr(est, "AUTO_FIRST_DRAWS", 100)
     monkeypatch.setattr(est, "AUTO_MAX_DRAWS", 300)
@@ -240,7 +240,7 @@ def subprocess_env():
 def test_not_converged_exit_status_3_and_report(counts_csv, tmp_path, capsys, monkeypatch):
     import json
 
-    import bayes_dp.estimate as est
+    import bayes_dp.inference.estimate as est
     from bayes_dp.cli import EXIT_STATUSES, main
 
     monkeypatch.setattr(est, "AUTO_FIRST_DRAWS", 100)
@@ -269,7 +269,7 @@ def test_not_converged_exit_status_3_and_report(counts_csv, tmp_path, capsys, mo
 
 def test_help_lists_exit_statuses(capsys):
     from bayes_dp.cli import EXIT_STATUSES, main
-    from bayes_dp.thresholds import AUTO_ESS_MIN, RHAT_MAX
+    from bayes_dp.core.thresholds import AUTO_ESS_MIN, RHAT_MAX
 
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp import _first_run
+from bayes_dp.inference import first_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,26 +42,26 @@ def test_notice_on_a_cold_cache_only(tmp_path):
     )
     code = textwrap.dedent(
         """
-        from bayes_dp import _first_run
+        from bayes_dp.inference import first_run
         import tiny_kernel
 
-        _first_run.MAIN_KERNELS["tiny"] = ("tiny_kernel", "twice")
-        took = _first_run.compile_first("tiny", lambda: tiny_kernel.twice(1.0))
-        again = _first_run.compile_first("tiny", lambda: tiny_kernel.twice(1.0))
-        print(took is not None, again is None, _first_run.kernel_cached("tiny"))
+        first_run.MAIN_KERNELS["tiny"] = ("tiny_kernel", "twice")
+        took = first_run.compile_first("tiny", lambda: tiny_kernel.twice(1.0))
+        again = first_run.compile_first("tiny", lambda: tiny_kernel.twice(1.0))
+        print(took is not None, again is None, first_run.kernel_cached("tiny"))
         """
     )
     cache = tmp_path / "cache"
     first = _run(code, cache, extra_path=tmp_path)
     assert first.returncode == 0, first.stderr
     assert first.stdout.split() == ["True", "True", "True"]
-    lines = [ln for ln in first.stderr.splitlines() if _first_run.NOTICE in ln]
+    lines = [ln for ln in first.stderr.splitlines() if first_run.NOTICE in ln]
     assert len(lines) == 1 and lines[0].endswith(" s"), first.stderr
     assert any(cache.rglob("*.nbi"))  # numba's index, under NUMBA_CACHE_DIR
     second = _run(code, cache, extra_path=tmp_path)
     assert second.returncode == 0, second.stderr
     assert second.stdout.split() == ["False", "True", "True"]
-    assert _first_run.NOTICE not in second.stderr
+    assert first_run.NOTICE not in second.stderr
 
 
 def test_every_main_kernel_is_a_cached_numba_function():
@@ -69,10 +69,10 @@ def test_every_main_kernel_is_a_cached_numba_function():
     reads their cache index), and the look-up answers True or False for each."""
     import importlib
 
-    for family, (module, name) in _first_run.MAIN_KERNELS.items():
+    for family, (module, name) in first_run.MAIN_KERNELS.items():
         fn = getattr(importlib.import_module(module), name)
         assert type(fn._cache).__name__ == "FunctionCache", (module, name)  # cache=True
-        assert _first_run.kernel_cached(family) in (True, False), family
+        assert first_run.kernel_cached(family) in (True, False), family
 
 
 def test_precompile_checks_its_argument():
@@ -97,10 +97,10 @@ def test_precompile_fills_the_cache(tmp_path):
     )
     warm = _run(post, cache)
     assert warm.returncode == 0, warm.stderr
-    assert _first_run.NOTICE not in warm.stderr
+    assert first_run.NOTICE not in warm.stderr
     cold = _run(post, tmp_path / "empty")
     assert cold.returncode == 0, cold.stderr
-    assert cold.stderr.count(_first_run.NOTICE) == 1
+    assert cold.stderr.count(first_run.NOTICE) == 1
 
 
 @pytest.mark.slow
@@ -116,8 +116,8 @@ def test_planner_notice_with_its_real_kernel(tmp_path):
     cache = tmp_path / "cache"
     first = _run(code, cache)
     assert first.returncode == 0, first.stderr
-    assert first.stderr.count(_first_run.NOTICE) == 1, first.stderr
+    assert first.stderr.count(first_run.NOTICE) == 1, first.stderr
     second = _run(code, cache)
     assert second.returncode == 0, second.stderr
-    assert _first_run.NOTICE not in second.stderr
+    assert first_run.NOTICE not in second.stderr
     assert first.stdout == second.stdout

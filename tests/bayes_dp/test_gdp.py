@@ -1,4 +1,4 @@
-"""Gaussian DP from scores (bayes_dp.gdp): conversion, Laplace step, posterior, fit check."""
+"""Gaussian DP from scores (bayes_dp.gdp.core): conversion, Laplace step, posterior, fit check."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from scipy import stats
 
 import bayes_dp as bdp
-from bayes_dp import _gdp_laplace, gdp
-from bayes_dp._gaussians import gaussian_epsilon_array, gaussian_mechanism_epsilon
+from bayes_dp.core.gaussians import gaussian_epsilon_array, gaussian_mechanism_epsilon
+from bayes_dp.gdp import core as gdp
+from bayes_dp.gdp import laplace
 
 from tests._support.mc_error import coverage_report, pit_z
 
@@ -95,7 +96,7 @@ def test_laplace_marginal_matches_quadrature_over_the_cut_points():
         axes = [mode[0, j] + sd[j] * np.linspace(-6, 6, 600) for j in range(2)]
         t1, t2 = np.meshgrid(*axes, indexing="ij")
         t = np.column_stack([t1.ravel(), t2.ravel()])
-        f, *_ = _gdp_laplace._objective(t, np.full(t.shape[0], m), a, b)
+        f, *_ = laplace._objective(t, np.full(t.shape[0], m), a, b)
         top = f.max()
         cell = np.diff(axes[0])[0] * np.diff(axes[1])[0]
         return math.log(np.sum(np.exp(f - top)) * cell) + top

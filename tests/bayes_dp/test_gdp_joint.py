@@ -1,4 +1,4 @@
-"""One posterior of mu from GDP scores, one-run audits and attack counts (bayes_dp._gdp_joint).
+"""One posterior of mu from GDP scores, one-run audits and attack counts (bayes_dp.gdp.joint).
 
 The count likelihood at eps_c = gdp_epsilon(mu, delta_c) is checked against the quadrature
 reference of tests/reference/ (independent of the samplers' kernels).
@@ -11,7 +11,7 @@ import pytest
 from scipy import special, stats
 
 import bayes_dp as bdp
-from bayes_dp import gdp
+from bayes_dp.gdp import core as gdp
 
 from tests._support.mc_error import coverage_report, pit_z
 from tests.reference import log_marginal_likelihood

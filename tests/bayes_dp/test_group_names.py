@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp.evidence import check_group_name
+from bayes_dp.core.evidence import check_group_name
 
 COUNTS = bdp.AttackCounts([40, 50], 1000, [250, 200], 1000)
 UNICODE_NAMES = ["café", "数据", "données-2024 run_b", "Ωmega_2", "_x", "हिन्दी", "Ж-1"]

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp import evidence
-from bayes_dp.likelihoods import LIKELIHOODS, get_likelihood, rho_max
-from bayes_dp.simulate import simulate_counts
+from bayes_dp.core import evidence
+from bayes_dp.core.likelihoods import LIKELIHOODS, get_likelihood, rho_max
+from bayes_dp.core.simulate import simulate_counts
 
 COUNTS = bdp.AttackCounts([10, 12], 100, [30, 25], 100)
 

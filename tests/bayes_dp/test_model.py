@@ -1,4 +1,5 @@
-"""The model as a value (bayes_dp.model.Model), and runs that are repeated from its record."""
+"""The model as a value (bayes_dp.inference.model.Model), and runs that are repeated from its
+record."""
 
 import json
 import shlex
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp.model import Model
+from bayes_dp.inference.model import Model
 
 A = bdp.AttackCounts([40, 50, 45], 1000, [250, 200, 230], 1000)
 B = bdp.AttackCounts([100, 110], 1000, [100, 90], 1000)
@@ -209,7 +210,7 @@ def test_cli_reproduction_repeats_a_python_run(tmp_path, capsys):
     args = shlex.split(command)[1:]
     args[args.index("--out") + 1] = str(tmp_path / "out")
     args[args.index("counts.csv")] = str(tmp_path / "counts.csv")
-    from bayes_dp.diagnostics import passes_convergence_checks
+    from bayes_dp.results.diagnostics import passes_convergence_checks
 
     status = 0 if passes_convergence_checks(post) else 3  # the short run may fail the checks
     assert main([*args, "--no-report", "--progress-every", "0", "--quiet"]) == status

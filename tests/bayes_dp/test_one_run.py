@@ -1,4 +1,5 @@
-"""One-run audits (bayes_dp.one_run): the Steinke et al. bound, the likelihood, the posterior."""
+"""One-run audits (bayes_dp.one_run.core): the Steinke et al. bound, the likelihood, the
+posterior."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from scipy import integrate, optimize, special, stats
 
 import bayes_dp as bdp
-from bayes_dp.one_run import one_run_log_likelihood
+from bayes_dp.one_run.core import one_run_log_likelihood
 
 from tests._support.mc_error import coverage_report, pit_z
 

@@ -15,7 +15,7 @@ import pytest
 from scipy import integrate, special, stats
 
 import bayes_dp as bdp
-from bayes_dp.planning import Design, grid_posterior
+from bayes_dp.planning.core import Design, grid_posterior
 
 from tests import reference as ref
 from tests._support.plan_grid_check import grid_errors

@@ -16,8 +16,8 @@ import pytest
 from scipy import integrate, stats
 
 import bayes_dp as bdp
-from bayes_dp.planning import grid_posterior
-from bayes_dp.simulate import gdp_region_area, sample_gdp_region, simulate_gdp_counts
+from bayes_dp.core.simulate import gdp_region_area, sample_gdp_region, simulate_gdp_counts
+from bayes_dp.planning.core import grid_posterior
 
 # --------------------------------------------------------------------------- the GDP band
 
@@ -231,7 +231,7 @@ def test_cli_plan_with_distributions(capsys):
 
 
 def test_cli_truth_value_syntax():
-    from bayes_dp._cli_options import _truth_value
+    from bayes_dp.cli.options import _truth_value
 
     parse = _truth_value(0.0, low_open=True)
     assert parse("2.5") == 2.5

@@ -141,10 +141,10 @@ def test_clopper_pearson_coverage():
 
 
 def test_autocorr_matches_between_adapter_and_numpy():
-    from bayes_dp import _arviz
+    from bayes_dp.results import arviz_adapter
 
     x = np.random.default_rng(1).normal(size=(2, 256)).cumsum(axis=1)
-    r = _arviz.autocorr(x)
+    r = arviz_adapter.autocorr(x)
     y = x[0] - x[0].mean()
     direct = np.array([np.dot(y[: y.size - k], y[k:]) for k in range(5)]) / np.dot(y, y)
     np.testing.assert_allclose(r[0, :5], direct, atol=1e-10)

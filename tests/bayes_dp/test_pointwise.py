@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp import _arviz, _pointwise
-from bayes_dp.exceptions import OutputSkippedWarning
+from bayes_dp.core.exceptions import OutputSkippedWarning
+from bayes_dp.inference import pointwise
+from bayes_dp.results import arviz_adapter
 from samplers.model.binomial import binomial_bases, log_lik
 
 
@@ -61,18 +62,18 @@ def test_equals_the_values_the_kernel_recorded(monkeypatch):
 
 
 def test_thin_step_bounds_the_stored_values():
-    assert _pointwise.thin_step(150, 4, 10) == 1
-    assert _pointwise.thin_step(100_000, 4, 10) == 100  # 1,000 per chain
+    assert pointwise.thin_step(150, 4, 10) == 1
+    assert pointwise.thin_step(100_000, 4, 10) == 100  # 1,000 per chain
     for n_draws, chains, n_bases in [(100_000, 4, 10_000), (20_000, 4, 50_000), (5000, 8, 7000)]:
-        step = _pointwise.thin_step(n_draws, chains, n_bases)
+        step = pointwise.thin_step(n_draws, chains, n_bases)
         kept = len(range(0, n_draws, step))
-        assert kept >= min(n_draws, _pointwise.LOGLIK_MIN_DRAWS)
+        assert kept >= min(n_draws, pointwise.LOGLIK_MIN_DRAWS)
         assert chains * kept * n_bases <= max(
-            _pointwise.LOGLIK_MAX_VALUES, chains * _pointwise.LOGLIK_MIN_DRAWS * n_bases
+            pointwise.LOGLIK_MAX_VALUES, chains * pointwise.LOGLIK_MIN_DRAWS * n_bases
         )
     # 64 x 10,000 LiRA targets, 103,311 draws per chain: 30.8 GiB recorded in the kernel before;
     # now at most 2**24 values (128 MiB) expanded
-    step = _pointwise.thin_step(103_311, 4, 10_000)
+    step = pointwise.thin_step(103_311, 4, 10_000)
     assert 4 * len(range(0, 103_311, step)) * 10_000 * 8 <= 2**27
 
 
@@ -109,7 +110,7 @@ def test_many_bases_memory_is_bounded_and_loo_works():
     assert full.shape == (2, 600, n)
     assert np.all(np.isfinite(full))
     data = post.to_arviz()
-    loo = _arviz.az.loo(data, pointwise=True)
+    loo = arviz_adapter.az.loo(data, pointwise=True)
     assert loo.n_data_points == n
     assert np.isfinite(loo.elpd_loo)
     # az.compare works on the groups of two runs (s free and s fixed at 0)
@@ -125,7 +126,7 @@ def test_many_bases_memory_is_bounded_and_loo_works():
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # arviz's notes on the scale / weights
-        cmp = _arviz.az.compare({"s free": data, "s=0": post2.to_arviz()})
+        cmp = arviz_adapter.az.compare({"s free": data, "s=0": post2.to_arviz()})
     assert set(cmp.index) == {"s free", "s=0"}
 
 
@@ -136,7 +137,7 @@ def test_loo_of_thinned_draws_matches_all_draws():
         counts, delta=1e-5, chains=2, draws=4000, tune=500, seed=5, check=False
     )
     assert post.settings["log_likelihood_thin"] == 4
-    thinned = _arviz.az.loo(post.to_arviz())
+    thinned = arviz_adapter.az.loo(post.to_arviz())
     # all draws, evaluated by the same kernel
     from samplers.exact import pointwise
 
@@ -151,7 +152,7 @@ def test_loo_of_thinned_draws_matches_all_draws():
         log_likelihood={"counts": ll_b},
         log_likelihood_index=np.arange(4),
     )
-    everything = _arviz.az.loo(full.to_arviz())
+    everything = arviz_adapter.az.loo(full.to_arviz())
     assert thinned.elpd_loo == pytest.approx(everything.elpd_loo, abs=3 * everything.se + 0.1)
     assert abs(thinned.elpd_loo - everything.elpd_loo) < 0.2
 
@@ -200,11 +201,11 @@ def test_a_failed_log_likelihood_keeps_the_posterior(monkeypatch):
     assert post.log_likelihood is None
     assert post.draws("eps").shape == (2, 300)
     assert "MemoryError" in post.settings["log_likelihood_skipped"]
-    assert not _arviz.has_group(post.to_arviz(), "log_likelihood")
+    assert not arviz_adapter.has_group(post.to_arviz(), "log_likelihood")
 
 
 def test_a_failed_check_keeps_the_posterior(monkeypatch):
-    from bayes_dp.posterior import Posterior
+    from bayes_dp.results.posterior import Posterior
 
     def broken(self, *, stacklevel=2):
         raise RuntimeError("diagnostics exploded")

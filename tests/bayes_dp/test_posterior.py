@@ -3,8 +3,8 @@ import pytest
 from scipy import stats
 
 import bayes_dp as bdp
-from bayes_dp import _arviz
-from bayes_dp.posterior import Posterior
+from bayes_dp.results import arviz_adapter
+from bayes_dp.results.posterior import Posterior
 
 COUNTS = bdp.AttackCounts(fp=[40, 50], n_neg=1000, fn=[250, 200], n_pos=1000)
 
@@ -55,7 +55,7 @@ def test_summary_columns(post):
     assert tuple(s.loc["eps", ["hdi_90%_lo", "hdi_90%_hi"]]) == pytest.approx(post.hdi(0.9))
     assert {"hdi_80%_lo", "hdi_80%_hi"} <= set(post.summary(0.8).columns)
     # every column has a meaning in the glossary
-    from bayes_dp.diagnostics import glossary
+    from bayes_dp.results.diagnostics import glossary
 
     assert set(glossary(s.columns)) == {"mean", "sd", "q", "hdi"} | {
         c for c in s.columns if not c.startswith(("q", "hdi"))
@@ -83,11 +83,11 @@ def test_netcdf_round_trip(post, tmp_path):
 
 def test_to_arviz_groups(post):
     data = post.to_arviz()
-    ds = _arviz.group(data, "posterior")
+    ds = arviz_adapter.group(data, "posterior")
     assert set(ds.data_vars) == {"eps", "s"}
     assert ds["eps"].dims == ("chain", "draw")
     assert ds["eps"].shape == (2, 4000)
-    assert "accept_joint" in _arviz.group(data, "sample_stats").data_vars
+    assert "accept_joint" in arviz_adapter.group(data, "sample_stats").data_vars
 
 
 def test_bad_queries(post):

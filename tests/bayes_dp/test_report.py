@@ -224,7 +224,7 @@ def test_reproduce_command_repeats_the_run_and_numbers_file_rows(tmp_path, capsy
     fast = ["--chains", "2", "--draws", "200", "--tune", "100", "--progress-every", "0"]
     rc = main(["estimate", str(src), "--delta", "1e-5", "--out", str(tmp_path / "a"), *fast])
     # 200 draws may fail the convergence checks (exit status 3); the repeat must agree
-    from bayes_dp.diagnostics import passes_convergence_checks
+    from bayes_dp.results.diagnostics import passes_convergence_checks
 
     status = (
         0 if passes_convergence_checks(bdp.load_posterior(tmp_path / "a" / "posterior.nc")) else 3
@@ -270,7 +270,7 @@ def test_report_subcommand_keeps_the_variable_order(tmp_path, capsys):
     import json
 
     from bayes_dp.cli import main
-    from bayes_dp.posterior import Posterior, _run_order
+    from bayes_dp.results.posterior import Posterior, _run_order
 
     rng = np.random.default_rng(1)
     names = ["eps", "s", "s_b", "tau_b", "rho_b"]  # as estimate makes them; not alphabetical

@@ -1,4 +1,4 @@
-"""The HTML report page of Gaussian-DP posteriors (bayes_dp/_report_gdp.py)."""
+"""The HTML report page of Gaussian-DP posteriors (bayes_dp/report/gdp_page.py)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp.sampler_settings import (
+from bayes_dp.inference.settings import (
     DEPRECATED_KEYWORDS,
     cli_options,
     option_name,

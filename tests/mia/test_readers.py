@@ -233,8 +233,8 @@ def test_cli_estimates_from_each_folder(tmp_path, capsys):
 def test_cli_report_failure_keeps_the_posterior(tmp_path, capsys, monkeypatch):
     """Injected failure of the HTML report: the posterior is written, the message says what was
     skipped and why, and the exit status is still that of the sampling."""
-    from bayes_dp import posterior as posterior_mod
     from bayes_dp.cli import main
+    from bayes_dp.results import posterior as posterior_mod
 
     def broken(self, path, **kwargs):
         raise MemoryError("no room for the figures")

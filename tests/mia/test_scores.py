@@ -413,7 +413,7 @@ def test_cli_estimate_from_score_files(tmp_path, capsys):
 
 def _status(post) -> int:
     """The exit status bayes-dp owes a run: 0 when it passes the convergence checks, else 3."""
-    from bayes_dp.diagnostics import passes_convergence_checks
+    from bayes_dp.results.diagnostics import passes_convergence_checks
 
     return 0 if passes_convergence_checks(post) else 3
 

@@ -5,10 +5,10 @@
   functions, is looked up in ``samplers/numerics/special.py`` and nowhere else;
 * ``bayes_dp`` never imports ``mia`` (imports go mia -> bayes_dp -> samplers), with one known
   exception: the ``bayes-dp`` command reads score files through ``mia`` (a lazy import in
-  ``bayes_dp/cli.py::_score_groups``, listed below so that no other can creep in);
+  ``bayes_dp/cli/__init__.py::_score_groups``, listed below so that no other can creep in);
 * every public function with a ``seed`` argument turns it into a Generator the one way
   (``as_generator``), so it takes an int or a ``numpy.random.Generator``;
-* the convergence thresholds are compared against in ``bayes_dp/diagnostics.py`` only.
+* the convergence thresholds are compared against in ``bayes_dp/results/diagnostics.py`` only.
 """
 
 from __future__ import annotations
@@ -70,7 +70,10 @@ def test_only_special_looks_up_compiled_code_by_name():
 #: (file, function) allowed to import against the flow: the command line's score-file and
 #: result-folder readers (score matrices are turned into counts by mia.counts_from_score_matrix,
 #: folders read by mia.readers; the library modules of bayes_dp do not depend on them)
-AGAINST_THE_FLOW = {("bayes_dp/cli.py", "_score_groups"), ("bayes_dp/cli.py", "_folder_groups")}
+AGAINST_THE_FLOW = {
+    ("bayes_dp/cli/__init__.py", "_score_groups"),
+    ("bayes_dp/cli/__init__.py", "_folder_groups"),
+}
 
 
 def _imports_by_function(path: Path) -> list[tuple[int, str, str]]:

@@ -4,7 +4,8 @@
   dotted name in backticks (``bayes_dp.Posterior.converged``, ``samplers.exact.chain.Model``) in
   README.md and docs/*.md exists;
 * docs/model.md's description of the default sampler states the constants of
-  ``samplers/exact/chain.py`` and ``bayes_dp/estimate.py`` (warm-up length, first step size, gain of
+  ``samplers/exact/chain.py`` and ``bayes_dp/inference/estimate.py`` (warm-up length, first step
+  size, gain of
   the scale recursion, acceptance target), and names only the methods there are.
 """
 
@@ -81,8 +82,8 @@ def test_model_md_states_the_default_samplers_constants():
     from samplers.exact import chain as exact
 
     text = _model_md()
-    from bayes_dp import thresholds
-    from bayes_dp.sampler_settings import MHAAR, Exact
+    from bayes_dp.core import thresholds
+    from bayes_dp.inference.settings import MHAAR, Exact
 
     target = Exact().target_accept
     for phrase in (
@@ -98,7 +99,7 @@ def test_model_md_states_the_default_samplers_constants():
 
 
 def test_model_md_names_only_the_samplers_there_are():
-    from bayes_dp.sampler_settings import SAMPLER_CLASSES
+    from bayes_dp.inference.settings import SAMPLER_CLASSES
 
     named = set(re.findall(r"`sampler=bdp\.(\w+)\(", _model_md()))
     assert named == {cls.__name__ for cls in SAMPLER_CLASSES.values()}

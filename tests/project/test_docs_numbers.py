@@ -1,5 +1,5 @@
 """Numbers that README.md and docs/correlated.md state and the code defines: the samplers'
-defaults (bdp.Exact, bdp.MHAAR) and the thresholds that judge a run (bayes_dp.thresholds)."""
+defaults (bdp.Exact, bdp.MHAAR) and the thresholds that judge a run (bayes_dp.core.thresholds)."""
 
 import re
 from pathlib import Path
@@ -36,7 +36,7 @@ def test_readme_states_the_codes_numbers(phrase):
 
 
 def test_readme_quotes_the_first_run_notice():
-    from bayes_dp._first_run import NOTICE
+    from bayes_dp.inference.first_run import NOTICE
 
     assert f"`{NOTICE}`" in _text("README.md")
 

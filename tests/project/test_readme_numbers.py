@@ -34,7 +34,7 @@ def test_the_number_reader_finds_what_it_should():
 
 
 def test_readme_convergence_thresholds_are_the_codes():
-    from bayes_dp.thresholds import AUTO_ESS_MIN, ESS_PER_CHAIN_MIN, RHAT_MAX
+    from bayes_dp.core.thresholds import AUTO_ESS_MIN, ESS_PER_CHAIN_MIN, RHAT_MAX
 
     rhat = _numbers(r"r_hat (?:<=|>) (\d+\.\d+)")
     assert len(rhat) >= 5 and set(rhat) == {RHAT_MAX}
@@ -45,7 +45,7 @@ def test_readme_convergence_thresholds_are_the_codes():
 
 
 def test_readme_time_budget_and_first_round_are_the_codes():
-    from bayes_dp.thresholds import AUTO_FIRST_DRAWS, AUTO_MAX_TIME
+    from bayes_dp.core.thresholds import AUTO_FIRST_DRAWS, AUTO_MAX_TIME
 
     budget = _numbers(r"`max_time` seconds \(default (\d+)\)")
     budget += _numbers(r"`--max-time SEC`, default (\d+) s")
@@ -55,7 +55,7 @@ def test_readme_time_budget_and_first_round_are_the_codes():
 
 
 def test_readme_longest_group_name_is_the_codes():
-    from bayes_dp.evidence import check_group_name
+    from bayes_dp.core.evidence import check_group_name
 
     (n,) = _numbers(r"at most (\d+) characters")
     n = int(n)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bayes_dp.likelihoods import rho_max
+from bayes_dp.core.likelihoods import rho_max
 from samplers.model.densities import dispersion, group_rho_max
 from samplers.model.densities import rho_max as rho_max_kernel
 

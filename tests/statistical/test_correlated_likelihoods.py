@@ -122,7 +122,7 @@ def test_simulated_counts_follow_the_model():
     """simulate_counts: rates inside R_s, and bivariate-normal moments as derived."""
     import numpy as np
 
-    from bayes_dp.simulate import sample_strength_region, simulate_counts
+    from bayes_dp.core.simulate import sample_strength_region, simulate_counts
 
     a, b = sample_strength_region(1.5, 0.4, 1e-3, 5000, seed=1)
     assert bdp.in_strength_region(a, b, 1.5, 0.4, 1e-3).all()

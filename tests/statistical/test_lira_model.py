@@ -4,7 +4,7 @@ docs/lira.md, "Which likelihood for a score matrix": on LiRA-like counts (most t
 exposed) the bivariate normal with tau and rho free (the old default of
 ``ScoreMatrixCounts.to_evidence``) has a dominant mode at eps ~ 0; the binomial (the new
 default) keeps it minor when a few percent of the targets are exposed, and not with fewer, which
-is what ``bayes_dp._modes.find_better_mode`` is there to catch.
+is what ``bayes_dp.inference.modes.find_better_mode`` is there to catch.
 """
 
 import numpy as np
@@ -12,7 +12,7 @@ import pytest
 
 import bayes_dp as bdp
 import mia
-from bayes_dp import _modes
+from bayes_dp.inference import modes
 from samplers.model.codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
 
 import tests.reference as ep
@@ -86,13 +86,13 @@ def test_old_default_prefers_eps_zero_new_default_does_not():
     z = np.empty((2, 5, 4))
     z[..., 0] = np.log(3.45)
     z[..., 1:] = np.log(0.0083 / 0.9917), np.log(0.016 / 0.984), -0.041
-    found = _modes.find_better_mode(model, corr, names, z, DELTA)
+    found = modes.find_better_mode(model, corr, names, z, DELTA)
     assert found is not None and found["eps"] < 1e-5
     assert found["log_post"] > found["log_post_draws"] + 40.0
     assert found["log_post"] == pytest.approx(-664.40, abs=0.5)
     # ... and for the binomial the check finds nothing from the same place
     model, _, names, _ = one_group_model(c, LIK_BINOMIAL)
-    assert _modes.find_better_mode(model, None, names, z[..., :2], DELTA) is None
+    assert modes.find_better_mode(model, None, names, z[..., :2], DELTA) is None
 
 
 def test_find_better_mode_matches_the_reference():
@@ -101,7 +101,7 @@ def test_find_better_mode_matches_the_reference():
     model, _, names, _ = one_group_model(c, LIK_BINOMIAL)
     z_local = np.array([np.log(1.07), -3.0])  # near the local mode the chains would find
     z = np.tile(z_local, (2, 4, 1))
-    found = _modes.find_better_mode(model, None, names, z, DELTA)
+    found = modes.find_better_mode(model, None, names, z, DELTA)
     assert found is not None and found["eps"] == pytest.approx(DELTA / 10)
     s_found = 1.0 / (1.0 + np.exp(-found["z"][1]))
     gap_ref = (
@@ -112,12 +112,12 @@ def test_find_better_mode_matches_the_reference():
     # nothing to report when a chain went below delta / 10, or without delta
     z_low = z.copy()
     z_low[1, 0, 0] = np.log(1e-7)
-    assert _modes.find_better_mode(model, None, names, z_low, DELTA) is None
-    assert _modes.find_better_mode(model, None, names, z, 0.0) is None
+    assert modes.find_better_mode(model, None, names, z_low, DELTA) is None
+    assert modes.find_better_mode(model, None, names, z, 0.0) is None
     # nor with fewer bases than MIN_BASES
     few = bdp.AttackCounts(fp=c.fp[:10], n_neg=c.n_neg[:10], fn=c.fn[:10], n_pos=c.n_pos[:10])
     model, _, names, _ = one_group_model(few, LIK_BINOMIAL)
-    assert _modes.find_better_mode(model, None, names, z, DELTA) is None
+    assert modes.find_better_mode(model, None, names, z, DELTA) is None
 
 
 def test_a_run_in_a_minor_mode_is_not_converged(monkeypatch, tmp_path):
@@ -129,7 +129,7 @@ def test_a_run_in_a_minor_mode_is_not_converged(monkeypatch, tmp_path):
         seen.update(shape=z.shape, delta=delta, names=names)
         return {"log_post": -10.0, "log_post_draws": -30.0, "eps": 1e-6, "z": [-13.8, 0.0]}
 
-    monkeypatch.setattr(_modes, "find_better_mode", fake)
+    monkeypatch.setattr(modes, "find_better_mode", fake)
     ev = bdp.Evidence(bdp.AttackCounts(fp=[3, 4], n_neg=50, fn=[30, 28], n_pos=50), name="g")
     with pytest.warns(bdp.ConvergenceWarning) as caught:  # short run: r_hat, ESS warnings too
         post = bdp.estimate_epsilon(ev, delta=DELTA, seed=0, draws=200, tune=200, chains=2)
@@ -139,7 +139,7 @@ def test_a_run_in_a_minor_mode_is_not_converged(monkeypatch, tmp_path):
     assert "20.0 above the best of the chains' draws" in str(minor[0].message)
     assert seen == {"shape": (2, 200, 2), "delta": DELTA, "names": ["eps", ("s", 0)]}
     assert post.converged is False and post.settings["stop_reason"] == "minor_mode"
-    from bayes_dp.diagnostics import passes_convergence_checks
+    from bayes_dp.results.diagnostics import passes_convergence_checks
 
     assert not passes_convergence_checks(post)
     post.to_netcdf(tmp_path / "p.nc")

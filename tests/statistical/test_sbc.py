@@ -1,7 +1,7 @@
 """Simulation-based calibration of the sampler, one study per likelihood (slow; CI's
 statistical stage runs them).
 
-The study is ``benchmarks/sbc_correlated.py``: ``bayes_dp.calibration.run_sbc`` over
+The study is ``benchmarks/sbc_correlated.py``: ``bayes_dp.evaluation.calibration.run_sbc`` over
 ``sbc_replicate`` with the prior and design below (eps, s and for the correlated likelihoods
 tau, rho drawn from the prior).  Criteria: rank uniformity (chi-square on 10 bins, p >= 0.001
 per variable), and for eps and s the two-sided coverage and PIT criteria of
@@ -19,7 +19,7 @@ import pytest
 from scipy import stats
 
 import bayes_dp as bdp
-from bayes_dp.calibration import run_sbc, sbc_replicate
+from bayes_dp.evaluation.calibration import run_sbc, sbc_replicate
 
 from tests._support.mc_error import coverage_report
 

@@ -1,0 +1,435 @@
+"""The ``bayes-dp gdp`` subcommand: Gaussian-DP posterior from in/out score files.
+
+Kept apart from ``cli.py`` (which only registers it) so that the two evolve independently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+
+def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
+    """Register ``bayes-dp gdp`` on the subparsers ``sub``."""
+    g = sub.add_parser(
+        "gdp",
+        parents=[common],
+        help="posterior of Gaussian-DP mu and eps(delta) from in/out score files",
+        description="Read members' scores (IN) and non-members' scores (OUT), one number a "
+        "line (a header line and '#' comments are skipped; higher means 'member'), bin them at "
+        "pooled quantiles and compute the posterior of mu and of eps at --delta "
+        "(bayes_dp.estimate_gdp; docs/gdp.md). One-run audits may be added as evidence.",
+    )
+    g.add_argument("in_scores", metavar="IN", help="file of members' scores")
+    g.add_argument("out_scores", metavar="OUT", help="file of non-members' scores")
+    g.add_argument("--delta", type=float, required=True, help="delta of eps, in (0, 1)")
+    g.add_argument("--bins", type=int, default=None, help="number of bins (default: auto)")
+    g.add_argument("--s", type=float, default=1.0, help="attack strength s in [0, 1] (default 1)")
+    g.add_argument("--draws", type=int, default=4000, help="draws per chain (default 4000)")
+    g.add_argument("--chains", type=int, default=4, help="chains (default 4)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument(
+        "--one-run",
+        action="append",
+        default=[],
+        metavar="M,R,V",
+        help="a one-run audit (canaries, guesses, right guesses) sharing mu; repeatable",
+    )
+    g.add_argument("--out", default=None, metavar="DIR", help="write DIR/posterior.nc")
+
+
+def read_scores(path) -> np.ndarray:
+    """Read one score a line from ``path`` (a header line and ``#`` comments are skipped)."""
+    path = Path(path)
+    values = []
+    with path.open(encoding="utf-8-sig") as fh:
+        for i, line in enumerate(fh, start=1):
+            text = line.split("#", 1)[0].strip().rstrip(",")
+            if not text:
+                continue
+            try:
+                values.append(float(text))
+            except ValueError:
+                if values or i > 1:
+                    raise ValueError(
+                        f"{str(path)!r} line {i}: expected one number, found {text!r}"
+                    ) from None
+    if not values:
+        raise ValueError(f"{str(path)!r} holds no scores")
+    return np.asarray(values)
+
+
+def _one_run(items: list[str]):
+    from bayes_dp.one_run.core import OneRunCounts
+
+    rows = []
+    for item in items:
+        parts = item.split(",")
+        try:
+            m, r, v = (int(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"--one-run must be M,R,V (three integers); found {item!r}") from None
+        rows.append((m, r, v))
+    if not rows:
+        return None
+    m, r, v = zip(*rows, strict=True)
+    return OneRunCounts(m=list(m), r=list(r), v=list(v))
+
+
+def estimate_noting_fit(evidence, **kwargs):
+    """Run :func:`~bayes_dp.estimate_gdp`; return the posterior and the fit warnings' texts."""
+    import bayes_dp as bdp
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", bdp.GdpFitWarning)
+        post = bdp.estimate_gdp(evidence, **kwargs)
+    return post, [str(w.message) for w in caught if issubclass(w.category, bdp.GdpFitWarning)]
+
+
+def run_gdp(args, out, log) -> dict:
+    """Run ``bayes-dp gdp``; return the JSON-ready result."""
+    import bayes_dp as bdp
+
+    ev = bdp.gdp_evidence(read_scores(args.in_scores), read_scores(args.out_scores), bins=args.bins)
+    evidence = [ev]
+    runs = _one_run(args.one_run)
+    if runs is not None:
+        evidence.append(runs)
+    log(f"read {ev.n_in} in- and {ev.n_out} out-scores into {ev.n_bins} bins")
+    post, notes = estimate_noting_fit(
+        evidence, delta=args.delta, s=args.s, chains=args.chains, draws=args.draws, seed=args.seed
+    )
+    for note in notes:
+        print(f"bayes-dp: warning: {note}", file=sys.stderr)
+    files = {}
+    if args.out is not None:
+        outdir = Path(args.out)
+        outdir.mkdir(parents=True, exist_ok=True)
+        files["posterior"] = str(post.to_netcdf(outdir / "posterior.nc"))
+        log(f"wrote {files['posterior']}")
+    qs = [0.05, 0.5, 0.95]
+    result = {
+        "exit_status": 0,
+        "command": "gdp",
+        "delta": args.delta,
+        "s": args.s,
+        "quantiles": {
+            v: dict(
+                zip(("5%", "50%", "95%"), (float(x) for x in post.quantile(qs, v)), strict=True)
+            )
+            for v in ("mu", "eps")
+        },
+        "fit_check": post.settings["fit_check"],
+        "warnings": notes,
+        "seed": args.seed,
+        "files": files,
+    }
+    if not args.json:
+        _print_summary(post, args.delta, out)
+        print(f"fit check p-value: {post.settings['fit_check']}", file=out)
+    return result
+
+
+def _print_summary(post, delta: float, out) -> None:
+    """Print the summary table and the 90% interval of eps."""
+    print(post.summary().round(3).to_string(), file=out)
+    lo, hi = post.interval(0.9, "eps")
+    print(f"\n90% credible interval for eps at delta={delta:g}: [{lo:.3g}, {hi:.3g}]", file=out)
+
+
+# -- `bayes-dp estimate` with GDP score files, one-run summaries and counts in one posterior ------
+GDP_SCORE_LAYOUT = (
+    "in/out score file: .npz with arrays in_scores and out_scores, or .csv with columns score "
+    "and member (1/0 or true/false; no model/target columns)"
+)
+ONE_RUN_LAYOUT = "one-run file: .csv with columns m, r, v (one audit a row)"
+
+
+def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
+    """Add the options of ``bayes-dp estimate`` that route it to :func:`~bayes_dp.estimate_gdp`."""
+    from bayes_dp.cli.options import (
+        _number,  # out-of-range values are usage errors (exit 2) naming the option
+    )
+
+    g = e.add_argument_group(
+        "Gaussian DP (whole ROC) and one-run audits",
+        "With an in/out score file or a one-run file as COUNTS, or with --gdp-scores or "
+        "--one-run, estimate computes one Gaussian-DP posterior of mu and eps(--delta) from "
+        "all the evidence (bayes_dp.estimate_gdp; a counts file then adds count groups "
+        f"audited at --counts-delta). Layouts: {GDP_SCORE_LAYOUT}; {ONE_RUN_LAYOUT}. The attack "
+        "strength s is fixed at 1 unless --s or --prior-s-beta is given; --draws defaults "
+        "to 4000 (exact, independent draws).",
+    )
+    g.add_argument(
+        "--gdp-scores",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="an in/out score file to add as GDP evidence (repeatable; group named by the "
+        "file's stem)",
+    )
+    g.add_argument(
+        "--one-run",
+        action="append",
+        default=[],
+        metavar="M,R,V",
+        help="a one-run audit: canaries, guesses, right guesses (repeatable)",
+    )
+    g.add_argument(
+        "--counts-delta",
+        type=_number(float, 0.0, 1.0, low_open=True, high_open=True),
+        default=None,
+        metavar="D",
+        help="delta at which the counts of a counts file were audited (default --delta)",
+    )
+    g.add_argument(
+        "--bins", type=_number(int, 2), default=None, help="bins of score files (default auto)"
+    )
+    g.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run bayes_dp.compare_estimators on the first score file (single-threshold "
+        "posterior, Clopper-Pearson, GDP and one-run bounds, one-run posterior): shown in the "
+        "report and in --json as 'comparison' (adds a sampler run)",
+    )
+    g.add_argument(
+        "--prior-mu-scale",
+        type=_number(float, 0.0, low_open=True),
+        default=5.0,
+        metavar="X",
+        help="scale of the HalfNormal prior of mu (default 5)",
+    )
+
+
+def _header(path: Path) -> set[str]:
+    with path.open(encoding="utf-8-sig") as fh:
+        return {c.strip().lower() for c in fh.readline().split(",")}
+
+
+def input_kind(path) -> str | None:
+    """Return "gdp_scores" or "one_run" for such files (see the layouts), else None."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        with np.load(path) as z:
+            return "gdp_scores" if {"in_scores", "out_scores"} <= set(z.files) else None
+    if suffix != ".csv":
+        return None
+    head = _header(path)
+    if {"score", "member"} <= head and not head & {"model", "target"}:
+        return "gdp_scores"
+    if {"m", "r", "v"} <= head:
+        return "one_run"
+    return None
+
+
+def wants_gdp(args) -> bool:
+    """Whether ``bayes-dp estimate`` goes the Gaussian-DP way (see the option group)."""
+    return bool(args.gdp_scores or args.one_run) or input_kind(args.counts) is not None
+
+
+def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict]:
+    import csv
+
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        reader.fieldnames = [c.strip().lower() for c in reader.fieldnames or []]
+        rows = list(reader)
+    if not rows:
+        raise ValueError(f"{str(path)!r} has no data rows")
+    for i, row in enumerate(rows, start=1):
+        for c in columns:
+            if not (row.get(c) or "").strip():
+                raise ValueError(f"{str(path)!r} row {i}: column {c!r} is empty")
+    return rows
+
+
+def read_in_out_scores(path) -> tuple[np.ndarray, np.ndarray]:
+    """Read an in/out score file (:data:`GDP_SCORE_LAYOUT`); return (in_scores, out_scores)."""
+    path = Path(path)
+    if path.suffix.lower() == ".npz":
+        with np.load(path) as z:
+            missing = {"in_scores", "out_scores"} - set(z.files)
+            if missing:
+                raise ValueError(
+                    f"{str(path)!r} lacks the array(s) {sorted(missing)}; it holds {z.files}"
+                )
+            return np.asarray(z["in_scores"], float).ravel(), np.asarray(z["out_scores"], float)
+    x_in, x_out = [], []
+    for i, row in enumerate(_csv_rows(path, ("score", "member")), start=1):
+        try:
+            score = float(row["score"])
+        except ValueError:
+            raise ValueError(
+                f"{str(path)!r} row {i}: column 'score' must be a number; found {row['score']!r}"
+            ) from None
+        member = row["member"].strip().lower()
+        if member in ("1", "true"):
+            x_in.append(score)
+        elif member in ("0", "false"):
+            x_out.append(score)
+        else:
+            raise ValueError(
+                f"{str(path)!r} row {i}: column 'member' must be 1/0 or true/false; found "
+                f"{row['member']!r}"
+            )
+    return np.asarray(x_in), np.asarray(x_out)
+
+
+def read_one_run(path):
+    """Read a one-run file (:data:`ONE_RUN_LAYOUT`) into :class:`~bayes_dp.OneRunCounts`."""
+    from bayes_dp.one_run.core import OneRunCounts
+
+    path = Path(path)
+    cols = {c: [] for c in ("m", "r", "v")}
+    for i, row in enumerate(_csv_rows(path, tuple(cols)), start=1):
+        for c, values in cols.items():
+            try:
+                values.append(int(row[c]))
+            except ValueError:
+                raise ValueError(
+                    f"{str(path)!r} row {i}: column {c!r} must be an integer; found {row[c]!r}"
+                ) from None
+    try:
+        return OneRunCounts(**cols)
+    except ValueError as e:
+        raise ValueError(f"{str(path)!r}: {e}") from None
+
+
+def _group_name(path: Path, taken: set[str]) -> str:
+    from bayes_dp.core.evidence import check_group_name
+
+    try:
+        name = check_group_name(path.stem)
+    except (TypeError, ValueError):
+        name = "scores"
+    base, k = name, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def _gdp_evidence_of(args, log) -> list:
+    """Return the evidence of a Gaussian-DP ``estimate``: score files, one-run audits, counts."""
+    import bayes_dp as bdp
+    from bayes_dp.cli.io import _read_counts
+
+    evidence, taken = [], set()
+    kind = input_kind(args.counts)
+    score_files = list(args.gdp_scores)
+    if kind == "gdp_scores":
+        score_files.insert(0, args.counts)
+    elif kind == "one_run":
+        runs = read_one_run(args.counts)
+        evidence.append(runs)
+        log(f"read {len(runs)} one-run audit(s) from {args.counts}")
+    elif Path(args.counts).is_dir() or Path(args.counts).suffix.lower() == ".npz":
+        raise ValueError(
+            f"{args.counts!r} is a score matrix or a result folder: its cross-fed counts are "
+            "correlated (bivariate normal) and do not combine with --gdp-scores/--one-run; "
+            "run estimate on it alone"
+        )
+    else:
+        groups, _ = _read_counts(args.counts, fmt=args.format)
+        evidence.extend(groups)
+        n = sum(len(g.counts) for g in groups)
+        log(f"read {n} challenge bases from {args.counts} as count evidence")
+    scores = []
+    args.first_scores = None
+    for f in score_files:
+        x_in, x_out = read_in_out_scores(f)
+        if args.first_scores is None:
+            args.first_scores = (x_in, x_out)
+        name = _group_name(Path(f), taken)
+        scores.append(bdp.gdp_evidence(x_in, x_out, bins=args.bins, name=name))
+        log(f"read {x_in.size} in- and {x_out.size} out-scores from {f} (group {name!r})")
+    evidence = scores + evidence
+    runs = _one_run(args.one_run)
+    if runs is not None:
+        evidence.append(runs)
+    return evidence
+
+
+def run_gdp_estimate(args, out, log) -> dict:
+    """``bayes-dp estimate`` on Gaussian-DP evidence; the result object of ``estimate``."""
+    import textwrap
+
+    import bayes_dp as bdp
+    from bayes_dp.cli.io import _check_writable_dir
+    from bayes_dp.cli.result import _result_json
+    from bayes_dp.report import plain_warnings
+
+    outdir = Path(args.out)
+    _check_writable_dir(outdir)
+    evidence = _gdp_evidence_of(args, log)
+    if args.s_fixed is not None:
+        s = args.s_fixed
+    elif args.prior_s_beta is not None:
+        s = bdp.Beta(*args.prior_s_beta)
+    else:
+        s = 1.0
+    for opt in ("tune", "max_time", "cores"):
+        if getattr(args, opt) is not None:
+            log(f"--{opt.replace('_', '-')} does not apply to the Gaussian-DP grid: ignored")
+    has_counts = any(isinstance(e, bdp.Evidence) for e in evidence)
+    log(f"Gaussian-DP posterior on a grid: delta={args.delta:g}, s={s!r}, seed {args.seed}")
+    post, fits = estimate_noting_fit(
+        evidence,
+        delta=args.delta,
+        s=s,
+        mu_prior=bdp.HalfNormal(args.prior_mu_scale),
+        counts_delta=args.counts_delta if has_counts else None,
+        chains=args.chains,
+        draws=4000 if args.draws is None else args.draws,
+        seed=args.seed,
+    )
+    outdir.mkdir(parents=True, exist_ok=True)
+    nc = post.to_netcdf(outdir / "posterior.nc")
+    log(f"wrote {nc}")
+    result = _result_json(post, {})
+    result["warnings"] = fits + result["warnings"]
+    result["fit_check"] = post.settings.get("fit_check", {})
+    result["model"] = "gdp"
+    comparison = None
+    if args.compare:
+        if args.first_scores is None:
+            raise ValueError("--compare needs an in/out score file (COUNTS or --gdp-scores)")
+        log("comparing estimators on the first score file (compare_estimators)")
+        comparison = bdp.compare_estimators(
+            *args.first_scores, delta=args.delta, s=s, bins=args.bins, seed=args.seed
+        )
+        result["comparison"] = {
+            name: {
+                k: (None if isinstance(v, float) and not np.isfinite(v) else v)
+                for k, v in row.items()
+            }
+            for name, row in comparison.to_dict(orient="index").items()
+        }
+    if not args.json:
+        _print_summary(post, args.delta, out)
+        if result["fit_check"]:
+            fit = ", ".join(f"{k} {v:.3g}" for k, v in result["fit_check"].items())
+            print(f"fit check (posterior predictive p-value, below 0.01 fails): {fit}", file=out)
+        print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)
+        if comparison is not None:
+            print("\n" + comparison.drop(columns="assumes").round(3).to_string(), file=out)
+    for w in fits + plain_warnings(post):
+        print(f"bayes-dp: warning: {w}", file=sys.stderr)
+    html = None if args.no_report else outdir / "report.html"
+    if html is not None:
+        try:
+            post.report(html, comparison=comparison)
+            log(f"wrote {html}")
+        except Exception as e:  # the posterior is written; say what was skipped and why
+            html.unlink(missing_ok=True)
+            print(f"bayes-dp: warning: the HTML report was not written ({e})", file=sys.stderr)
+            html = None
+    result["files"] = {"posterior": str(nc), "report": None if html is None else str(html)}
+    return result

@@ -1,0 +1,147 @@
+"""The result of ``bayes-dp estimate`` as the ``--json`` object, and the exit statuses."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Exit statuses of ``bayes-dp`` and what they mean (also in the ``--json`` output).
+EXIT_STATUSES = {
+    0: "success (warnings, if any, are listed but do not change the status)",
+    1: "bad input, or a file that cannot be read or written; nothing was sampled or the "
+    "results were not written",
+    2: "usage error: unknown, missing or malformed command-line options",
+    3: "not converged: the result fails the convergence checks (the time budget, --max-time, "
+    "ran out before every variable reached r_hat <= 1.01 and bulk and tail ESS >= 4000, or a "
+    "run of fixed --draws ended with r_hat > 1.01 or an ESS below 100 per chain); the results "
+    "were written but are not reliable (nothing is written when not even the warm-up "
+    "finished)",
+    130: "interrupted (Ctrl-C); no result files were written",
+}
+
+
+#: Exit status of a run that did not converge within its time budget.
+NOT_CONVERGED = 3
+
+
+def _finite(x):
+    """``x`` as a float, or None where it is NaN or infinite (JSON has neither)."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _prior_text(prior, uses_tau: bool) -> str:
+    """Write the prior as ``Prior(eps=..., s=...)``, with tau only when a group has a tau."""
+    tau = f", tau={prior.tau!r}" if uses_tau else ""
+    return f"Prior(eps={prior.eps!r}, s={prior.s!r}{tau})"
+
+
+def _uses_tau(likelihoods) -> bool:
+    return any(lik in ("bivariate_normal", "beta_binomial") for lik in likelihoods)
+
+
+def _result_json(post, files: dict, prob: float = 0.9) -> dict:
+    """Build the ``--json`` object of a posterior (see the README's command-line section).
+
+    Its exit status is 3 (:data:`NOT_CONVERGED`) when the result fails the convergence checks
+    (:func:`~bayes_dp.results.diagnostics.passes_convergence_checks`), however the run's length was
+    set, and 0 otherwise.
+    """
+    from bayes_dp.core.priors import parse_prior
+    from bayes_dp.report import plain_warnings
+    from bayes_dp.results.claim import audit_claim
+    from bayes_dp.results.diagnostics import glossary, passes_convergence_checks
+
+    st = post.settings
+    diag = post.diagnostics()
+    lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
+    variables = {}
+    for v in post.var_names:
+        q = post.quantile([0.05, 0.25, 0.5, 0.75, 0.95], v)
+        lo, hi = post.interval(prob, v)
+        h_lo, h_hi = post.hdi(prob, v)
+        variables[v] = {
+            "mean": _finite(post.mean(v)),
+            "median": _finite(q[2]),
+            "sd": _finite(np.std(post.draws(v))),
+            "quantiles": {
+                f"{p:g}": _finite(x) for p, x in zip((0.05, 0.25, 0.5, 0.75, 0.95), q, strict=True)
+            },
+            "interval": [_finite(lo), _finite(hi)],
+            "hdi": [_finite(h_lo), _finite(h_hi)],
+            "r_hat": _finite(diag[v]["r_hat"]),
+            "ess_bulk": _finite(diag[v]["ess_bulk"]),
+            "ess_tail": _finite(diag[v]["ess_tail"]),
+        }
+    eps = variables["eps"]
+    converged = passes_convergence_checks(post)
+    status = 0 if converged else NOT_CONVERGED
+    prior = parse_prior(st.get("prior", ""))
+    groups = st.get("groups", [])
+    if prior is not None:
+        prior = _prior_text(prior, _uses_tau(g.get("likelihood") for g in groups))
+    else:
+        prior = st.get("prior")
+    return {
+        "exit_status": status,
+        "exit_status_meaning": EXIT_STATUSES[status],
+        "converged": converged,
+        "stop_reason": st.get("stop_reason"),
+        "sampling_seconds": st.get("seconds"),
+        "max_time": st.get("max_time"),
+        "eps": {
+            "median": eps["median"],
+            "credible_interval": eps["interval"],
+            "prob": prob,
+            "quantile_probs": [round(lo_q, 12), 0.5, round(hi_q, 12)],
+        },
+        "claim": audit_claim(post, hi_q).to_dict(),
+        "delta": st.get("delta"),
+        "variables": variables,
+        "diagnostics": {
+            v: {k: _finite(d[k]) for k in ("r_hat", "ess_bulk", "ess_tail")}
+            for v, d in diag.items()
+        },
+        "acceptance": {k: _finite(a) for k, a in post.acceptance.items()},
+        "warnings": plain_warnings(post),
+        "fixed": st.get("fixed", {}),
+        "groups": [
+            {k: g.get(k) for k in ("name", "likelihood", "strength")} for g in st.get("groups", [])
+        ],
+        "seed": st.get("seed"),
+        "chains": post.n_chains,
+        "draws": post.n_draws,
+        "tune": st.get("tune"),
+        "prior": prior,
+        "versions": st.get("versions", {}),
+        "files": files,
+        # the meaning of every statistic above, as the text summary prints it
+        "glossary": glossary(
+            [
+                *next(iter(variables.values()), {}),
+                "q",
+                "converged",
+                "sampling_seconds",
+                *post.acceptance,
+            ]
+        ),
+    }
+
+
+def _not_converged_words(post) -> str:
+    """Why a result fails the convergence checks and what to do, in one line."""
+    from bayes_dp.results.diagnostics import ESS_PER_CHAIN_MIN, RHAT_MAX, findings
+
+    if post.converged is False:
+        return (
+            "the run stopped (time budget or largest run) before it converged: the result is "
+            "not reliable; give more time (--max-time)"
+        )
+    found = [f for f in findings(post) if f.convergence]
+    vs = ", ".join(dict.fromkeys(f.var for f in found))
+    return (
+        f"the {post.n_draws} draws per chain fail the convergence checks for {vs} (r_hat above "
+        f"{RHAT_MAX} or ESS below {ESS_PER_CHAIN_MIN} per chain): the result is not reliable; "
+        "run longer (--draws, or leave --draws out to run until converged)"
+    )

@@ -1,0 +1,137 @@
+"""Evidence groups: a set of counts together with how they were produced.
+
+Several groups combine into one posterior: epsilon is shared by all of them, and each group either
+shares the attack strength ``s`` with the other ``strength="shared"`` groups or has its own
+``s_<name>`` (``strength="own"``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+from bayes_dp.core import likelihoods
+from bayes_dp.core.observations import AttackCounts
+
+__all__ = ["Evidence", "LIKELIHOODS", "check_group_name"]
+
+#: Names of the conditional distributions g(X, Y | alpha, beta) known to the model (the keys of
+#: the registry :data:`bayes_dp.core.likelihoods.LIKELIHOODS`).
+LIKELIHOODS = tuple(likelihoods.LIKELIHOODS)
+
+#: Longest group name accepted.
+NAME_MAX_LEN = 64
+
+
+def check_group_name(name) -> str:
+    """Return the group name ``name`` in Unicode NFC form, or raise naming what is wrong.
+
+    A group name becomes part of variable names (``s_<name>``, ``tau_<name>``, ``rho_<name>``)
+    in ArviZ objects and netCDF files. It must start with a letter (any script) or an
+    underscore; then letters, combining marks, digits, underscores, hyphens and single spaces
+    may follow, up to 64 characters, with no space at either end. Names are normalised to NFC,
+    so a composed and a decomposed "café" are the same group.
+
+    Parameters
+    ----------
+    name : str
+        The proposed name.
+
+    Returns
+    -------
+    str
+        The NFC form of ``name``.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string.
+    ValueError
+        If ``name`` breaks the rules above; the message names the offending character.
+
+    Examples
+    --------
+    >>> check_group_name("données-2024 run_b")
+    'données-2024 run_b'
+    >>> check_group_name("9lives")
+    Traceback (most recent call last):
+    ...
+    ValueError: `name` must start with a letter or an underscore; found '9lives'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a string; found {type(name).__name__} {name!r}")
+    nfc = unicodedata.normalize("NFC", name)
+    if not nfc:
+        raise ValueError("`name` must not be empty")
+    if len(nfc) > NAME_MAX_LEN:
+        raise ValueError(
+            f"`name` must have at most {NAME_MAX_LEN} characters; found {len(nfc)} in {name!r}"
+        )
+    if nfc != nfc.strip(" "):
+        raise ValueError(f"`name` must not start or end with a space; found {name!r}")
+    if "  " in nfc:
+        raise ValueError(f"`name` must not hold two spaces in a row; found {name!r}")
+    first = nfc[0]
+    if first != "_" and not unicodedata.category(first).startswith("L"):
+        raise ValueError(f"`name` must start with a letter or an underscore; found {name!r}")
+    for ch in nfc[1:]:
+        cat = unicodedata.category(ch)
+        if ch in "_- " or cat[0] in "LM" or cat == "Nd":
+            continue
+        raise ValueError(
+            f"`name` may hold letters, digits, underscores, hyphens and spaces only; found "
+            f"{ch!r} (U+{ord(ch):04X}) in {name!r}"
+        )
+    return nfc
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One group of attack counts and the model of how they were produced.
+
+    Parameters
+    ----------
+    counts : AttackCounts
+        The counts, one row per challenge base.
+    likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
+        ``"binomial"``: independent decisions (paper eq. 1). ``"bivariate_normal"``: decisions
+        correlated through shared shadow models (paper eq. 7, parameters ``tau_<name>``, the
+        correlation of two decisions under the same hypothesis, and ``rho_<name>``, of an FP
+        decision with an FN decision). ``"beta_binomial"``: an exact discrete over-dispersed
+        model, X and Y independent beta-binomials with intra-class correlation ``tau_<name>``
+        (no FP-FN correlation); see ``docs/correlated.md``.
+    name : str
+        Used in variable names (``s_<name>``, ``tau_<name>``): a letter (any script) or an
+        underscore, then letters, digits, underscores, hyphens or single spaces, at most 64
+        characters; stored in Unicode NFC form (see :func:`check_group_name`).
+    strength : {"shared", "own"}
+        Whether the group shares the attack strength ``s`` with other shared groups or gets its
+        own ``s_<name>``.
+    fix : dict, optional
+        Parameters of the likelihood held fixed, e.g. ``{"tau": 0.0, "rho": 0.0}`` (then the
+        bivariate normal model is the normal approximation of the binomial one).
+
+    Examples
+    --------
+    >>> ev = Evidence(AttackCounts(40, 1000, 250, 1000), name="canary", strength="own")
+    >>> ev.likelihood, ev.strength
+    ('binomial', 'own')
+    """
+
+    counts: AttackCounts
+    likelihood: str = "binomial"
+    name: str = "evidence"
+    strength: str = "shared"
+    fix: dict | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.counts, AttackCounts):
+            raise TypeError(f"`counts` must be an AttackCounts; found {type(self.counts).__name__}")
+        spec = likelihoods.get_likelihood(self.likelihood)
+        object.__setattr__(self, "name", check_group_name(self.name))
+        if self.strength not in ("shared", "own"):
+            raise ValueError(f"`strength` must be 'shared' or 'own'; found {self.strength!r}")
+        fix = {} if self.fix is None else self.fix
+        if not isinstance(fix, dict):
+            raise TypeError(f"`fix` must be a dict or None; found {type(fix).__name__}")
+        object.__setattr__(self, "fix", spec.check_fix(fix, self.counts))

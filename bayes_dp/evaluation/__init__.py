@@ -1,0 +1,1 @@
+"""Checking estimators: simulation-based calibration and side-by-side comparison."""

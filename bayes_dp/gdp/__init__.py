@@ -1,0 +1,1 @@
+"""The Gaussian-DP (whole-ROC) posterior from attack scores, alone or with other evidence."""

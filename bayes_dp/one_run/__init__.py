@@ -1,0 +1,1 @@
+"""Audits in one training run (Steinke et al. 2023): counts, bound and posterior."""

@@ -1,0 +1,1 @@
+"""The audit planner: predicted posteriors for designs before the audit is run."""

@@ -1,0 +1,214 @@
+"""What an audit shows, in one sentence an auditor can cite (:func:`audit_claim`).
+
+A posterior of eps has two ends of very different standing. Its lower end is supported by the
+data: no attack strength s <= 1 explains error rates that low with a smaller eps. Its upper end,
+when s is inferred, is usually set by the prior: the likelihood is nearly flat along
+s * eps = const, so the posterior's upper tail decays like p(eps) / eps and moves with the
+prior's scale. :func:`audit_claim` states the one-sided lower bound at a stated posterior
+probability and says whether the upper end is the data's or the prior's, judged from
+:meth:`~bayes_dp.Posterior.prior_sensitivity` (the draws reweighted to the eps prior with its
+scale halved and doubled; no new run). The derivation and the threshold: ``docs/concepts.md``,
+section "What the audit shows".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from bayes_dp.core.validation import check_real
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayes_dp.results.posterior import Posterior
+
+__all__ = ["AuditClaim", "audit_claim", "PRIOR_SHIFT_MAX"]
+
+#: The upper end counts as set by the data when halving or doubling the scale of the eps prior
+#: moves it by at most this fraction; by more, it is set by the prior.
+PRIOR_SHIFT_MAX = 0.10
+#: The factors of the eps prior's scale the check reweights to.
+FACTORS = (0.5, 2.0)
+
+
+@dataclass(frozen=True)
+class AuditClaim:
+    """What a posterior of eps supports, with the sentence that says it.
+
+    Attributes
+    ----------
+    prob : float
+        Posterior probability of the one-sided bounds (0.95: eps >= ``lower`` with
+        probability 0.95, and the equal-tailed interval [``lower``, ``upper``] holds
+        2 * prob - 1 = 90% of the posterior).
+    lower : float
+        The (1 - prob) posterior quantile of eps: eps >= lower with probability ``prob``.
+    upper : float
+        The ``prob`` posterior quantile of eps.
+    delta : float or None
+        The delta of the run.
+    upper_source : str
+        ``"data"``: halving or doubling the eps prior's scale moves ``upper`` by at most
+        :data:`PRIOR_SHIFT_MAX`; ``"prior"``: by more; ``"unknown"``: not checked (no
+        recorded HalfNormal or LogNormal eps prior) or only by an unreliable reweighting.
+    upper_shift : float or None
+        The largest relative move of ``upper`` over the factors (None when not checked).
+    upper_moved_to : dict
+        ``{factor: upper end after reweighting}`` (empty when not checked).
+    lower_shift : float or None
+        The same for ``lower``.
+    reliable : bool
+        False when the chains did not converge or mix enough (see
+        :func:`bayes_dp.results.diagnostics.findings`); then the sentence says so first.
+    sentence : str
+        The claim in words, to paste into a paper.
+    """
+
+    prob: float
+    lower: float
+    upper: float
+    delta: float | None
+    upper_source: str
+    upper_shift: float | None
+    upper_moved_to: dict
+    lower_shift: float | None
+    reliable: bool
+    sentence: str
+
+    def to_dict(self) -> dict:
+        """Return the fields as a JSON-ready dict (non-finite numbers become None)."""
+        out = asdict(self)
+        out["upper_moved_to"] = {f"{k:g}": v for k, v in self.upper_moved_to.items()}
+        for k, v in list(out.items()):
+            if isinstance(v, float) and not math.isfinite(v):
+                out[k] = None
+        return out
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:g}%"
+
+
+def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
+    """State what the audit shows: a lower bound of eps, and whose the upper end is.
+
+    Parameters
+    ----------
+    posterior : Posterior
+        A posterior of eps (from :func:`~bayes_dp.estimate_epsilon` or
+        :func:`~bayes_dp.load_posterior`).
+    prob : float
+        Posterior probability of the lower bound, in (0.5, 1). Default 0.95, which pairs with
+        the 90% equal-tailed interval shown elsewhere.
+
+    Returns
+    -------
+    AuditClaim
+
+    Raises
+    ------
+    TypeError
+        If ``posterior`` is not a :class:`~bayes_dp.Posterior`.
+    ValueError
+        If ``prob`` is not in (0.5, 1) or the posterior has no eps.
+
+    Examples
+    --------
+    >>> import bayes_dp as bdp
+    >>> counts = bdp.AttackCounts(fp=[40, 50], n_neg=1000, fn=[250, 200], n_pos=1000)
+    >>> post = bdp.estimate_epsilon(counts, delta=1e-5, draws=2000, seed=1, check=False)
+    >>> claim = bdp.audit_claim(post)
+    >>> claim.sentence.startswith(f"With 95% posterior probability, eps >= {claim.lower:.3g}")
+    True
+    >>> claim.upper_source  # s inferred: the upper end follows the prior
+    'prior'
+    """
+    from bayes_dp.results.diagnostics import passes_convergence_checks
+    from bayes_dp.results.posterior import Posterior
+
+    if not isinstance(posterior, Posterior):
+        raise TypeError(
+            f"`posterior` must be a bayes_dp.Posterior; found {type(posterior).__name__}"
+        )
+    prob = check_real("prob", prob, low=0.5, high=1.0, low_open=True, high_open=True)
+    if "eps" not in posterior.var_names:
+        raise ValueError(f"`posterior` has no eps; its variables: {posterior.var_names}")
+    interval_prob = 2 * prob - 1
+    lower, upper = posterior.interval(interval_prob, "eps")
+    st = posterior.settings
+    delta = st.get("delta")
+    reliable = passes_convergence_checks(posterior)
+
+    shift_hi = shift_lo = None
+    moved: dict = {}
+    why_unknown = ""
+    try:
+        sens = posterior.prior_sensitivity(interval_prob, FACTORS)
+    except ValueError as e:
+        sens, why_unknown = {}, str(e)
+    if sens:
+        moved = {f: r["interval"][1] for f, r in sens.items()}
+        shift_hi = max(abs(r["interval"][1] / upper - 1.0) for r in sens.values())
+        shift_lo = max(abs(r["interval"][0] / lower - 1.0) for r in sens.values())
+        all_reliable = all(r["reliable"] for r in sens.values())
+        if shift_hi > PRIOR_SHIFT_MAX:
+            source = "prior"
+        elif all_reliable:
+            source = "data"
+        else:
+            source = "unknown"
+            why_unknown = "the reweighted draws reach the prior's wider tail too rarely"
+    else:
+        source = "unknown"
+
+    at = f" at delta = {delta:g}" if delta is not None else ""
+    of = "mu (the Gaussian-DP parameter)" if st.get("model") == "gdp" else "eps"
+    fixed = st.get("fixed", {})
+    s_fixed = {k: v for k, v in fixed.items() if k == "s" or k.startswith("s_")}
+    if s_fixed:
+        given = ", ".join(f"{k} = {float(v):g}" for k, v in s_fixed.items())
+        strength = f", assuming the attack strength {given} (fixed, not inferred)"
+    else:
+        strength = ", with the attack strength inferred from the data"
+    words = [f"With {_pct(prob)} posterior probability, eps >= {lower:.3g}{at}{strength}."]
+    if shift_lo is not None and shift_lo > PRIOR_SHIFT_MAX:
+        words.append(
+            f"This lower bound also depends on the prior of {of} (it moves by "
+            f"{100 * shift_lo:.0f}% when the prior's scale is halved or doubled)."
+        )
+    interval = f"the {_pct(interval_prob)} credible interval [{lower:.3g}, {upper:.3g}]"
+    if source == "prior":
+        big = max(moved, key=lambda f: abs(moved[f] / upper - 1.0))
+        words.append(
+            f"The upper end of {interval} is set by the prior of {of}, not by the data: it "
+            f"moves to {moved[big]:.3g} when the prior's scale is multiplied by {big:g}; "
+            "cite the lower bound, not the interval, unless the attack strength is known."
+        )
+    elif source == "data":
+        words.append(
+            f"The upper end of {interval} is set by the data: halving or doubling the prior's "
+            f"scale moves it by {100 * shift_hi:.0f}% at most."
+        )
+    else:
+        words.append(
+            f"Whether the upper end of {interval} is set by the data or by the prior was not "
+            f"checked ({why_unknown}); cite the lower bound."
+        )
+    if not reliable:
+        words.insert(
+            0,
+            "NOT RELIABLE: the chains did not converge or mix enough (see the warnings); "
+            "these draws would say:",
+        )
+    return AuditClaim(
+        prob=prob,
+        lower=lower,
+        upper=upper,
+        delta=delta,
+        upper_source=source,
+        upper_shift=shift_hi,
+        upper_moved_to=moved,
+        lower_shift=shift_lo,
+        reliable=reliable,
+        sentence=" ".join(words),
+    )
