@@ -18,7 +18,7 @@ FAST = {"delta": 1e-5, "seed": 0, "chains": 2, "tune": 300, "draws": 300}
 #: eps quantiles (5, 50, 95%) of the quadrature reference (tests/reference/, HalfNormal(10) x
 #: Beta(1, 1), delta = 1e-5) for lira_counts(64, 1000, seed=1); the slow
 #: test_no_table_path_matches_the_quadrature_reference recomputes them and checks these values
-LIRA_1000_EPS_REF = {0.05: 3.10, 0.5: 3.49, 0.95: 4.08}
+LIRA_1000_EPS_REF = {0.05: 3.103, 0.5: 3.481, 0.95: 4.080}
 
 
 def _run(ev, **kw):
@@ -33,14 +33,15 @@ def test_many_bases_take_the_fitted_t_few_the_table():
     assert post.settings["surrogate_moves"] == ["fitted_t", "fitted_t"]
     assert post.acceptance["accept_table"] > 0.3  # the independence move mixes
     # the share of draws below each reference quantile q is q within 4 Monte Carlo standard
-    # errors sqrt(q (1 - q) / ESS) (ESS of the indicator, >= 200 asserted) plus 0.5 point for
-    # the reference values' rounding (a few points at 2 x 300 draws: this catches a wrong mode
-    # or a scale off by a third, not a 10% error, which the slow test below catches)
+    # errors sqrt(q (1 - q) / ESS) (ESS of the indicator, >= 200 asserted) plus 0.1 point for
+    # the reference values' rounding to 0.001 (posterior density < 1.5).  A few points at 2 x 300
+    # draws: this catches a wrong mode or a scale off by a third, not a 10% error (the slow test
+    # below does)
     x = post.draws("eps")
     for q, ref_x in LIRA_1000_EPS_REF.items():
         below = (x <= ref_x).astype(float)
         n = float(az.ess(below, method="mean"))
-        tol = 4 * np.sqrt(q * (1 - q) / n) + 0.005
+        tol = 4 * np.sqrt(q * (1 - q) / n) + 0.001
         print(f"q={q}: share {below.mean():.4f}, ESS {n:.0f}, tolerance {tol:.4f}")
         assert n >= 200, (q, n)
         assert abs(below.mean() - q) <= tol, (q, below.mean(), tol)
@@ -81,7 +82,7 @@ def _assert_quantiles_match_reference(post, c):
     ref = posterior_grid_groups([(counts, ("beta", 1, 1), None)], 1e-5, ("halfnormal", 10.0))
     if len(c.fp) == 1000:  # the pinned reference values of the fast test
         for q, x in LIRA_1000_EPS_REF.items():
-            assert float(ref.eps_quantile(q)) == pytest.approx(x, abs=0.005), (q, x)
+            assert float(ref.eps_quantile(q)) == pytest.approx(x, abs=6e-4), (q, x)
     qs = np.array([0.05, 0.5, 0.95])
     err_eps = np.abs(ref.eps_cdf(np.quantile(post.draws("eps"), qs)) - qs).max()
     err_s = np.abs(ref.s_cdf(0, np.quantile(post.draws("s"), qs)) - qs).max()
