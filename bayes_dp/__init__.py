@@ -60,6 +60,7 @@ _WHERE = {
 #: public sub-module name -> where it lives
 _SUBMODULES = {
     "calibration": "evaluation.calibration",
+    "diagnostics": "results.diagnostics",
     "plots": "plots",
     "region": "core.region",
     "simulate": "core.simulate",

@@ -3,9 +3,12 @@
 Scores are Gaussian: a model's score of a target is N(0, 1) when OUT and N(mu_t, 1) when IN.
 The effect sizes mu_t are spread widely, as in real LiRA runs: 95% of the targets are barely
 exposed (mu_t ~ Exponential(mean 0.1)) and 5% very exposed (mu_t ~ Uniform(1, 4)). Halves are
-"balanced" (every target IN for exactly half of the models, the LiRA reference design) or
-"independent" (each model draws its half independently, as Privacy Meter does, so the IN/OUT
-counts differ per target). The counts come from ``mia.counts_from_score_matrix`` (online test,
+"balanced" (every target IN for exactly half of the models: the LiRA reference ``train.py``
+run with ``--expid``/``--num_experiments``, whose ``get_data`` ranks uniform draws per example,
+and Privacy Meter, whose ``split_dataset_for_training`` trains complementary pairs of models) or
+"independent" (each model keeps each target on its own coin flip, so the IN/OUT counts differ
+per target: ``train.py`` run with ``--seed`` only, ``keep = uniform <= pkeep``, and other
+random-subset pipelines). The counts come from ``mia.counts_from_score_matrix`` (online test,
 alpha 0.1), the posterior from ``bayes_dp.estimate_epsilon`` with default settings (automatic
 length, 4 chains) and the likelihood asked for.
 

@@ -23,6 +23,7 @@ MODULES = [
     ("bayes_dp.results.diagnostics", "bayes_dp.results.diagnostics"),
     ("bayes_dp.evaluation.calibration", "bayes_dp.calibration (bayes_dp.evaluation.calibration)"),
     ("bayes_dp.report", "bayes_dp.report"),
+    ("bayes_dp.io", "bayes_dp.io (reading input files)"),
     ("bayes_dp.cli", "bayes_dp.cli (the `bayes-dp` command)"),
 ]
 

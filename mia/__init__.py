@@ -18,7 +18,15 @@ from .audit import AuditResult, run_audit
 from .data import ChallengeBase, draw_challenge_bases, load_digits
 from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
 from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
-from .readers import ScoreRun, read_attack_results, read_lira_runs, read_privacy_meter
+from .readers import (
+    AttackResultsRun,
+    ScoreRun,
+    detect_format,
+    read_attack_results,
+    read_lira_runs,
+    read_privacy_meter,
+    read_results,
+)
 from .scores import (
     ScoreMatrixCounts,
     counts_from_score_matrix,
@@ -28,6 +36,7 @@ from .scores import (
 from .training import DPSGD, MLP, SoftmaxRegression, TrainingAlgorithm, cross_entropy
 
 __all__ = [
+    "AttackResultsRun",
     "DPSGD",
     "MLP",
     "AuditResult",
@@ -41,6 +50,7 @@ __all__ = [
     "cross_entropy",
     "cross_fed_counts",
     "cross_fed_decisions",
+    "detect_format",
     "draw_challenge_bases",
     "fit_normal",
     "independent_counts",
@@ -51,6 +61,7 @@ __all__ = [
     "read_attack_results",
     "read_lira_runs",
     "read_privacy_meter",
+    "read_results",
     "read_score_file",
     "run_audit",
     "simulate_score_matrix",

@@ -197,6 +197,40 @@ def _describe(targets, n_in, n_out) -> str:
     return shown + more
 
 
+#: (method, fixed_variance) -> (IN, OUT) models a target needs by default, and the command
+#: line's name of the method (``bayes-dp estimate --score-method``).
+_NEEDS = {
+    ("online", False): (3, 3, "online"),
+    ("online", True): (2, 2, "online-fixed"),
+    ("offline", False): (1, 3, "offline"),
+    ("offline", True): (1, 2, "offline-fixed"),
+}
+
+
+def _range(v: np.ndarray) -> str:
+    lo, hi = int(v.min()), int(v.max())
+    return f"{lo}" if lo == hi else f"{lo} to {hi}"
+
+
+def _why_too_few(n_in, n_out, t_in: int, t_out: int, method: str, fixed: bool) -> str:
+    """Say what the targets have and which method counts how many of them."""
+    have = (
+        f"the targets have {_range(n_in)} IN and {_range(n_out)} OUT models each, "
+        f"method={method!r} with fixed_variance={fixed} needs {t_in} IN and {t_out} OUT"
+    )
+    works = []
+    for (m, f), (need_in, need_out, cli) in _NEEDS.items():
+        if (m, f) == (method, fixed):
+            continue
+        ok = int(((n_in >= need_in) & (n_out >= need_out)).sum())
+        if ok:
+            works.append(
+                f"method={m!r}, fixed_variance={f} counts {ok} (command line: --score-method {cli})"
+            )
+    fix = "; ".join(works) if works else "no method works with so few models: train more"
+    return f"{have}; {fix}"
+
+
 #: Score-matrix entries per block of targets in :func:`counts_from_score_matrix` (2**20
 #: float64 = 8 MiB per temporary).
 _BLOCK_ENTRIES = 2**20
@@ -340,10 +374,15 @@ def counts_from_score_matrix(
     n_out = n_models - n_in
     few = np.flatnonzero((n_in < t_in) | (n_out < t_out))
     if few.size and not skip:
+        why = (
+            f"; {_why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))}"
+            if few.size == n_targets and min_models is None
+            else ""
+        )
         raise ValueError(
             f"`keep`: {few.size} of {n_targets} targets have fewer than {t_in} IN or {t_out} "
             f"OUT models, e.g. target {_describe(few, n_in, n_out)}; train more models, or pass "
-            "skip=True to leave such targets out"
+            f"skip=True to leave such targets out{why}"
         )
     kept = np.setdiff1d(np.arange(n_targets), few)
     # Every matrix-sized step runs on blocks of targets (columns), so that the peak memory is a
@@ -369,8 +408,25 @@ def counts_from_score_matrix(
                     "test needs spread (use fixed_variance=True, or skip=True)"
                 )
             kept = kept[~flat]
+    else:
+        flat = np.zeros(kept.size, dtype=bool)
     if kept.size == 0:
-        raise ValueError(f"no target left to count: all {n_targets} targets were skipped")
+        parts = []
+        if few.size:
+            parts.append(
+                f"{few.size} had fewer than {t_in} IN or {t_out} OUT models ("
+                + _why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))
+                + ")"
+            )
+        if flat.any():
+            parts.append(
+                f"{int(flat.sum())} had no spread among their shadow scores (fixed_variance=True,"
+                " --score-method online-fixed on the command line, pools the variance over "
+                "targets)"
+            )
+        raise ValueError(
+            f"no target left to count: all {n_targets} targets were skipped: {'; '.join(parts)}"
+        )
     skipped = np.setdiff1d(np.arange(n_targets), kept)
 
     # per-target sums (vectors) for the pooled variance and the side

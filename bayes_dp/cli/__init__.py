@@ -17,7 +17,10 @@ strength ``s``, later groups get their own ``s_<group>``) and ``likelihood`` (de
 cells and invalid group names are errors. A score matrix of your own attack (``.npz`` with arrays
 ``scores`` and ``keep``, or a long ``.csv`` with columns ``model, target, score, member``) is
 turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``--alpha``,
-``--score-method``). In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
+``--score-method``); so are the result folders of the LiRA reference code and Privacy Meter
+(``mia.read_results``; options ``--epoch``, ``--signals``, ``--indices``, ``--direction``),
+while privacy-estimates attack-results files (a folder, one ``.json`` file or several) are
+counts already. In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
 ``.csv`` with columns ``score, member``), one-run files (``.csv`` with ``m, r, v``),
 ``--gdp-scores`` and ``--one-run`` give a Gaussian-DP posterior instead (``bayes_dp.cli.gdp``).
 
@@ -32,9 +35,10 @@ usage error (bad, missing or out-of-range options, found before anything is read
 not converged: the result fails the convergence checks, however its length was set (the
 results are written, marked NOT CONVERGED on stdout and not reliable); 130 interrupted.
 
-Its parts: reading count files (``bayes_dp.cli.io``), option types and shared options
+Its parts: input files are read by ``bayes_dp.io`` (format detection, count files, Gaussian-DP
+files, and mia's readers through one entry); option types and shared options
 (``bayes_dp.cli.options``), the ``--json`` object and exit statuses (``bayes_dp.cli.result``),
-``plan`` (``bayes_dp.cli.plan``) and the Gaussian-DP inputs (``bayes_dp.cli.gdp``); this
+``plan`` (``bayes_dp.cli.plan``) and the Gaussian-DP options (``bayes_dp.cli.gdp``); this
 module holds the parser of every subcommand (hence a little over 600 lines), ``estimate``,
 ``report``, ``precompile`` and ``main``.
 """
@@ -50,13 +54,6 @@ import time
 import warnings
 from pathlib import Path
 
-from bayes_dp.cli.io import (
-    DEFAULT_GROUP,
-    InputError,
-    _check_writable_dir,
-    _read_counts,
-    read_counts,
-)
 from bayes_dp.cli.options import (
     _add_prior_options,
     _add_sampler_options,
@@ -72,6 +69,7 @@ from bayes_dp.cli.plan import (
 from bayes_dp.cli.result import (
     EXIT_STATUSES,
     NOT_CONVERGED,
+    _check_writable_dir,
     _not_converged_words,
     _prior_text,
     _result_json,
@@ -80,6 +78,8 @@ from bayes_dp.cli.result import (
 from bayes_dp.core.exceptions import TimeBudgetError
 from bayes_dp.inference import first_run
 from bayes_dp.inference.settings import MHAAR, Exact
+from bayes_dp.io import detect_input, evidence_from_mia
+from bayes_dp.io.counts import DEFAULT_GROUP, InputError, _read_counts, read_counts
 
 __all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
 
@@ -146,12 +146,14 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument(
         "counts",
         metavar="COUNTS",
+        nargs="+",
         help="counts file (.csv or .json), score file (.npz, or .csv with columns model, "
-        "target, score, member), or a result folder: LiRA's experiment-*/ folders, Privacy "
-        "Meter's log folder (models/memberships.npy, signals/), or privacy-estimates "
-        "attack-results *.json files (one per challenge base); for a Gaussian-DP posterior an "
-        "in/out score file (.npz with in_scores, out_scores; .csv with columns score, member) "
-        "or a one-run file (.csv with columns m, r, v): see the Gaussian DP options",
+        "target, score, member), or a result folder: LiRA's experiment-*/ folders (at any "
+        "depth), Privacy Meter's log folder (models/memberships.npy, signals/), or "
+        "privacy-estimates attack-results *.json files (one per challenge base; a folder of "
+        "them, one file or several files); for a Gaussian-DP posterior an in/out score file "
+        "(.npz with in_scores, out_scores; .csv with columns score, member) or a one-run file "
+        "(.csv with columns m, r, v): see the Gaussian DP options",
     )
     e.add_argument(
         "--delta",
@@ -224,7 +226,24 @@ def _parser() -> argparse.ArgumentParser:
         "--epoch",
         type=int,
         default=None,
-        help="LiRA folders only: the epoch of scores/<epoch>.npy to read (default the last)",
+        help="LiRA folders only: the epoch of scores/<epoch>.npy to read from every model "
+        "(default the last; an error names the models that lack it)",
+    )
+    e.add_argument(
+        "--signals",
+        default=None,
+        metavar="NAME",
+        help="Privacy Meter folders only: the signal file in signals/ to read when there are "
+        "several (e.g. rmia_signals.npy)",
+    )
+    e.add_argument(
+        "--indices",
+        default=None,
+        metavar="FILE",
+        help="Privacy Meter folders only: the dataset indices of the audited samples, in the "
+        "order of the signal rows (.npy array, or text: integers separated by commas, spaces "
+        "or new lines), for an audit of a subset (audit.data_size) whose files do not say "
+        "which samples",
     )
     e.add_argument(
         "--direction",
@@ -285,82 +304,49 @@ def _isatty(stream) -> bool:
         return False
 
 
-def _is_score_file(path: Path, fmt: str) -> bool:
-    """Tell whether ``path`` is a score file.
+def _check_folder_options(args) -> None:
+    """Refuse the result-folder options given with an input that is not a result folder."""
+    given = [o for o, v in (("--signals", args.signals), ("--indices", args.indices)) if v]
+    if args.epoch is not None:
+        given.insert(0, "--epoch")
+    if given:
+        raise InputError(
+            f"{given[0]} applies to result folders only (LiRA: --epoch; Privacy Meter: "
+            f"--signals, --indices); {args.counts} is not one"
+        )
 
-    That is an ``.npz``, or a CSV whose header has the columns ``score`` and ``member``.
+
+def _split_inputs(args) -> None:
+    """Keep the first input in ``args.counts``, the others in ``args.more_counts``.
+
+    Several inputs are privacy-estimates attack-results files only; anything else is a usage
+    error.
     """
-    if path.suffix.lower() == ".npz":
-        return True
-    if fmt == "json" or (fmt == "auto" and path.suffix.lower() != ".csv") or not path.is_file():
-        return False
-    with path.open(encoding="utf-8-sig") as fh:
-        header = {c.strip() for c in fh.readline().split(",")}
-    return {"score", "member"} <= header
+    args.counts, args.more_counts = args.counts[0], args.counts[1:]
+    if args.more_counts:
+        bad = [p for p in (args.counts, *args.more_counts) if Path(p).suffix.lower() != ".json"]
+        if bad or args.gdp_scores or args.one_run:
+            raise _UsageError(
+                "bayes-dp estimate: error: several inputs are read only as privacy-estimates "
+                f"attack-results .json files; found {bad[0] if bad else args.counts!r} "
+                "(give one counts file, score file or result folder)"
+            )
 
 
-def _folder_kind(path: Path) -> str:
-    """Which result folder ``path`` is: "lira", "privacy_meter" or "attack_results"."""
-    if any(p.is_dir() and p.name.startswith("experiment") for p in path.iterdir()):
-        return "lira"
-    if (path / "models" / "memberships.npy").is_file():
-        return "privacy_meter"
-    if any(path.glob("*.json")):
-        return "attack_results"
-    raise InputError(
-        f"{str(path)!r} is a folder but none that this command reads: expected LiRA's "
-        "experiment-*/ folders, Privacy Meter's models/memberships.npy with signals/, or "
-        "privacy-estimates attack-results *.json files"
+def _mia_groups(args, kind: str, log) -> list:
+    """Evidence of a score matrix or result folder, read by mia's readers (bayes_dp.io)."""
+    paths = [args.counts, *args.more_counts] if args.more_counts else args.counts
+    return evidence_from_mia(
+        paths,
+        kind,
+        alpha=args.alpha,
+        score_method=args.score_method,
+        epoch=args.epoch,
+        signals=args.signals,
+        indices=args.indices,
+        direction=args.direction,
+        log=log,
     )
-
-
-def _folder_groups(args, log) -> list:
-    """Return the Evidence of a result folder (LiRA, Privacy Meter or privacy-estimates)."""
-    import mia  # lazily, as in _score_groups
-    from bayes_dp import Evidence
-
-    path = Path(args.counts)
-    kind = _folder_kind(path)
-    if kind == "attack_results":
-        counts = mia.read_attack_results(path)
-        log(f"privacy-estimates attack results: {len(counts)} challenge bases from {path}")
-        return [Evidence(counts, name="attack")]
-    if kind == "lira":
-        run = mia.read_lira_runs(path, epoch=args.epoch, direction=args.direction)
-    else:
-        run = mia.read_privacy_meter(path, direction=args.direction)
-    log(f"read {run.describe()}")
-    for note in run.notes:
-        log(note)
-    side = "greater" if run.direction == "higher" else "less"
-    return _score_groups(args, log, (run.scores, run.keep), side=side)
-
-
-def _score_groups(args, log, data=None, side: str = "auto") -> list:
-    """Cross-fed counts from a score file, as one binomial Evidence group (docs/lira.md).
-
-    ``data`` = (scores, keep) replaces the file; ``side`` is the offline test's side.
-    """
-    # Lazy import: mia builds on bayes_dp, so bayes_dp must not import mia at import time.
-    import mia
-
-    scores, keep = mia.read_score_file(args.counts) if data is None else data
-    method, _, fixed = args.score_method.partition("-")
-    res = mia.counts_from_score_matrix(
-        scores,
-        keep,
-        args.alpha,
-        method,
-        fixed_variance=bool(fixed),
-        skip=True,
-        side=side if method == "offline" else "auto",
-    )
-    log(
-        f"scores of {keep.shape[1]} targets under {keep.shape[0]} models: "
-        f"{args.score_method} test at alpha={res.alpha:g}, {len(res.counts)} targets counted, "
-        f"{res.n_skipped} skipped (too few IN/OUT models or no spread)"
-    )
-    return [res.to_evidence(name="lira")]
 
 
 def _estimate(args, out, log) -> dict:
@@ -374,11 +360,13 @@ def _estimate(args, out, log) -> dict:
     outdir = Path(args.out)
     _check_writable_dir(outdir)
     source = None
-    if Path(args.counts).is_dir():
-        groups = _folder_groups(args, log)
-    elif _is_score_file(Path(args.counts), args.format):
-        groups = _score_groups(args, log)
+    kind = "attack_results" if args.more_counts else detect_input(args.counts, args.format)
+    if kind == "score_matrix":
+        _check_folder_options(args)
+    if kind in ("result_folder", "attack_results", "score_matrix"):
+        groups = _mia_groups(args, kind, log)
     else:
+        _check_folder_options(args)
         groups, rows = _read_counts(args.counts, fmt=args.format)
         # the report numbers the bases by these rows, as the error messages do
         source = {"file": str(args.counts), "rows": rows}
@@ -387,7 +375,8 @@ def _estimate(args, out, log) -> dict:
         named = f"one group (the file has no 'group' column), named {DEFAULT_GROUP!r}"
     else:
         named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
-    log(f"read {n_bases} challenge bases from {args.counts} in {named}")
+    shown = " ".join([args.counts, *args.more_counts])
+    log(f"read {n_bases} challenge bases from {shown} in {named}")
     prior = _prior_from_args(args)
     sampler = _sampler_from_args(args)
     tune = sampler.default_tune if args.tune is None else args.tune
@@ -564,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
     want_json = "--json" in argv
     try:
         args = parser.parse_args(argv)
+        if args.command == "estimate":
+            _split_inputs(args)
         why = _check_sampler_args(args) if args.command == "estimate" else None
         if why:  # an option of the other sampler: a usage error, before anything runs
             raise _UsageError(f"bayes-dp estimate: error: {why}")
@@ -628,7 +619,3 @@ def main(argv: list[str] | None = None) -> int:
             file=err,
         )
     return result["exit_status"]
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bayes_dp.io import detect_input, read_in_out_scores, read_one_run, read_scores
+
 
 def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
     """Register ``bayes-dp gdp`` on the subparsers ``sub``."""
@@ -40,27 +42,6 @@ def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
         help="a one-run audit (canaries, guesses, right guesses) sharing mu; repeatable",
     )
     g.add_argument("--out", default=None, metavar="DIR", help="write DIR/posterior.nc")
-
-
-def read_scores(path) -> np.ndarray:
-    """Read one score a line from ``path`` (a header line and ``#`` comments are skipped)."""
-    path = Path(path)
-    values = []
-    with path.open(encoding="utf-8-sig") as fh:
-        for i, line in enumerate(fh, start=1):
-            text = line.split("#", 1)[0].strip().rstrip(",")
-            if not text:
-                continue
-            try:
-                values.append(float(text))
-            except ValueError:
-                if values or i > 1:
-                    raise ValueError(
-                        f"{str(path)!r} line {i}: expected one number, found {text!r}"
-                    ) from None
-    if not values:
-        raise ValueError(f"{str(path)!r} holds no scores")
-    return np.asarray(values)
 
 
 def _one_run(items: list[str]):
@@ -205,101 +186,15 @@ def add_estimate_gdp_options(e: argparse.ArgumentParser) -> None:
     )
 
 
-def _header(path: Path) -> set[str]:
-    with path.open(encoding="utf-8-sig") as fh:
-        return {c.strip().lower() for c in fh.readline().split(",")}
-
-
-def input_kind(path) -> str | None:
-    """Return "gdp_scores" or "one_run" for such files (see the layouts), else None."""
-    path = Path(path)
-    if not path.is_file():
-        return None
-    suffix = path.suffix.lower()
-    if suffix == ".npz":
-        with np.load(path) as z:
-            return "gdp_scores" if {"in_scores", "out_scores"} <= set(z.files) else None
-    if suffix != ".csv":
-        return None
-    head = _header(path)
-    if {"score", "member"} <= head and not head & {"model", "target"}:
-        return "gdp_scores"
-    if {"m", "r", "v"} <= head:
-        return "one_run"
-    return None
-
-
 def wants_gdp(args) -> bool:
     """Whether ``bayes-dp estimate`` goes the Gaussian-DP way (see the option group)."""
-    return bool(args.gdp_scores or args.one_run) or input_kind(args.counts) is not None
+    return bool(args.gdp_scores or args.one_run) or _gdp_kind(args.counts) is not None
 
 
-def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict]:
-    import csv
-
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        reader.fieldnames = [c.strip().lower() for c in reader.fieldnames or []]
-        rows = list(reader)
-    if not rows:
-        raise ValueError(f"{str(path)!r} has no data rows")
-    for i, row in enumerate(rows, start=1):
-        for c in columns:
-            if not (row.get(c) or "").strip():
-                raise ValueError(f"{str(path)!r} row {i}: column {c!r} is empty")
-    return rows
-
-
-def read_in_out_scores(path) -> tuple[np.ndarray, np.ndarray]:
-    """Read an in/out score file (:data:`GDP_SCORE_LAYOUT`); return (in_scores, out_scores)."""
-    path = Path(path)
-    if path.suffix.lower() == ".npz":
-        with np.load(path) as z:
-            missing = {"in_scores", "out_scores"} - set(z.files)
-            if missing:
-                raise ValueError(
-                    f"{str(path)!r} lacks the array(s) {sorted(missing)}; it holds {z.files}"
-                )
-            return np.asarray(z["in_scores"], float).ravel(), np.asarray(z["out_scores"], float)
-    x_in, x_out = [], []
-    for i, row in enumerate(_csv_rows(path, ("score", "member")), start=1):
-        try:
-            score = float(row["score"])
-        except ValueError:
-            raise ValueError(
-                f"{str(path)!r} row {i}: column 'score' must be a number; found {row['score']!r}"
-            ) from None
-        member = row["member"].strip().lower()
-        if member in ("1", "true"):
-            x_in.append(score)
-        elif member in ("0", "false"):
-            x_out.append(score)
-        else:
-            raise ValueError(
-                f"{str(path)!r} row {i}: column 'member' must be 1/0 or true/false; found "
-                f"{row['member']!r}"
-            )
-    return np.asarray(x_in), np.asarray(x_out)
-
-
-def read_one_run(path):
-    """Read a one-run file (:data:`ONE_RUN_LAYOUT`) into :class:`~bayes_dp.OneRunCounts`."""
-    from bayes_dp.one_run.core import OneRunCounts
-
-    path = Path(path)
-    cols = {c: [] for c in ("m", "r", "v")}
-    for i, row in enumerate(_csv_rows(path, tuple(cols)), start=1):
-        for c, values in cols.items():
-            try:
-                values.append(int(row[c]))
-            except ValueError:
-                raise ValueError(
-                    f"{str(path)!r} row {i}: column {c!r} must be an integer; found {row[c]!r}"
-                ) from None
-    try:
-        return OneRunCounts(**cols)
-    except ValueError as e:
-        raise ValueError(f"{str(path)!r}: {e}") from None
+def _gdp_kind(path) -> str | None:
+    """Return "gdp_scores" or "one_run" for such files (bayes_dp.io.detect_input), else None."""
+    kind = detect_input(path)
+    return kind if kind in ("gdp_scores", "one_run") else None
 
 
 def _group_name(path: Path, taken: set[str]) -> str:
@@ -319,10 +214,10 @@ def _group_name(path: Path, taken: set[str]) -> str:
 def _gdp_evidence_of(args, log) -> list:
     """Return the evidence of a Gaussian-DP ``estimate``: score files, one-run audits, counts."""
     import bayes_dp as bdp
-    from bayes_dp.cli.io import _read_counts
+    from bayes_dp.io.counts import _read_counts
 
     evidence, taken = [], set()
-    kind = input_kind(args.counts)
+    kind = _gdp_kind(args.counts)
     score_files = list(args.gdp_scores)
     if kind == "gdp_scores":
         score_files.insert(0, args.counts)
@@ -362,8 +257,7 @@ def run_gdp_estimate(args, out, log) -> dict:
     import textwrap
 
     import bayes_dp as bdp
-    from bayes_dp.cli.io import _check_writable_dir
-    from bayes_dp.cli.result import _result_json
+    from bayes_dp.cli.result import _check_writable_dir, _result_json
     from bayes_dp.report import plain_warnings
 
     outdir = Path(args.out)

@@ -1,10 +1,15 @@
-"""The result of ``bayes-dp estimate`` as the ``--json`` object, and the exit statuses."""
+"""The ``--json`` object of ``bayes-dp estimate``, the exit statuses, the output folder check."""
 
 from __future__ import annotations
 
 import math
+import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
+
+from bayes_dp.io.counts import InputError
 
 #: Exit statuses of ``bayes-dp`` and what they mean (also in the ``--json`` output).
 EXIT_STATUSES = {
@@ -145,3 +150,26 @@ def _not_converged_words(post) -> str:
         f"{RHAT_MAX} or ESS below {ESS_PER_CHAIN_MIN} per chain): the result is not reliable; "
         "run longer (--draws, or leave --draws out to run until converged)"
     )
+
+
+def _check_writable_dir(outdir: Path) -> None:
+    """Raise InputError unless ``outdir`` is, or can be created as, a writable folder.
+
+    Nothing is left behind: when ``outdir`` does not exist yet, a temporary folder is made and
+    removed in its nearest existing parent.
+    """
+    probe_in = outdir
+    while not probe_in.exists():
+        if probe_in.parent == probe_in:
+            break
+        probe_in = probe_in.parent
+    if probe_in.exists() and not probe_in.is_dir():
+        what = "exists" if probe_in == outdir else f"cannot be created: {probe_in} exists"
+        raise InputError(f"--out {outdir} {what} and is not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".bayes-dp-probe-", dir=probe_in))
+    except OSError as e:
+        raise InputError(
+            f"--out {outdir}: cannot create or write files in {probe_in} "
+            f"({e.strerror or e}); choose a writable folder"
+        ) from None

@@ -4,8 +4,9 @@
   library and itself; the one run-time use of SciPy, the address of its compiled incomplete beta
   functions, is looked up in ``samplers/numerics/special.py`` and nowhere else;
 * ``bayes_dp`` never imports ``mia`` (imports go mia -> bayes_dp -> samplers), with one known
-  exception: the ``bayes-dp`` command reads score files through ``mia`` (a lazy import in
-  ``bayes_dp/cli/__init__.py::_score_groups``, listed below so that no other can creep in);
+  exception: ``bayes_dp.io`` reads score matrices and result folders through ``mia``'s readers
+  (a lazy import in ``bayes_dp/io/foreign.py::evidence_from_mia``, listed below so that no other
+  can creep in);
 * every public function with a ``seed`` argument turns it into a Generator the one way
   (``as_generator``), so it takes an int or a ``numpy.random.Generator``;
 * the convergence thresholds are compared against in ``bayes_dp/results/diagnostics.py`` only.
@@ -67,13 +68,10 @@ def test_only_special_looks_up_compiled_code_by_name():
     assert where == {"special.py"}
 
 
-#: (file, function) allowed to import against the flow: the command line's score-file and
-#: result-folder readers (score matrices are turned into counts by mia.counts_from_score_matrix,
-#: folders read by mia.readers; the library modules of bayes_dp do not depend on them)
-AGAINST_THE_FLOW = {
-    ("bayes_dp/cli/__init__.py", "_score_groups"),
-    ("bayes_dp/cli/__init__.py", "_folder_groups"),
-}
+#: (file, function) allowed to import against the flow: the one entry through which bayes_dp.io
+#: reads what mia's own readers read (score matrices, counted by mia.counts_from_score_matrix;
+#: result folders, read by mia.read_results); the other modules of bayes_dp do not depend on mia
+AGAINST_THE_FLOW = {("bayes_dp/io/foreign.py", "evidence_from_mia")}
 
 
 def _imports_by_function(path: Path) -> list[tuple[int, str, str]]:

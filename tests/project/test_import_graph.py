@@ -28,6 +28,7 @@ LAYERS = [
     {"planning", "evaluation"},
     {"plots"},
     {"report"},
+    {"io"},  # reading input files: builds the method families' evidence, read by the cli
     {"cli", "__init__"},  # the command line uses the public names of the lazy package facade
     {"__main__"},
 ]

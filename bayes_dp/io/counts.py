@@ -1,7 +1,6 @@
-"""Reading the count files of ``bayes-dp``, and the output folder check.
+"""Count files: CSV or JSON rows of ``fp, n_neg, fn, n_pos`` into Evidence.
 
-CSV or JSON rows of ``fp, n_neg, fn, n_pos`` (optional ``group``, ``likelihood``), with errors
-that name the file, row and column.
+Optional columns ``group`` and ``likelihood``; errors name the file, row and column.
 """
 
 from __future__ import annotations
@@ -10,8 +9,6 @@ import csv
 import difflib
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -305,26 +302,3 @@ def _read_counts(path, *, fmt: str = "auto") -> tuple[list, list[list[int]]]:
             raise InputError(f"{where}row {entry['first']}, column {col!r}: {e}") from None
         out.append(ev)
     return out, [entry["lines"] for entry in groups.values()]
-
-
-def _check_writable_dir(outdir: Path) -> None:
-    """Raise InputError unless ``outdir`` is, or can be created as, a writable folder.
-
-    Nothing is left behind: when ``outdir`` does not exist yet, a temporary folder is made and
-    removed in its nearest existing parent.
-    """
-    probe_in = outdir
-    while not probe_in.exists():
-        if probe_in.parent == probe_in:
-            break
-        probe_in = probe_in.parent
-    if probe_in.exists() and not probe_in.is_dir():
-        what = "exists" if probe_in == outdir else f"cannot be created: {probe_in} exists"
-        raise InputError(f"--out {outdir} {what} and is not a folder")
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".bayes-dp-probe-", dir=probe_in))
-    except OSError as e:
-        raise InputError(
-            f"--out {outdir}: cannot create or write files in {probe_in} "
-            f"({e.strerror or e}); choose a writable folder"
-        ) from None
