@@ -15,7 +15,9 @@ dask or flwr).
 
 from . import canary
 from .audit import AuditResult, run_audit
+from .bounds import companion_bounds
 from .data import ChallengeBase, draw_challenge_bases, load_digits
+from .dependence import DependenceDiagnostic, effective_counts, estimate_dependence
 from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
 from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
 from .readers import (
@@ -41,17 +43,21 @@ __all__ = [
     "MLP",
     "AuditResult",
     "ChallengeBase",
+    "DependenceDiagnostic",
     "ScoreMatrixCounts",
     "ScoreRun",
     "SoftmaxRegression",
     "TrainingAlgorithm",
     "canary",
+    "companion_bounds",
     "counts_from_score_matrix",
     "cross_entropy",
     "cross_fed_counts",
     "cross_fed_decisions",
     "detect_format",
     "draw_challenge_bases",
+    "effective_counts",
+    "estimate_dependence",
     "fit_normal",
     "independent_counts",
     "learn_and_decide",

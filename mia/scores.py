@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.special import ndtri
 
 from bayes_dp import AttackCounts, Evidence
 from bayes_dp.core.validation import as_generator, check_positive_int, check_real
 
+from .dependence import DependenceDiagnostic, estimate_dependence, warn_if_dependent
 from .lira import _check_alpha, _decide
 from .measure import _loo_sums
 
@@ -75,6 +77,11 @@ class ScoreMatrixCounts:
     side : {"greater", "less"} or None
         For ``method="offline"``: whether high or low scores were taken as evidence of
         membership.
+    dependence : mia.dependence.DependenceDiagnostic or None
+        How much information the pooled counts carry relative to independent decisions
+        (design effect per side, per-model effect); ``docs/lira.md``, "Dependence of the
+        pooled counts". A :class:`~bayes_dp.core.exceptions.DependenceWarning` was raised when it
+        is below one half.
     """
 
     counts: AttackCounts
@@ -88,6 +95,7 @@ class ScoreMatrixCounts:
     fixed_variance: bool
     variance: float | None
     side: str | None
+    dependence: DependenceDiagnostic | None = None
 
     @property
     def n_skipped(self) -> int:
@@ -135,7 +143,8 @@ class ScoreMatrixCounts:
         >>> res.to_evidence(likelihood="bivariate_normal").likelihood  # the old default
         'bivariate_normal'
         """
-        return Evidence(self.counts, likelihood=likelihood, name=name, **kwargs)
+        dep = None if self.dependence is None else self.dependence.to_dict()
+        return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
 
 
 def _check_scores(scores) -> np.ndarray:
@@ -462,6 +471,8 @@ def counts_from_score_matrix(
     decisions = np.zeros((n_models, n_targets), dtype=bool)
     fp = np.empty(kept.size, dtype=np.int64)
     fn = np.empty(kept.size, dtype=np.int64)
+    threshold_var = np.empty(kept.size)  # jackknife variance of the OUT-fit threshold / IN var
+    z_alpha = float(ndtri(1.0 - alpha))
     for b in _blocks(kept.size, n_models):
         cols = kept[b]
         xs, ks = x[:, cols], k[:, cols]
@@ -488,6 +499,9 @@ def counts_from_score_matrix(
             with np.errstate(divide="ignore", invalid="ignore"):
                 sd0 = np.sqrt(np.where(ks, bq0 / (n0[b] - 1), q0_loo / (n0[b] - 2)))
                 sd1 = np.sqrt(np.where(ks, q1_loo / (n1[b] - 2), bq1 / (n1[b] - 1)))
+        threshold_var[b] = _threshold_jackknife(
+            ks, bmean0, bq0, mean0_loo, q0_loo, bmean1, bq1, variance, z_alpha, used_side
+        )
         del ins, outs, mean0_loo, mean1_loo, q0_loo, q1_loo
         if method == "offline":
             # a one-sided test of size alpha: the LRT against an equal-variance normal shifted
@@ -501,6 +515,10 @@ def counts_from_score_matrix(
     counts = AttackCounts(fp=fp, n_neg=n0, fn=fn, n_pos=n1)
     for v in (kept, skipped, n_in, n_out, decisions):
         v.flags.writeable = False
+    dependence = estimate_dependence(
+        decisions[:, kept], k[:, kept], threshold_var=threshold_var, scores=x[:, kept]
+    )
+    warn_if_dependent(dependence)
     return ScoreMatrixCounts(
         counts=counts,
         targets=kept,
@@ -513,7 +531,36 @@ def counts_from_score_matrix(
         fixed_variance=bool(fixed_variance),
         variance=variance,
         side=used_side,
+        dependence=dependence,
     )
+
+
+def _threshold_jackknife(ks, mean0, q0, mean0_loo, q0_loo, mean1, q1, variance, z, side):
+    """Jackknife variance of each target's OUT-fit threshold, in units of its IN variance.
+
+    The threshold is ``mean0 +- z sd0`` (the one-sided test of size alpha; for the online
+    test the side of the IN mean), refitted without each OUT model in turn; ``v_T`` of the
+    FN design effect (:func:`mia.dependence.estimate_dependence`).
+    """
+    out = ~ks
+    n0 = out.sum(axis=0)
+    n1 = ks.sum(axis=0)
+    if side is None:
+        sign = np.where(mean1 >= mean0, 1.0, -1.0)
+    else:
+        sign = 1.0 if side == "greater" else -1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if variance is not None:
+            t_loo = mean0_loo
+            var1 = np.full(n0.shape, variance)
+        else:
+            t_loo = mean0_loo + sign * z * np.sqrt(q0_loo / (n0 - 2))
+            var1 = np.where(n1 >= 2, q1 / (n1 - 1), q0 / (n0 - 1))
+            var1 = np.where(var1 > 0, var1, q0 / (n0 - 1))
+        t_bar = np.where(out, t_loo, 0.0).sum(axis=0) / n0
+        jack = (n0 - 1) / n0 * np.where(out, (t_loo - t_bar) ** 2, 0.0).sum(axis=0)
+        v = jack / var1
+    return np.where(np.isfinite(v), v, 0.0)
 
 
 def simulate_score_matrix(n_models: int, n_targets: int, mu, *, p_in: float = 0.5, seed=None):

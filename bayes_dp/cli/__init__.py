@@ -333,8 +333,11 @@ def _split_inputs(args) -> None:
             )
 
 
-def _mia_groups(args, kind: str, log) -> list:
-    """Evidence of a score matrix or result folder, read by mia's readers (bayes_dp.io)."""
+def _mia_groups(args, kind: str, log, extras: dict | None = None) -> list:
+    """Evidence of a score matrix or result folder, read by mia's readers (bayes_dp.io).
+
+    ``extras["companion"]`` receives the frequentist bounds of a score matrix.
+    """
     paths = [args.counts, *args.more_counts] if args.more_counts else args.counts
     return evidence_from_mia(
         paths,
@@ -346,6 +349,8 @@ def _mia_groups(args, kind: str, log) -> list:
         indices=args.indices,
         direction=args.direction,
         log=log,
+        delta=args.delta,
+        extras=extras,
     )
 
 
@@ -360,11 +365,12 @@ def _estimate(args, out, log) -> dict:
     outdir = Path(args.out)
     _check_writable_dir(outdir)
     source = None
+    extras: dict = {}
     kind = "attack_results" if args.more_counts else detect_input(args.counts, args.format)
     if kind == "score_matrix":
         _check_folder_options(args)
     if kind in ("result_folder", "attack_results", "score_matrix"):
-        groups = _mia_groups(args, kind, log)
+        groups = _mia_groups(args, kind, log, extras)
     else:
         _check_folder_options(args)
         groups, rows = _read_counts(args.counts, fmt=args.format)
@@ -423,6 +429,8 @@ def _estimate(args, out, log) -> dict:
             bar.close()
     if source is not None:
         post.settings["input"] = source
+    if "companion" in extras:
+        post.settings["companion"] = extras["companion"]
     # one meaning of the sampling time: the sampler's own (set-up and compilation included),
     # the `sampling_seconds` of --json and the report
     seconds = post.settings.get("seconds", time.perf_counter() - t1)
@@ -444,12 +452,20 @@ def _estimate(args, out, log) -> dict:
         acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
         print(f"acceptance: {acc}", file=out)
         print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)
+        comp = result.get("companion")
+        if comp:
+            print(
+                f"\nfrequentist lower bounds of eps at {100 * comp['confidence']:g}% confidence:",
+                file=out,
+            )
+            for b in comp["bounds"]:
+                val = "n/a" if b["eps"] is None else f"{b['eps']:.3g}"
+                line = f"{b['name']}: {val} ({b['assumes']})"
+                print(textwrap.fill(line, width=100, subsequent_indent="    "), file=out)
         print("\nglossary:", file=out)
         for k, v in glossary([*summ.columns, *post.acceptance]).items():
             print(textwrap.fill(f"{k}: {v}", width=100, subsequent_indent="    "), file=out)
-    from bayes_dp.report import plain_warnings
-
-    for w in plain_warnings(post):
+    for w in result["warnings"]:
         print(f"bayes-dp: warning: {w}", file=sys.stderr)
     html_path = outdir / "report.html"
     if args.no_report:

@@ -109,7 +109,14 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
             for v, d in diag.items()
         },
         "acceptance": {k: _finite(a) for k, a in post.acceptance.items()},
-        "warnings": plain_warnings(post),
+        "warnings": plain_warnings(post) + _dependence_warnings(st),
+        # score matrices: how dependent the pooled counts are (mia.dependence), and the
+        # frequentist lower bounds of eps beside the posterior (mia.bounds.companion_bounds)
+        "dependence": {
+            g.get("name"): g["dependence"] for g in groups if isinstance(g.get("dependence"), dict)
+        }
+        or None,
+        "companion": st.get("companion"),
         "fixed": st.get("fixed", {}),
         "groups": [
             {k: g.get(k) for k in ("name", "likelihood", "strength")} for g in st.get("groups", [])
@@ -132,6 +139,24 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
             ]
         ),
     }
+
+
+def _dependence_warnings(st: dict) -> list[str]:
+    """One warning per evidence group whose pooled counts are dependent and not corrected."""
+    from bayes_dp.results.claim import DEPENDENCE_INFO_MIN
+
+    out = []
+    for g in st.get("groups", []):
+        rec = g.get("dependence")
+        if isinstance(rec, dict) and (rec.get("info_ratio") or 1.0) < DEPENDENCE_INFO_MIN:
+            if not rec.get("corrected", False):
+                out.append(
+                    f"group {g.get('name')!r}: the pooled counts carry {rec['info_ratio']:.2f} of "
+                    "the information independent decisions would (design effect FP "
+                    f"{rec['fp_design_effect']:.2f}, FN {rec['fn_design_effect']:.2f}); the "
+                    "interval treats them as independent and is optimistic"
+                )
+    return out
 
 
 def _not_converged_words(post) -> str:

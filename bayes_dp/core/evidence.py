@@ -110,6 +110,11 @@ class Evidence:
     fix : dict, optional
         Parameters of the likelihood held fixed, e.g. ``{"tau": 0.0, "rho": 0.0}`` (then the
         bivariate normal model is the normal approximation of the binomial one).
+    dependence : dict, optional
+        A record of how dependent the decisions behind the counts are
+        (``mia.dependence.DependenceDiagnostic.to_dict()``, set by
+        ``ScoreMatrixCounts.to_evidence``); kept in ``post.settings["groups"]`` and read by
+        :func:`~bayes_dp.audit_claim`. Does not change the likelihood.
 
     Examples
     --------
@@ -123,6 +128,7 @@ class Evidence:
     name: str = "evidence"
     strength: str = "shared"
     fix: dict | None = field(default=None)
+    dependence: dict | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.counts, AttackCounts):
@@ -135,3 +141,7 @@ class Evidence:
         if not isinstance(fix, dict):
             raise TypeError(f"`fix` must be a dict or None; found {type(fix).__name__}")
         object.__setattr__(self, "fix", spec.check_fix(fix, self.counts))
+        if self.dependence is not None and not isinstance(self.dependence, dict):
+            raise TypeError(
+                f"`dependence` must be a dict or None; found {type(self.dependence).__name__}"
+            )

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "MinorModeWarning", "OutputSkippedWarning", "TimeBudgetError"]
+__all__ = [
+    "ConvergenceWarning",
+    "DependenceWarning",
+    "MinorModeWarning",
+    "OutputSkippedWarning",
+    "TimeBudgetError",
+]
 
 
 class ConvergenceWarning(UserWarning):
@@ -53,3 +59,28 @@ class OutputSkippedWarning(UserWarning):
         super().__init__(message)
         self.output = output
         self.reason = reason
+
+
+class DependenceWarning(UserWarning):
+    """Pooled counts carry less than half the information that independent decisions would.
+
+    Raised by :func:`mia.counts_from_score_matrix` when the held-out decisions of a score matrix
+    are so dependent (shared fits, per-model effects) that a binomial posterior of the counts
+    would be optimistic. An uncorrected claim built on such counts is marked not reliable
+    (:func:`bayes_dp.audit_claim`). See ``docs/lira.md``, "Dependence of the pooled counts".
+
+    Attributes
+    ----------
+    info_ratio : float
+        The smaller of the FP and FN information ratios (1 / design effect).
+    fp_design_effect, fn_design_effect : float
+        Variance of the pooled FP (FN) count over its binomial variance.
+    """
+
+    def __init__(
+        self, message: str, *, info_ratio: float, fp_design_effect: float, fn_design_effect: float
+    ):
+        super().__init__(message)
+        self.info_ratio = info_ratio
+        self.fp_design_effect = fp_design_effect
+        self.fn_design_effect = fn_design_effect

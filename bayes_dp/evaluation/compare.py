@@ -134,6 +134,7 @@ def compare_estimators(
     confidence: float = 0.9,
     one_run_k=None,
     seed=None,
+    companion: dict | None = None,
 ):
     """One table: the whole-ROC posterior, a single-threshold posterior, frequentist bounds.
 
@@ -154,6 +155,9 @@ def compare_estimators(
       gave that bound (chosen on the same data, which flatters it), with the same s.
       It is the eps of a randomized-response-like (pure eps-DP) mechanism explaining the
       guesses, not eps at ``delta`` of a Gaussian mechanism.
+    * with ``companion``: one row per bound of :func:`mia.bounds.companion_bounds` (the
+      score matrix's max-over-targets Clopper-Pearson bound, the same on effective counts,
+      the per-model one-run bound), named ``"<bound> (score matrix)"``.
 
     Parameters
     ----------
@@ -175,6 +179,9 @@ def compare_estimators(
         results would need the same multiplicity correction over every k looked at.
     seed : int, numpy.random.Generator or None
         Seeds both posteriors.
+    companion : dict, optional
+        The frequentist bounds of the score matrix behind the scores
+        (:func:`mia.bounds.companion_bounds`, at the same ``delta``); its rows are appended.
 
     Returns
     -------
@@ -267,6 +274,21 @@ def compare_estimators(
         f"v binomial, accuracy uniform on [q(s eps), q(eps)] (pure eps-DP); r={r} picked "
         "on the data",
     )
+    if companion is not None:
+        if not isinstance(companion, dict) or "bounds" not in companion:
+            raise TypeError(
+                "`companion` must be the dict of mia.bounds.companion_bounds; found "
+                f"{type(companion).__name__}"
+            )
+        if companion.get("delta") != delta:
+            raise ValueError(
+                f"`companion` was computed at delta={companion.get('delta')!r}; found "
+                f"delta={delta!r} here"
+            )
+        for b in companion["bounds"]:
+            eps = np.nan if b["eps"] is None else float(b["eps"])
+            at = f" ({100 * companion['confidence']:g}% confidence)"
+            rows[f"{b['name']} (score matrix)"] = (eps, np.nan, np.nan, b["assumes"] + at)
     tab = pd.DataFrame.from_dict(
         rows, orient="index", columns=["lower", "median", "upper", "assumes"]
     )

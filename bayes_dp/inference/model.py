@@ -214,6 +214,7 @@ class Model:
                     name=name,
                     strength=g.get("strength", "shared"),
                     fix=dict(g.get("fix") or {}),
+                    dependence=g.get("dependence"),
                 )
             )
         return cls.build(groups, delta=settings["delta"], prior=prior)
@@ -360,6 +361,7 @@ class Model:
                     "strength": g.strength,
                     "counts": g.counts.to_dict(),
                     "fix": dict(g.fix),
+                    **({"dependence": dict(g.dependence)} if g.dependence else {}),
                 }
                 for g in self.groups
             ],

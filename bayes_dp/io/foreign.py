@@ -23,6 +23,8 @@ def evidence_from_mia(
     indices=None,
     direction: str = "auto",
     log: Callable[[str], None] | None = None,
+    delta: float | None = None,
+    extras: dict | None = None,
 ) -> list:
     """Read a score matrix or result folder with ``mia`` and return its evidence.
 
@@ -40,6 +42,11 @@ def evidence_from_mia(
         As in :func:`mia.read_results`.
     log : callable, optional
         Receives one line per thing read and per note of the reader (default: none).
+    delta : float, optional
+        With ``extras``: the delta of the frequentist companion bounds of a score matrix.
+    extras : dict, optional
+        Receives ``"companion"``: :func:`mia.bounds.companion_bounds` of the counted scores at
+        ``delta`` (score matrices and score folders only).
 
     Returns
     -------
@@ -85,4 +92,10 @@ def evidence_from_mia(
         f"{score_method} test at alpha={res.alpha:g}, {len(res.counts)} targets counted, "
         f"{res.n_skipped} skipped (too few IN/OUT models or no spread)"
     )
+    if res.dependence is not None:
+        say(f"dependence of the pooled counts: {res.dependence!r}")
+    if extras is not None and delta is not None:
+        from mia.bounds import companion_bounds
+
+        extras["companion"] = companion_bounds(res, delta=delta, scores=scores, keep=keep)
     return [res.to_evidence(name="lira")]

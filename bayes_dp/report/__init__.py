@@ -343,6 +343,71 @@ def _prior_sensitivity_html(posterior: Posterior, prob: float) -> str:
     )
 
 
+def _dependence_html(st: dict) -> str:
+    """Show the dependence diagnostic of score-matrix groups and the companion bounds."""
+    parts = []
+    rows = []
+    for g in st.get("groups", []):
+        rec = g.get("dependence")
+        if not isinstance(rec, dict):
+            continue
+        rows.append(
+            [
+                g.get("name", "?"),
+                f"{rec['fp_within']:.2f} + {rec['fp_between']:.2f}",
+                f"{rec['fn_within']:.2f} + {rec['fn_between']:.2f}",
+                f"{rec['fp_info_ratio']:.2f} / {rec['fn_info_ratio']:.2f}",
+                f"{rec['fp_model_dispersion']:.2f} / {rec['fn_model_dispersion']:.2f}",
+                "yes" if rec.get("corrected") else "no",
+            ]
+        )
+    if rows:
+        parts.append('<h2 id="dependence">Dependence of the pooled counts</h2>')
+        parts.append(
+            "<p>The held-out decisions of a score matrix share the models' fits. Design effect "
+            "= variance of the pooled count / binomial variance (within a target + across "
+            "targets through the per-model effect); information ratio = 1 / design effect, "
+            "the information the pooled counts carry relative to independent decisions. Below "
+            "0.5, a claim from a likelihood that treats the counts as independent is marked "
+            'not reliable (docs/lira.md, "Dependence of the pooled counts").</p>'
+        )
+        parts.append(
+            _table(
+                [
+                    "group",
+                    "FP design effect",
+                    "FN design effect",
+                    "information ratio FP / FN",
+                    "per-model rate dispersion FP / FN",
+                    "corrected",
+                ],
+                rows,
+                left=1,
+            )
+        )
+    comp = st.get("companion")
+    if isinstance(comp, dict) and comp.get("bounds"):
+        parts.append('<h2 id="companion">Frequentist lower bounds (companion)</h2>')
+        parts.append(
+            f"<p>Lower bounds of ε at {100 * comp['confidence']:g}% confidence, δ = "
+            f"{comp['delta']:g}, computed from the same score matrix without a prior; each "
+            "holds under what it assumes. The posterior adds the attack strength and the "
+            "uncertainty of every target's rates at once (docs/lira.md, \"The frequentist "
+            'companion").</p>'
+        )
+        parts.append(
+            _table(
+                ["bound", "ε ≥", "assumes"],
+                [
+                    [b["name"], "n/a" if b["eps"] is None else f"{b['eps']:.3g}", b["assumes"]]
+                    for b in comp["bounds"]
+                ],
+                left=1,
+            )
+        )
+    return "\n".join(parts)
+
+
 def write_report(
     posterior: Posterior,
     path,
@@ -424,6 +489,11 @@ def write_report(
             f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
             f"{html.escape(claim.sentence)}</p>"
         )
+        if claim.dependence and not unreliable and not claim.reliable:
+            unreliable = (
+                "The pooled counts are dependent and the likelihood treats them as independent "
+                "(see Dependence of the pooled counts)."
+            )
     if unreliable:
         parts.append(
             f'<p class="warn" id="headline"><b>Result not reliable.</b> {html.escape(unreliable)} '
@@ -497,6 +567,10 @@ def write_report(
             f"<p>Challenge bases are numbered by {html.escape(where)}, as in bayes-dp's error "
             "messages.</p>"
         )
+
+    dep_html = _dependence_html(st)
+    if dep_html:
+        parts.append(dep_html)
 
     # -- summary --------------------------------------------------------------------------
     parts.append("<h2>Posterior summary</h2>")

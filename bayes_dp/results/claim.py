@@ -29,6 +29,45 @@ __all__ = ["AuditClaim", "audit_claim", "PRIOR_SHIFT_MAX"]
 PRIOR_SHIFT_MAX = 0.10
 #: The factors of the eps prior's scale the check reweights to.
 FACTORS = (0.5, 2.0)
+#: Pooled counts that carry less than this fraction of the information independent decisions
+#: would (``mia.dependence``) make an uncorrected claim not reliable.
+DEPENDENCE_INFO_MIN = 0.5
+
+
+def _dependent_groups(settings: dict) -> dict:
+    """``{group name: dependence record}`` of the groups below :data:`DEPENDENCE_INFO_MIN`."""
+    out = {}
+    for g in settings.get("groups", []):
+        rec = g.get("dependence") if isinstance(g, dict) else None
+        if isinstance(rec, dict) and (rec.get("info_ratio") or 1.0) < DEPENDENCE_INFO_MIN:
+            out[g.get("name", "?")] = rec
+    return out
+
+
+def _dependence_words(dep: dict) -> tuple[str, bool]:
+    """Return the sentence about dependent counts, and whether all of them were corrected."""
+    corrected = all(r.get("corrected", False) for r in dep.values())
+    which = "; ".join(
+        f"group {n!r}: {r['info_ratio']:.2f} (design effect FP {r['fp_design_effect']:.2f}, FN "
+        f"{r['fn_design_effect']:.2f})"
+        for n, r in dep.items()
+    )
+    if corrected:
+        return (
+            "The pooled counts are dependent (their decisions share the models' fits; the "
+            f"information they carry relative to independent decisions: {which}); the interval "
+            "was computed on counts corrected for it.",
+            True,
+        )
+    return (
+        "NOT RELIABLE: the pooled counts are dependent (their decisions share the models' fits; "
+        f"the information they carry relative to independent decisions: {which}) and the "
+        "likelihood treats them as independent, so the interval below is optimistic (too "
+        "narrow, its lower end possibly too high); use effective counts "
+        "(mia.dependence.effective_counts) or a likelihood that models the dependence. These "
+        "draws would say:",
+        False,
+    )
 
 
 @dataclass(frozen=True)
@@ -59,9 +98,16 @@ class AuditClaim:
         The same for ``lower``.
     reliable : bool
         False when the chains did not converge or mix enough (see
-        :func:`bayes_dp.results.diagnostics.findings`); then the sentence says so first.
+        :func:`bayes_dp.results.diagnostics.findings`), or when the counts are dependent
+        (see ``dependence``) and the evidence does not correct for it; then the sentence says
+        so first.
     sentence : str
         The claim in words, to paste into a paper.
+    dependence : dict or None
+        For evidence from a score matrix: ``{group: record}`` of the groups whose pooled
+        counts carry less than :data:`DEPENDENCE_INFO_MIN` of the information independence
+        assumes (``mia.dependence.DependenceDiagnostic.to_dict()``, with ``corrected``); None
+        when no group is that dependent or none records it.
     """
 
     prob: float
@@ -74,6 +120,7 @@ class AuditClaim:
     lower_shift: float | None
     reliable: bool
     sentence: str
+    dependence: dict | None = None
 
     def to_dict(self) -> dict:
         """Return the fields as a JSON-ready dict (non-finite numbers become None)."""
@@ -200,6 +247,14 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             "NOT RELIABLE: the chains did not converge or mix enough (see the warnings); "
             "these draws would say:",
         )
+    dep = _dependent_groups(st) or None
+    if dep:
+        text, corrected = _dependence_words(dep)
+        if corrected:
+            words.append(text)
+        else:
+            words.insert(0, text)
+            reliable = False
     return AuditClaim(
         prob=prob,
         lower=lower,
@@ -211,4 +266,5 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         lower_shift=shift_lo,
         reliable=reliable,
         sentence=" ".join(words),
+        dependence=dep,
     )

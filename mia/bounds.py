@@ -1,0 +1,234 @@
+"""Frequentist lower bounds of eps from a score matrix, to read beside the posterior.
+
+:func:`companion_bounds` gives, for the counts of :func:`mia.counts_from_score_matrix`, the
+classical audit's answer "eps >= L with confidence c" three ways, each with what it assumes
+(``docs/lira.md``, "The frequentist companion"):
+
+* **max over targets, Clopper-Pearson**: every target's FP and FN rates get exact two-sided
+  Clopper-Pearson intervals, all ``2 T`` together at ``confidence`` (Bonferroni), and the
+  largest eps lower bound over targets is kept (:func:`bayes_dp.clopper_pearson_epsilon`).
+  Assumes each target's decisions are independent Bernoulli trials given its rates. They are
+  not: a target's held-out IN models are all tested against the same OUT fit, so its FN count
+  is over-dispersed (about twice the binomial variance) and this bound can be optimistic.
+* **max over targets, effective counts**: the same on counts deflated by the design effect of
+  each side (:func:`mia.dependence.effective_counts`, not rounded): assumes a binomial with the
+  deflated number of trials has the tail of the real count (it has its variance).
+* **one-run (Steinke, Nasr and Jagielski 2023), per model**: every model is a one-run audit of
+  the targets (guess "member" for the k highest standardized scores, "non-member" for the k
+  lowest; scores standardized by the other models' scores of the target, membership unused),
+  the bound of :func:`bayes_dp.one_run_epsilon_bound` per model and k, Bonferroni over all of
+  them, the largest kept. Assumes what the theorem does: each target is in a model's training
+  set independently with probability 1/2, independently of the other models. A balanced design
+  (every target IN for exactly half of the models) breaks it (the other models' memberships
+  reveal the model's), so the bound is then not computed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayes_dp.core.region import _cp_interval, _eps_lower, clopper_pearson_epsilon
+
+from .dependence import DependenceDiagnostic
+
+__all__ = ["ONE_RUN_FRACTIONS", "companion_bounds", "one_run_model_bound"]
+
+#: Guesses per side of each model's one-run audit, as fractions of the targets.
+ONE_RUN_FRACTIONS = (0.02, 0.05, 0.1, 0.25)
+
+
+def _effective_cp(counts, dependence: DependenceDiagnostic, delta, confidence):
+    """Max over targets of the Clopper-Pearson eps bound on fractional effective counts."""
+    f_fp = max(dependence.fp_design_effect, 1.0)
+    f_fn = max(dependence.fn_design_effect, 1.0)
+    level = 1.0 - (1.0 - confidence) / (2 * len(counts))
+    fpr_lo, fpr_hi = _cp_interval(counts.fp / f_fp, counts.n_neg / f_fp, level)
+    fnr_lo, fnr_hi = _cp_interval(counts.fn / f_fn, counts.n_pos / f_fn, level)
+    eps = np.maximum(
+        _eps_lower(fpr_hi, fnr_hi, delta), _eps_lower(1.0 - fpr_lo, 1.0 - fnr_lo, delta)
+    )
+    return float(np.max(eps))
+
+
+def one_run_model_bound(scores, keep, *, delta, confidence=0.95, fractions=ONE_RUN_FRACTIONS):
+    """One-run lower bound of eps (Steinke et al.) from every model, Bonferroni over all audits.
+
+    Model ``m``'s score of target ``t`` is standardized by the mean and standard deviation of
+    the target's scores under the other models (all of them, whatever their membership); for
+    each ``k = max(1, round(f * T))`` the ``k`` highest are guessed "member", the ``k`` lowest
+    "non-member". Each (model, k) audit gets :func:`bayes_dp.one_run_epsilon_bound` at the
+    confidence ``1 - (1 - confidence) / (n_models * len(fractions))``; the largest is returned.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n_models, n_targets)
+    keep : array_like of bool, shape (n_models, n_targets)
+    delta : float
+        In [0, 1).
+    confidence : float
+        Joint confidence, in (0, 1).
+    fractions : sequence of float
+        Guesses per side as fractions of the targets, fixed in advance.
+
+    Returns
+    -------
+    dict
+        ``{"eps": bound, "model": m, "k": k, "r": guesses, "v": right guesses, "audits": n}``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> keep = rng.random((8, 400)) < 0.5
+    >>> scores = rng.standard_normal((8, 400)) + 3.0 * keep
+    >>> b = one_run_model_bound(scores, keep, delta=0.0)
+    >>> bool(b["eps"] > 1.0)
+    True
+    """
+    from bayes_dp import OneRunCounts, one_run_epsilon_bound
+
+    x = np.asarray(scores, dtype=np.float64)
+    k = np.asarray(keep, dtype=bool)
+    if x.ndim == 3:
+        x = x.mean(axis=2)
+    if x.shape != k.shape or x.ndim != 2:
+        raise ValueError(f"`scores` and `keep` must have the same 2-D shape; found {x.shape}")
+    n_models, n_targets = x.shape
+    if n_models < 3:
+        raise ValueError(f"`scores` needs at least 3 models; found {n_models}")
+    ks = sorted({max(1, round(f * n_targets)) for f in fractions if f * n_targets <= n_targets / 2})
+    ks = [kk for kk in ks if 2 * kk <= n_targets] or [max(1, n_targets // 2)]
+    n_audits = n_models * len(ks)
+    level = 1.0 - (1.0 - confidence) / n_audits
+    total = x.sum(axis=0)
+    total2 = (x * x).sum(axis=0)
+    kk = np.asarray(ks)
+    v_all = np.empty((n_models, kk.size), dtype=np.int64)
+    for m in range(n_models):
+        n = n_models - 1
+        mean = (total - x[m]) / n
+        var = np.maximum((total2 - x[m] ** 2 - n * mean**2) / (n - 1), 1e-300)
+        zs = (x[m] - mean) / np.sqrt(var)
+        ranked = k[m][np.argsort(zs, kind="stable")]
+        right_low = np.cumsum(~ranked)
+        right_top = np.cumsum(ranked[::-1])
+        v_all[m] = right_low[kk - 1] + right_top[kk - 1]
+    # For fixed (m, r) the bound increases with v: per k only the model with the most right
+    # guesses can give the largest bound, but every audit counts in the Bonferroni level.
+    top = v_all.argmax(axis=0)
+    v = v_all[top, np.arange(kk.size)]
+    bounds = one_run_epsilon_bound(OneRunCounts(m=n_targets, r=2 * kk, v=v), delta, level)
+    i = int(np.argmax(bounds))
+    best = {
+        "eps": float(bounds[i]),
+        "model": int(top[i]),
+        "k": int(kk[i]),
+        "r": int(2 * kk[i]),
+        "v": int(v[i]),
+        "audits": n_audits,
+    }
+    return best
+
+
+def companion_bounds(res, *, delta: float, confidence: float = 0.95, scores=None, keep=None):
+    """Frequentist lower bounds of eps for the counts of a score matrix (see the module).
+
+    Parameters
+    ----------
+    res : mia.ScoreMatrixCounts
+        The counts (from :func:`mia.counts_from_score_matrix`).
+    delta : float
+        In [0, 1).
+    confidence : float
+        Confidence of each bound, in (0, 1); default 0.95.
+    scores, keep : array_like, optional
+        The score matrix, for the one-run bound (left out without them).
+
+    Returns
+    -------
+    dict
+        ``{"confidence": c, "delta": delta, "bounds": [{"name", "eps", "assumes",
+        "applicable", ...}, ...]}``, JSON-ready; ``eps`` is None where a bound does not apply.
+
+    Examples
+    --------
+    >>> import mia
+    >>> scores, keep = mia.simulate_score_matrix(16, 20, mu=3.0, seed=0)
+    >>> res = mia.counts_from_score_matrix(scores, keep, alpha=0.1)
+    >>> b = companion_bounds(res, delta=1e-5)
+    >>> [r["name"] for r in b["bounds"]]
+    ['max over targets, Clopper-Pearson', 'max over targets, effective counts']
+    """
+    from bayes_dp.core.validation import check_delta, check_real
+
+    from .scores import ScoreMatrixCounts
+
+    if not isinstance(res, ScoreMatrixCounts):
+        raise TypeError(f"`res` must be a mia.ScoreMatrixCounts; found {type(res).__name__}")
+    delta = check_delta(delta)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    c = res.counts
+    t = len(c)
+    rows = []
+    cp = clopper_pearson_epsilon(c.fp, c.n_neg, c.fn, c.n_pos, delta, confidence)[0]
+    rows.append(
+        {
+            "name": "max over targets, Clopper-Pearson",
+            "eps": cp,
+            "applicable": True,
+            "assumes": (
+                f"each target's decisions independent given its rates (Bonferroni over {2 * t} "
+                "rates); a target's IN decisions share its OUT fit, so it can be optimistic"
+            ),
+        }
+    )
+    if res.dependence is not None:
+        d = res.dependence
+        rows.append(
+            {
+                "name": "max over targets, effective counts",
+                "eps": _effective_cp(c, d, delta, confidence),
+                "applicable": True,
+                "assumes": (
+                    f"counts deflated by the design effect (FP {max(d.fp_design_effect, 1):.2f}, "
+                    f"FN {max(d.fn_design_effect, 1):.2f}) have binomial tails (Bonferroni over "
+                    f"{2 * t} rates)"
+                ),
+            }
+        )
+    if scores is not None and keep is not None:
+        kp = np.asarray(keep, dtype=bool)
+        share = kp.mean()
+        balanced = np.unique(kp.sum(axis=0)).size == 1 and kp.shape[1] > 1
+        name = "one-run (Steinke et al.), per model"
+        if balanced or abs(share - 0.5) > 0.05:
+            why = (
+                "balanced design: every target IN for the same number of models, so the other "
+                "models' memberships reveal each model's"
+                if balanced
+                else f"memberships are not drawn with probability 1/2 (share IN {share:.2f})"
+            )
+            rows.append(
+                {
+                    "name": name,
+                    "eps": None,
+                    "applicable": False,
+                    "assumes": f"not applicable: {why}",
+                }
+            )
+        else:
+            b = one_run_model_bound(scores, kp, delta=delta, confidence=confidence)
+            rows.append(
+                {
+                    "name": name,
+                    "eps": b["eps"],
+                    "applicable": True,
+                    "assumes": (
+                        "memberships independent with probability 1/2 across targets and "
+                        f"models (Bonferroni over {b['audits']} audits: models x k); best: "
+                        f"model {b['model']}, r={b['r']}, v={b['v']}"
+                    ),
+                }
+            )
+    return {"confidence": confidence, "delta": delta, "bounds": rows}

@@ -1,0 +1,131 @@
+"""Frequentist companion bounds of a score matrix (mia.bounds) against mechanisms of known eps.
+
+References: decisions drawn at the corner of the (eps, 0)-DP region (the worst case for a
+Clopper-Pearson bound), and score matrices of a Laplace mechanism (eps exactly known: its
+privacy profile is eps(delta) = eps0 + 2 log(1 - delta)).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import bayes_dp as bdp
+import mia
+from bayes_dp.core.exceptions import DependenceWarning
+from bayes_dp.core.region import _cp_interval, _eps_lower
+from mia.bounds import companion_bounds, one_run_model_bound
+
+
+def test_bad_input():
+    with pytest.raises(TypeError, match="ScoreMatrixCounts"):
+        companion_bounds(bdp.AttackCounts(1, 10, 1, 10), delta=1e-5)
+    with pytest.raises(ValueError, match="same 2-D shape"):
+        one_run_model_bound(np.zeros((4, 3)), np.zeros((4, 2), bool), delta=0.0)
+
+
+def test_clopper_pearson_max_needs_its_correction():
+    # Every target's decisions at the corner of the eps-DP region, FPR = FNR = 1 / (1 + e^eps):
+    # the max over 256 targets of uncorrected 95% bounds (each target's own, the same formula
+    # without the correction) lies above eps in most audits; with the Bonferroni correction over
+    # all 512 rates in at most 5% (300 audits: binomial sd of the rate <= 0.013, bound
+    # 0.05 + 3 sd).
+    rng = np.random.default_rng(0)
+    eps, t, n, reps = 1.5, 256, 32, 300
+    p = 1 / (1 + np.exp(eps))
+    over_raw = over_bonf = 0
+    for _ in range(reps):
+        fp = rng.binomial(n, p, t)
+        fn = rng.binomial(n, p, t)
+        lo_a, hi_a = _cp_interval(fp, n, 0.95)
+        lo_b, hi_b = _cp_interval(fn, n, 0.95)
+        per = np.maximum(_eps_lower(hi_a, hi_b, 1e-5), _eps_lower(1 - lo_a, 1 - lo_b, 1e-5))
+        over_raw += per.max() > eps
+        over_bonf += bdp.clopper_pearson_epsilon(fp, n, fn, n, 1e-5, 0.95)[0] > eps
+    assert over_raw / reps > 0.5
+    assert over_bonf / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps)
+
+
+def _laplace_matrix(rng, n_models, n_targets, eps0, shift, design):
+    if design == "balanced":
+        scores, keep = mia.simulate_score_matrix(n_models, n_targets, 0.0, seed=rng)
+    else:
+        keep = rng.random((n_models, n_targets)) < 0.5
+    scores = rng.laplace(0.0, 1.0, keep.shape) + eps0 * keep
+    return scores + shift * rng.standard_normal((n_models, 1)), keep
+
+
+def test_companion_rows_and_one_run_conditions():
+    rng = np.random.default_rng(1)
+    scores, keep = _laplace_matrix(rng, 32, 200, 3.0, 0.0, "independent")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        res = mia.counts_from_score_matrix(scores, keep, 0.1, skip=True)
+    b = companion_bounds(res, delta=1e-5, scores=scores, keep=keep)
+    names = [r["name"] for r in b["bounds"]]
+    assert names == [
+        "max over targets, Clopper-Pearson",
+        "max over targets, effective counts",
+        "one-run (Steinke et al.), per model",
+    ]
+    eps = {r["name"]: r["eps"] for r in b["bounds"]}
+    # deflated counts carry less information: never a larger bound
+    assert eps[names[1]] <= eps[names[0]]
+    # the one-run bound equals one_run_epsilon_bound on the best audit, at the Bonferroni level
+    one = one_run_model_bound(scores, keep, delta=1e-5)
+    run = bdp.OneRunCounts(m=200, r=one["r"], v=one["v"])
+    level = 1 - 0.05 / one["audits"]
+    assert one["eps"] == pytest.approx(bdp.one_run_epsilon_bound(run, 1e-5, level)[0])
+    assert 0 < eps[names[2]] < 3.0
+    # balanced design: the one-run bound's condition fails and it is not computed
+    scores, keep = _laplace_matrix(rng, 32, 50, 3.0, 0.0, "balanced")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        res = mia.counts_from_score_matrix(scores, keep, 0.1)
+    last = companion_bounds(res, delta=1e-5, scores=scores, keep=keep)["bounds"][-1]
+    assert last["eps"] is None and not last["applicable"] and "balanced" in last["assumes"]
+
+
+def test_compare_estimators_shows_the_companion():
+    scores, keep = mia.simulate_score_matrix(16, 40, mu=2.0, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        res = mia.counts_from_score_matrix(scores, keep, 0.1)
+    comp = companion_bounds(res, delta=1e-5)
+    tab = bdp.compare_estimators(
+        scores[keep], scores[~keep], delta=1e-5, seed=1, companion=comp, bins=8
+    )
+    row = tab.loc["max over targets, Clopper-Pearson (score matrix)"]
+    assert row["lower"] == pytest.approx(comp["bounds"][0]["eps"])
+    assert np.isnan(row["upper"])
+    with pytest.raises(ValueError, match="delta"):
+        bdp.compare_estimators(scores[keep], scores[~keep], delta=1e-3, companion=comp)
+
+
+@pytest.mark.slow
+@pytest.mark.statistical
+@pytest.mark.parametrize("design", ["balanced", "independent"])
+@pytest.mark.parametrize("shift", [0.0, 0.25])
+def test_bounds_valid_on_laplace_matrices(design, shift):
+    # Laplace mechanism (eps0 = 3, sensitivity 3, scale 1), 64 models x 64 targets, with and
+    # without a per-model shift (post-processing: still eps0-DP). Every bound at 95% confidence
+    # may lie above eps(delta) in at most 5% of audits; with 100 audits the count must stay
+    # at or below 5 + 3 binomial sd (3 sqrt(100 0.05 0.95) = 6.5): at most 11. The observed
+    # counts and the Clopper-Pearson interval of the rate are in docs/lira.md.
+    rng = np.random.default_rng(7)
+    eps0, delta, reps = 3.0, 1e-5, 100
+    truth = eps0 + 2 * np.log1p(-delta)
+    over: dict = {}
+    for _ in range(reps):
+        scores, keep = _laplace_matrix(rng, 64, 64, eps0, shift, design)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DependenceWarning)
+            res = mia.counts_from_score_matrix(scores, keep, 0.1, skip=True)
+        for r in companion_bounds(res, delta=delta, scores=scores, keep=keep)["bounds"]:
+            if r["eps"] is not None:
+                over[r["name"]] = over.get(r["name"], 0) + (r["eps"] > truth)
+    assert len(over) == (2 if design == "balanced" else 3)
+    for name, k in over.items():
+        ci = stats.binomtest(k, reps).proportion_ci(0.95, method="exact")
+        assert k <= 11, (name, k, ci)
