@@ -56,7 +56,7 @@ def _compare(name, draws):
             continue
         x = post.draws(f"{var}_x")
         err = abs(float(x.mean()) - ref.mean(var))
-        tol = 4 * float(az.mcse(x, method="mean")) + 0.01 * float(x.std())
+        tol = 4 * float(np.ravel(az.mcse(x, method="mean"))[0]) + 0.01 * float(x.std())
         print(f"{name} {var}: mean {x.mean():.5f}, reference {ref.mean(var):.5f}, tol {tol:.5f}")
         assert err <= tol, (name, var, float(x.mean()), ref.mean(var), tol)
     return post
