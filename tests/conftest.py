@@ -37,3 +37,15 @@ def run_script(tmp_path):
         return proc
 
     return run
+
+
+def pytest_collection_modifyitems(config, items):
+    """A ``statistical`` test is also ``slow`` (the main suite, ``-m "not slow"``, leaves it to
+    CI's statistical stage, ``-m statistical``)."""
+    bad = [
+        it.nodeid
+        for it in items
+        if it.get_closest_marker("statistical") and not it.get_closest_marker("slow")
+    ]
+    if bad:
+        raise pytest.UsageError(f"tests marked statistical but not slow: {bad}")

@@ -1,7 +1,10 @@
 """Run the docstring examples of every bayes_dp and mia module (also: pytest --doctest-modules).
 
-Modules of mia that need an optional extra (torch and opacus, flwr, ray, dask) are skipped,
-with the reason, when the extra is not installed.
+Each module's examples are counted: a module without any is skipped with the reason "no
+docstring examples" (so ``pytest -ra`` lists it) instead of passing with nothing run, and at
+least one example must run (those marked +SKIP are found, not run).  Modules of mia that need
+an optional extra (torch and opacus, flwr, ray, dask) are skipped, with the reason, when the
+extra is not installed.
 """
 
 import doctest
@@ -23,14 +26,25 @@ EXTRAS = {
 #: when it is missing
 ENGINES = {"ray": "ray", "dask": "distributed"}
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(bayes_dp.__path__, prefix="bayes_dp."))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(bayes_dp.__path__, prefix="bayes_dp."))
 MIA_MODULES = sorted(m.name for m in pkgutil.walk_packages(mia.__path__, prefix="mia."))
+
+
+def _n_examples(mod) -> int:
+    """Number of docstring examples doctest finds in the module (its own objects only)."""
+    return sum(len(t.examples) for t in doctest.DocTestFinder().find(mod))
 
 
 def _run(name):
     mod = importlib.import_module(name)
+    found = _n_examples(mod)
+    if found == 0:
+        pytest.skip(f"{name}: no docstring examples")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} doctest(s) failed in {name}"
+    # examples marked +SKIP are found but not attempted; at least one must run
+    assert 1 <= result.attempted <= found, (name, result.attempted, found)
+    print(f"{name}: {result.attempted} of {found} examples run")
     return result
 
 
@@ -69,6 +83,33 @@ def test_a_missing_extra_skips_with_its_name(monkeypatch, tmp_path, capsys):
     with pytest.raises(pytest.skip.Exception, match="no_such_package_xyz"):
         test_mia_doctests("mia.pytorch", tmp_path, monkeypatch)
     assert "optional extra not installed (no_such_package_xyz)" in capsys.readouterr().out
+
+
+def test_a_module_without_examples_is_skipped_not_passed(tmp_path, monkeypatch):
+    # bayes_dp.__main__ has no docstring examples: the test reports it instead of passing
+    with pytest.raises(pytest.skip.Exception, match="no docstring examples"):
+        _run("bayes_dp.__main__")
+
+
+def test_modules_of_the_public_api_have_examples():
+    # every module defining a function or class of bayes_dp.__all__ carries examples (the
+    # exception classes excepted); the count over the library is printed
+    import inspect
+
+    objs = [getattr(bayes_dp, n) for n in bayes_dp.__all__]
+    public = sorted(
+        {
+            o.__module__
+            for o in objs
+            if (inspect.isfunction(o) or inspect.isclass(o))
+            and o.__module__.startswith("bayes_dp")
+            and not (inspect.isclass(o) and issubclass(o, (Exception, Warning)))
+        }
+    )
+    counts = {n: _n_examples(importlib.import_module(n)) for n in MODULES}
+    print(f"{sum(counts.values())} examples in {sum(map(bool, counts.values()))} of {len(counts)}")
+    missing = [n for n in public if not counts.get(n)]
+    assert public and not missing, f"public modules without examples: {missing}"
 
 
 def test_main_mia_functions_have_examples():

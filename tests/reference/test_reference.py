@@ -456,7 +456,10 @@ def test_bvn_band_integral_vs_monte_carlo(x, n0, y, n1, tau, rho_frac, eps, s, d
 
 
 @pytest.mark.slow
+@pytest.mark.statistical
 def test_bvn_posterior_vs_brute_force_grid():
+    # also the accuracy (1e-3) of the brute-force reference of the fast eq. 7 sampler checks
+    # (tests/statistical/test_correlated_likelihoods.py)
     fp, n0, fn, n1 = [8, 22, 11], [100] * 3, [56, 31, 40], [100] * 3
     lik = {"likelihood": "bivariate_normal", "tau": 0.03, "rho": 0.0}
     gp = posterior_grid_groups(

@@ -174,6 +174,7 @@ def test_over_dispersed_groups_take_the_fitted_move():
 
 
 @pytest.mark.slow
+@pytest.mark.statistical
 def test_weak_lira_targets_match_the_quadrature_reference():
     # 300 LiRA targets of 64 models (s near 0, eps pinned by a few exposed targets), default
     # run: eps and s quantiles within 1.5 probability points of tests/reference/

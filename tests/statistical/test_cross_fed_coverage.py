@@ -8,6 +8,7 @@ from mia.coverage import cross_fed_audit, cross_fed_coverage
 
 
 @pytest.mark.slow
+@pytest.mark.statistical
 def test_correlated_likelihood_covers_where_binomial_is_over_confident():
     out = cross_fed_coverage(200, seed=7, n_jobs=2)
     corr = out.rate("bivariate_normal")

@@ -148,6 +148,7 @@ def test_a_run_in_a_minor_mode_is_not_converged(monkeypatch, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.statistical
 def test_default_run_samples_the_main_mode():
     # a full default run on the simulation stays away from eps ~ 0 and reports no
     # missed mode (about a minute under load)

@@ -54,6 +54,7 @@ def test_one_audit_binomial_same_counts_narrower():
 
 
 @pytest.mark.slow
+@pytest.mark.statistical
 def test_coverage_study_binomial():
     # the score-matrix default: never an interval above the truth, the visible eps covered in
     # most audits, intervals narrower than 2 (docs/lira.md measures 0.41-1.09 at 16 and 64 targets)

@@ -3,9 +3,10 @@
 Each case asserts, against the quadrature reference, the criteria of the grid: max r_hat <=
 1.01, ESS_bulk >= 400 for every variable, worst quantile error (q = 5, 50, 95%, eps and every
 s) <= 1.5 probability points.  The quick cases run by default; the others (many bases, huge N,
-the bivariate-normal group, ...) are marked slow.  ``benchmarks/stress_grid.py`` prints the
-same numbers as a table.  Some cases are expected to fail with a sampler that is not up to
-them; the criteria are not to be loosened to make them pass.
+the bivariate-normal group, ...) are marked slow and statistical (CI's statistical stage).
+``benchmarks/stress_grid.py`` prints the same numbers as a table.  Some cases are expected to
+fail with a sampler that is not up to them; the criteria are not to be loosened to make them
+pass.
 """
 
 import warnings
@@ -17,7 +18,11 @@ import bayes_dp as bdp
 from tests._support import stress_cases as sc
 
 PARAMS = [
-    pytest.param(name, marks=() if case.quick else pytest.mark.slow, id=name)
+    pytest.param(
+        name,
+        marks=() if case.quick else (pytest.mark.slow, pytest.mark.statistical),
+        id=name,
+    )
     for name, case in sc.CASES.items()
 ]
 

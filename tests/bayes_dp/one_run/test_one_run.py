@@ -12,6 +12,8 @@ from scipy import integrate, optimize, special, stats
 import bayes_dp as bdp
 from bayes_dp.one_run.core import one_run_log_likelihood
 
+from tests._support.mc_error import coverage_report, pit_z
+
 
 def _naive_p_value(m, r, v, eps, delta):
     """Steinke et al.'s p-value written out term by term (plain loops, no vectorisation)."""
@@ -88,10 +90,7 @@ def _rr_coverage(n_audits, m, eps, seed):
     rng = np.random.default_rng(seed)
     hits = 0
     for _ in range(n_audits):
-        bits = rng.random(m) < 0.5
-        truthful = rng.random(m) < special.expit(eps)
-        reported = np.where(truthful, bits, ~bits)
-        v = int(np.sum(reported == bits))
+        v = _rr_guesses(rng, m, eps)
         post = bdp.estimate_one_run(
             bdp.OneRunCounts(m, m, v), prior=bdp.Prior(s=1.0), seed=rng, draws=1000
         )
@@ -101,8 +100,43 @@ def _rr_coverage(n_audits, m, eps, seed):
     return hits / n_audits
 
 
+def _rr_guesses(rng, m, eps):
+    bits = rng.random(m) < 0.5
+    truthful = rng.random(m) < special.expit(eps)
+    reported = np.where(truthful, bits, ~bits)
+    return int(np.sum(reported == bits))
+
+
+def _rr_prior_calibration(n_audits, m, seed, scale=2.0):
+    """Randomized response with eps drawn from the analysis prior HalfNormal(scale): coverage
+    of the 90% intervals and PIT values against the two-sided criteria of
+    tests/_support/mc_error.py (which prints their false-pass probabilities)."""
+    rng = np.random.default_rng(seed)
+    prior = bdp.Prior(eps=bdp.HalfNormal(scale), s=1.0)
+    hits, zs = [], []
+    for _ in range(n_audits):
+        eps = float(stats.halfnorm.rvs(scale=scale, random_state=rng))
+        v = _rr_guesses(rng, m, eps)
+        post = bdp.estimate_one_run(bdp.OneRunCounts(m, m, v), prior=prior, seed=rng, draws=500)
+        lo, hi = post.interval(0.9)
+        hits.append(lo <= eps <= hi)
+        zs.append(pit_z(post.draws("eps"), eps))
+    return coverage_report(hits, zs)
+
+
 def test_randomized_response_calibration_quick():
-    assert _rr_coverage(30, 500, 1.0, 0) >= 0.8
+    # 400 audits (about 6 s): coverage 339-378 of 400 and mean z^2 in 0.78-1.25 (each side
+    # false-fails with probability <= 5e-4); intervals 10% too narrow pass with probability
+    # <= 0.58, 10% too wide <= 0.77, 80% intervals in place of 90% ones < 0.01
+    _rr_prior_calibration(400, 500, seed=0)
+
+
+@pytest.mark.slow
+@pytest.mark.statistical
+def test_randomized_response_calibration_truth_from_the_prior():
+    # 2,000 audits (about 40 s): intervals 10% too narrow pass with probability < 0.001,
+    # 10% too wide <= 0.003
+    _rr_prior_calibration(2000, 1000, seed=1)
 
 
 @pytest.mark.slow

@@ -76,8 +76,18 @@ def test_grid_posterior_one_base_of_ten_thousand():
     assert np.max(np.abs(err_s)) < 1.5, err_s
 
 
+#: the design CI's statistical stage runs: three bases of N = 1,000 and a weak strength
+#: (s = 0.05, the long ridge in eps), a reference of seconds
+CI_DESIGN = (3, 1000, 3.0, 0.05)
 DESIGN_GRID = [
-    (bases, n, eps, s)
+    pytest.param(
+        bases,
+        n,
+        eps,
+        s,
+        marks=[pytest.mark.statistical] if (bases, n, eps, s) == CI_DESIGN else [],
+        id=f"{bases}-{n}-{eps}-{s}",
+    )
     for bases in (1, 3, 20)
     for n in (100, 1000, 10_000)
     for eps, s in ((4.0, 0.9), (3.0, 0.05), (2.0, 0.5))
