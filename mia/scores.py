@@ -360,163 +360,21 @@ def counts_from_score_matrix(
     if a.ndim != 0:
         raise ValueError(f"`alpha` must be a single value; found shape {a.shape}")
     alpha = float(a)
-    if method not in METHODS:
-        raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
-    if not isinstance(fixed_variance, (bool, np.bool_)):
-        raise TypeError(f"`fixed_variance` must be True or False; found {fixed_variance!r}")
-    if not isinstance(skip, (bool, np.bool_)):
-        raise TypeError(f"`skip` must be True or False; found {skip!r}")
-    if side not in _SIDES:
-        raise ValueError(f"`side` must be one of {_SIDES}; found {side!r}")
-    if side != "auto" and method != "offline":
-        raise ValueError(f"`side` applies to method='offline' only; found side={side!r}")
-    need = 2 if fixed_variance else 3
-    need_in = need if method == "online" else 1
-    if min_models is None:
-        t_out, t_in = need, need_in
-    else:
-        min_models = check_positive_int("min_models", min_models)
-        if min_models < need:
-            raise ValueError(
-                f"`min_models` must be >= {need} for method={method!r} with "
-                f"fixed_variance={bool(fixed_variance)}; found {min_models}"
-            )
-        t_out = t_in = min_models
-
+    t_in, t_out = _check_options(method, fixed_variance, skip, side, min_models)
     x = arr.mean(axis=2) if arr.ndim == 3 else arr
     n_models, n_targets = x.shape
     n_in = k.sum(axis=0).astype(np.int64)
     n_out = n_models - n_in
-    few = np.flatnonzero((n_in < t_in) | (n_out < t_out))
-    if few.size and not skip:
-        why = (
-            f"; {_why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))}"
-            if few.size == n_targets and min_models is None
-            else ""
-        )
-        raise ValueError(
-            f"`keep`: {few.size} of {n_targets} targets have fewer than {t_in} IN or {t_out} "
-            f"OUT models, e.g. target {_describe(few, n_in, n_out)}; train more models, or pass "
-            f"skip=True to leave such targets out{why}"
-        )
-    kept = np.setdiff1d(np.arange(n_targets), few)
-    # Every matrix-sized step runs on blocks of targets (columns), so that the peak memory is a
-    # few copies of the score matrix, not one per whole-matrix temporary (docs/lira.md).
-    if not fixed_variance:
-        # per-target variances: every fit (full and leave-one-out) needs spread
-        flat = np.zeros(kept.size, dtype=bool)
-        for b in _blocks(kept.size, n_models):
-            ins, outs = _side_sums(x, k, kept[b])
-            ks = k[:, kept[b]]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                f = ~(outs[2] > 0) | ~np.where(ks, True, outs[4] > 0).all(axis=0)
-                if method == "online":
-                    f |= ~(ins[2] > 0) | ~np.where(ks, ins[4] > 0, True).all(axis=0)
-            flat[b] = f
-        if flat.any():
-            if not skip:
-                bad = kept[flat]
-                raise ValueError(
-                    f"`scores`: {bad.size} target(s) have no spread among their shadow scores "
-                    f"(equal values), e.g. target {_describe(bad, n_in, n_out)}; the Gaussian "
-                    "test needs spread (use fixed_variance=True, or skip=True)"
-                )
-            kept = kept[~flat]
-    else:
-        flat = np.zeros(kept.size, dtype=bool)
-    if kept.size == 0:
-        parts = []
-        if few.size:
-            parts.append(
-                f"{few.size} had fewer than {t_in} IN or {t_out} OUT models ("
-                + _why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))
-                + ")"
-            )
-        if flat.any():
-            parts.append(
-                f"{int(flat.sum())} had no spread among their shadow scores (fixed_variance=True,"
-                " --score-method online-fixed on the command line, pools the variance over "
-                "targets)"
-            )
-        raise ValueError(
-            f"no target left to count: all {n_targets} targets were skipped: {'; '.join(parts)}"
-        )
+    kept = _choose_targets(
+        x, k, n_in, n_out, t_in, t_out, method, fixed_variance, skip, min_models is None
+    )
     skipped = np.setdiff1d(np.arange(n_targets), kept)
-
-    # per-target sums (vectors) for the pooled variance and the side
     n0 = n_out[kept]
     n1 = n_in[kept]
-    mean0, q0, mean1, q1 = (np.empty(kept.size) for _ in range(4))
-    for b in _blocks(kept.size, n_models):
-        ins, outs = _side_sums(x, k, kept[b])
-        mean1[b], q1[b], mean0[b], q0[b] = ins[1], ins[2], outs[1], outs[2]
-    variance = None
-    if fixed_variance:
-        if method == "online":
-            q_all, df = q0.sum() + q1.sum(), int((n0 - 1).sum() + (n1 - 1).sum())
-        else:
-            q_all, df = q0.sum(), int((n0 - 1).sum())
-        if df < 2 or not q_all > 0:
-            raise ValueError(
-                "`scores`: too few models or no spread to pool a variance over targets "
-                f"({df} degrees of freedom, sum of squares {q_all:g})"
-            )
-        variance = float(q_all / df)
-    used_side = None
-    if method == "offline":
-        if side == "auto":
-            diff = float(np.mean(mean1 - mean0))
-            if diff == 0.0:
-                raise ValueError(
-                    "`side='auto'`: IN and OUT scores have the same mean; give side='greater' "
-                    "or side='less'"
-                )
-            side = "greater" if diff > 0 else "less"
-        used_side = side
-    decisions = np.zeros((n_models, n_targets), dtype=bool)
-    fp = np.empty(kept.size, dtype=np.int64)
-    fn = np.empty(kept.size, dtype=np.int64)
-    threshold_var = np.empty(kept.size)  # jackknife variance of the OUT-fit threshold / IN var
-    z_alpha = float(ndtri(1.0 - alpha))
-    for b in _blocks(kept.size, n_models):
-        cols = kept[b]
-        xs, ks = x[:, cols], k[:, cols]
-        ins, outs = _side_sums(x, k, cols)
-        _, bmean1, bq1, mean1_loo, q1_loo = ins
-        _, bmean0, bq0, mean0_loo, q0_loo = outs
-        # Held-out OUT models (ks False) use the leave-one-out OUT fit and the full IN fit;
-        # held-out IN models the full OUT fit and the leave-one-out IN fit.
-        mu0 = np.where(ks, bmean0, mean0_loo)
-        mu1 = np.where(ks, mean1_loo, bmean1)
-        if fixed_variance:
-            if method == "online":
-                q_held = np.where(ks, q1_loo - bq1, q0_loo - bq0)  # change of the pool if m leaves
-            else:
-                q_held = np.where(ks, 0.0, q0_loo - bq0)
-            df_held = np.where(ks, df - 1 if method == "online" else df, df - 1)
-            sd0 = np.sqrt((q_all + q_held) / df_held)
-            if not (sd0 > 0).all():
-                raise ValueError(
-                    "`scores`: no spread left in the pooled variance of a held-out model"
-                )
-            sd1 = sd0
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                sd0 = np.sqrt(np.where(ks, bq0 / (n0[b] - 1), q0_loo / (n0[b] - 2)))
-                sd1 = np.sqrt(np.where(ks, q1_loo / (n1[b] - 2), bq1 / (n1[b] - 1)))
-        threshold_var[b] = _threshold_jackknife(
-            ks, bmean0, bq0, mean0_loo, q0_loo, bmean1, bq1, variance, z_alpha, used_side
-        )
-        del ins, outs, mean0_loo, mean1_loo, q0_loo, q1_loo
-        if method == "offline":
-            # a one-sided test of size alpha: the LRT against an equal-variance normal shifted
-            # to the membership side (any shift gives the same region)
-            mu1 = mu0 + (1.0 if side == "greater" else -1.0)
-            sd1 = sd0
-        dec = _decide(xs, mu0, sd0, mu1, sd1, alpha)
-        fp[b] = (dec & ~ks).sum(axis=0)
-        fn[b] = (~dec & ks).sum(axis=0)
-        decisions[:, cols] = dec
+    variance, pool, used_side = _pool_and_side(x, k, kept, n0, n1, method, fixed_variance, side)
+    decisions, fp, fn, threshold_var = _count_blocks(
+        x, k, kept, n0, n1, alpha, method, pool, variance, used_side
+    )
     counts = AttackCounts(fp=fp, n_neg=n0, fn=fn, n_pos=n1)
     for v in (kept, skipped, n_in, n_out, decisions):
         v.flags.writeable = False
@@ -538,6 +396,194 @@ def counts_from_score_matrix(
         side=used_side,
         dependence=dependence,
     )
+
+
+def _check_options(method, fixed_variance, skip, side, min_models) -> tuple[int, int]:
+    """Check the options of :func:`counts_from_score_matrix`.
+
+    Returns the IN and OUT models a target needs: ``min_models``, or by default the least the
+    method works with.
+    """
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
+    if not isinstance(fixed_variance, (bool, np.bool_)):
+        raise TypeError(f"`fixed_variance` must be True or False; found {fixed_variance!r}")
+    if not isinstance(skip, (bool, np.bool_)):
+        raise TypeError(f"`skip` must be True or False; found {skip!r}")
+    if side not in _SIDES:
+        raise ValueError(f"`side` must be one of {_SIDES}; found {side!r}")
+    if side != "auto" and method != "offline":
+        raise ValueError(f"`side` applies to method='offline' only; found side={side!r}")
+    need = 2 if fixed_variance else 3
+    need_in = need if method == "online" else 1
+    if min_models is None:
+        return need_in, need
+    min_models = check_positive_int("min_models", min_models)
+    if min_models < need:
+        raise ValueError(
+            f"`min_models` must be >= {need} for method={method!r} with "
+            f"fixed_variance={bool(fixed_variance)}; found {min_models}"
+        )
+    return min_models, min_models
+
+
+def _choose_targets(x, k, n_in, n_out, t_in, t_out, method, fixed_variance, skip, default_min):
+    """Choose the targets to count; return their indices in increasing order.
+
+    A target needs ``t_in`` IN and ``t_out`` OUT models and, with per-target variances, spread
+    in every fit (full and leave-one-out) of its shadow scores; one that fails either raises
+    ``ValueError`` or, with ``skip``, is left out. ``default_min``: ``min_models`` was not
+    given (then an error about too few models says which method would count the targets).
+    """
+    n_models, n_targets = x.shape
+    few = np.flatnonzero((n_in < t_in) | (n_out < t_out))
+    if few.size and not skip:
+        why = (
+            f"; {_why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))}"
+            if few.size == n_targets and default_min
+            else ""
+        )
+        raise ValueError(
+            f"`keep`: {few.size} of {n_targets} targets have fewer than {t_in} IN or {t_out} "
+            f"OUT models, e.g. target {_describe(few, n_in, n_out)}; train more models, or pass "
+            f"skip=True to leave such targets out{why}"
+        )
+    kept = np.setdiff1d(np.arange(n_targets), few)
+    # Every matrix-sized step runs on blocks of targets (columns), so that the peak memory is a
+    # few copies of the score matrix, not one per whole-matrix temporary (docs/lira.md).
+    flat = np.zeros(kept.size, dtype=bool)
+    if not fixed_variance:
+        for b in _blocks(kept.size, n_models):
+            ins, outs = _side_sums(x, k, kept[b])
+            ks = k[:, kept[b]]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                f = ~(outs[2] > 0) | ~np.where(ks, True, outs[4] > 0).all(axis=0)
+                if method == "online":
+                    f |= ~(ins[2] > 0) | ~np.where(ks, ins[4] > 0, True).all(axis=0)
+            flat[b] = f
+        if flat.any():
+            if not skip:
+                bad = kept[flat]
+                raise ValueError(
+                    f"`scores`: {bad.size} target(s) have no spread among their shadow scores "
+                    f"(equal values), e.g. target {_describe(bad, n_in, n_out)}; the Gaussian "
+                    "test needs spread (use fixed_variance=True, or skip=True)"
+                )
+            kept = kept[~flat]
+    if kept.size == 0:
+        parts = []
+        if few.size:
+            parts.append(
+                f"{few.size} had fewer than {t_in} IN or {t_out} OUT models ("
+                + _why_too_few(n_in, n_out, t_in, t_out, method, bool(fixed_variance))
+                + ")"
+            )
+        if flat.any():
+            parts.append(
+                f"{int(flat.sum())} had no spread among their shadow scores (fixed_variance=True,"
+                " --score-method online-fixed on the command line, pools the variance over "
+                "targets)"
+            )
+        raise ValueError(
+            f"no target left to count: all {n_targets} targets were skipped: {'; '.join(parts)}"
+        )
+    return kept
+
+
+def _pool_and_side(x, k, kept, n0, n1, method, fixed_variance, side):
+    """Pool the variance and choose the offline test's side over the counted targets ``kept``.
+
+    Returns ``(variance, pool, side)``: ``variance`` and ``pool`` (the pooled sum of squares
+    and its degrees of freedom) are None without ``fixed_variance``, ``side`` is None for the
+    online test and ``"greater"`` or ``"less"`` for the offline one (``"auto"`` resolved).
+    """
+    n_models = x.shape[0]
+    mean0, q0, mean1, q1 = (np.empty(kept.size) for _ in range(4))
+    for b in _blocks(kept.size, n_models):
+        ins, outs = _side_sums(x, k, kept[b])
+        mean1[b], q1[b], mean0[b], q0[b] = ins[1], ins[2], outs[1], outs[2]
+    variance = pool = None
+    if fixed_variance:
+        if method == "online":
+            q_all, df = q0.sum() + q1.sum(), int((n0 - 1).sum() + (n1 - 1).sum())
+        else:
+            q_all, df = q0.sum(), int((n0 - 1).sum())
+        if df < 2 or not q_all > 0:
+            raise ValueError(
+                "`scores`: too few models or no spread to pool a variance over targets "
+                f"({df} degrees of freedom, sum of squares {q_all:g})"
+            )
+        variance = float(q_all / df)
+        pool = (q_all, df)
+    used_side = None
+    if method == "offline":
+        if side == "auto":
+            diff = float(np.mean(mean1 - mean0))
+            if diff == 0.0:
+                raise ValueError(
+                    "`side='auto'`: IN and OUT scores have the same mean; give side='greater' "
+                    "or side='less'"
+                )
+            side = "greater" if diff > 0 else "less"
+        used_side = side
+    return variance, pool, used_side
+
+
+def _count_blocks(x, k, kept, n0, n1, alpha, method, pool, variance, side):
+    """Decide every (model, counted target) pair with that model held out; count the errors.
+
+    ``pool`` is the pooled ``(sum of squares, degrees of freedom)`` of the fixed-variance test
+    (None: per-target variances), ``side`` the offline test's side (None: online). Returns
+    the decision matrix (False outside ``kept``), the FP and FN counts of the targets ``kept``
+    and the jackknife variances of their thresholds (:func:`_threshold_jackknife`).
+    """
+    n_models, n_targets = x.shape
+    decisions = np.zeros((n_models, n_targets), dtype=bool)
+    fp = np.empty(kept.size, dtype=np.int64)
+    fn = np.empty(kept.size, dtype=np.int64)
+    threshold_var = np.empty(kept.size)  # jackknife variance of the OUT-fit threshold / IN var
+    z_alpha = float(ndtri(1.0 - alpha))
+    for b in _blocks(kept.size, n_models):
+        cols = kept[b]
+        xs, ks = x[:, cols], k[:, cols]
+        ins, outs = _side_sums(x, k, cols)
+        _, bmean1, bq1, mean1_loo, q1_loo = ins
+        _, bmean0, bq0, mean0_loo, q0_loo = outs
+        # Held-out OUT models (ks False) use the leave-one-out OUT fit and the full IN fit;
+        # held-out IN models the full OUT fit and the leave-one-out IN fit.
+        mu0 = np.where(ks, bmean0, mean0_loo)
+        mu1 = np.where(ks, mean1_loo, bmean1)
+        if pool is not None:
+            q_all, df = pool
+            if method == "online":
+                q_held = np.where(ks, q1_loo - bq1, q0_loo - bq0)  # change of the pool if m leaves
+            else:
+                q_held = np.where(ks, 0.0, q0_loo - bq0)
+            df_held = np.where(ks, df - 1 if method == "online" else df, df - 1)
+            sd0 = np.sqrt((q_all + q_held) / df_held)
+            if not (sd0 > 0).all():
+                raise ValueError(
+                    "`scores`: no spread left in the pooled variance of a held-out model"
+                )
+            sd1 = sd0
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sd0 = np.sqrt(np.where(ks, bq0 / (n0[b] - 1), q0_loo / (n0[b] - 2)))
+                sd1 = np.sqrt(np.where(ks, q1_loo / (n1[b] - 2), bq1 / (n1[b] - 1)))
+        threshold_var[b] = _threshold_jackknife(
+            ks, bmean0, bq0, mean0_loo, q0_loo, bmean1, bq1, variance, z_alpha, side
+        )
+        del ins, outs, mean0_loo, mean1_loo, q0_loo, q1_loo
+        if method == "offline":
+            # a one-sided test of size alpha: the LRT against an equal-variance normal shifted
+            # to the membership side (any shift gives the same region)
+            mu1 = mu0 + (1.0 if side == "greater" else -1.0)
+            sd1 = sd0
+        dec = _decide(xs, mu0, sd0, mu1, sd1, alpha)
+        fp[b] = (dec & ~ks).sum(axis=0)
+        fn[b] = (~dec & ks).sum(axis=0)
+        decisions[:, cols] = dec
+    return decisions, fp, fn, threshold_var
 
 
 def _threshold_jackknife(ks, mean0, q0, mean0_loo, q0_loo, mean1, q1, variance, z, side):
