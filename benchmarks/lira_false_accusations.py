@@ -8,16 +8,22 @@ N(0, sd^2) draw). Every target is IN for half of the models (balanced), online t
 0.1, delta 1e-5, the likelihood asked for (default: the score-matrix default, the exposure
 mixture), 2 chains of ``--draws`` draws after ``--tune``. For each configuration the table
 gives the number of audits, how many 90% intervals lie entirely above the true eps (a false
-accusation), that rate's exact (Clopper-Pearson) 95% interval, the median lower end over the
-truth, and the largest r_hat.
+accusation), that rate's exact (Clopper-Pearson) 95% interval, the coverage of the true eps,
+the median lower end over the truth, the median width, the median FN design effect and the
+largest r_hat. ``--dependence correct`` feeds the likelihood the effective counts
+(:func:`mia.effective_counts`, the pooled counts deflated by their design effects) instead of
+the raw ones; with the same ``--seed`` both see the same score matrices.
 
     python benchmarks/lira_false_accusations.py --audits 25 --targets 64
+    python benchmarks/lira_false_accusations.py --audits 25 --likelihood binomial \
+        --dependence correct
     python benchmarks/lira_false_accusations.py --audits 10 --targets 1000 --configs gaussian:0
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 import warnings
 
@@ -38,7 +44,7 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return lo, hi
 
 
-def study(config, n_audits, n_targets, mu, likelihood, draws, tune, seed):
+def study(config, n_audits, n_targets, mu, likelihood, draws, tune, seed, dependence="ignore"):
     """Run ``n_audits`` audits of one configuration; return their results (list of dicts)."""
     mech, shift = config.split(":")
     rngs = np.random.default_rng(seed).spawn(n_audits)
@@ -56,6 +62,7 @@ def study(config, n_audits, n_targets, mu, likelihood, draws, tune, seed):
                     model_shift=float(shift),
                     draws=draws,
                     tune=tune,
+                    dependence=dependence,
                 )
             )
     return out
@@ -71,16 +78,24 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--tune", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--dependence",
+        choices=("ignore", "correct"),
+        default="ignore",
+        help="raw pooled counts, or effective counts deflated by their design effects",
+    )
+    ap.add_argument("--save", default=None, help="write every audit's result to this JSON file")
     args = ap.parse_args()
+    saved = {}
     print(
         f"64 models x {args.targets} targets, mu = {args.mu}, {args.likelihood}, "
-        f"{args.draws} draws after {args.tune}, seed {args.seed}"
+        f"dependence {args.dependence}, {args.draws} draws after {args.tune}, seed {args.seed}"
     )
     print(
-        "| mechanism | shift sd | true eps | audits | above truth | rate (95% CI) | "
-        "median lower / truth | max r_hat | s/audit |"
+        "| mechanism | shift sd | true eps | audits | above truth | rate (95% CI) | coverage | "
+        "median lower / truth | median width | median FN deff | max r_hat | s/audit |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     total_k = total_n = 0
     for i, config in enumerate(args.configs):
         t0 = time.perf_counter()
@@ -93,24 +108,34 @@ def main() -> None:
             args.draws,
             args.tune,
             args.seed + i,
+            args.dependence,
         )
         sec = (time.perf_counter() - t0) / len(res)
+        saved[config] = res
         truth = res[0]["true_eps"][2]
         k = sum(r["above_truth"] for r in res)
         n = len(res)
         total_k, total_n = total_k + k, total_n + n
         lo, hi = clopper_pearson(k, n)
         ratio = np.median([r["true_eps"][0] / truth for r in res])
+        cover = np.mean([r["true_eps"][0] <= truth <= r["true_eps"][1] for r in res])
+        width = np.median([r["width"] for r in res])
+        deff = np.median([r["fn_design_effect"] for r in res])
         mech, shift = config.split(":")
         print(
             f"| {mech} | {shift} | {truth:.3f} | {n} | {k} | {k / n:.3f} ({lo:.3f}, {hi:.3f}) | "
-            f"{ratio:.3f} | {max(r['max_r_hat'] for r in res):.3f} | {sec:.1f} |",
+            f"{cover:.3f} | {ratio:.3f} | {width:.3f} | {deff:.2f} | "
+            f"{max(r['max_r_hat'] for r in res):.3f} | {sec:.1f} |",
             flush=True,
         )
     lo, hi = clopper_pearson(total_k, total_n)
     print(
-        f"| all | | | {total_n} | {total_k} | {total_k / total_n:.3f} ({lo:.3f}, {hi:.3f}) | | | |"
+        f"| all | | | {total_n} | {total_k} | {total_k / total_n:.3f} ({lo:.3f}, {hi:.3f}) "
+        "| | | | | | |"
     )
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump({"args": vars(args), "audits": saved}, f)
 
 
 if __name__ == "__main__":

@@ -170,6 +170,7 @@ def score_matrix_audit(
     tune: int = 500,
     mechanism: str = "gaussian",
     model_shift: float = 0.0,
+    dependence: str = "ignore",
 ) -> dict:
     """One audit of a mechanism of known eps with shift ``mu`` through a simulated score matrix.
 
@@ -209,6 +210,10 @@ def score_matrix_audit(
     mechanism : {"gaussian", "laplace"}, default "gaussian"
     model_shift : float, default 0.0
         Standard deviation of the per-model shift of the scores.
+    dependence : {"ignore", "correct"}, default "ignore"
+        ``"ignore"``: the likelihood sees the raw pooled counts. ``"correct"``: it sees the
+        effective counts (:func:`mia.effective_counts`, the counts deflated by their design
+        effects) and the evidence records ``corrected=True``.
 
     Returns
     -------
@@ -219,10 +224,12 @@ def score_matrix_audit(
         ``(alpha, beta(alpha))``); and the numbers ``"median"`` (posterior median of eps),
         ``"fpr"`` and ``"fnr"`` (pooled error rates of the counts), ``"width"`` (of the 90%
         interval), ``"max_r_hat"`` (the largest r_hat of the run, so a study can report
-        audits whose chains did not mix) and ``"above_truth"`` (the interval lies entirely
-        above the true eps: a false accusation).
+        audits whose chains did not mix), ``"above_truth"`` (the interval lies entirely
+        above the true eps: a false accusation) and the counts' ``"fp_design_effect"`` and
+        ``"fn_design_effect"`` (:class:`mia.dependence.DependenceDiagnostic`).
     """
     from .canary import gaussian_mechanism_epsilon
+    from .dependence import effective_counts
     from .scores import counts_from_score_matrix, simulate_score_matrix
 
     rng = as_generator(seed)
@@ -230,14 +237,25 @@ def score_matrix_audit(
     model_shift = check_real("model_shift", model_shift, low=0.0)
     if mechanism not in ("gaussian", "laplace"):
         raise ValueError(f"`mechanism` must be 'gaussian' or 'laplace'; found {mechanism!r}")
+    if dependence not in ("ignore", "correct"):
+        raise ValueError(f"`dependence` must be 'ignore' or 'correct'; found {dependence!r}")
     scores, keep = simulate_score_matrix(n_models, n_targets, mu, seed=rng)
     if mechanism == "laplace":
         scores = rng.laplace(0.0, 1.0, keep.shape) + mu * keep
     if model_shift > 0:
         scores = scores + rng.normal(0.0, model_shift, (n_models, 1))
     res = counts_from_score_matrix(scores, keep, alpha, method, fixed_variance=fixed_variance)
+    if dependence == "correct":
+        evidence = bdp.Evidence(
+            effective_counts(res.counts, res.dependence),
+            likelihood=likelihood,
+            name="lira",
+            dependence={**res.dependence.to_dict(), "corrected": True},
+        )
+    else:
+        evidence = res.to_evidence(name="lira", likelihood=likelihood)
     post = bdp.estimate_epsilon(
-        res.to_evidence(name="lira", likelihood=likelihood),
+        evidence,
         delta=delta,
         chains=chains,
         draws=draws,
@@ -265,6 +283,8 @@ def score_matrix_audit(
         "width": hi - lo,
         "max_r_hat": max(d["r_hat"] for d in post.diagnostics().values()),
         "above_truth": bool(lo > truth),
+        "fp_design_effect": res.dependence.fp_design_effect,
+        "fn_design_effect": res.dependence.fn_design_effect,
     }
 
 

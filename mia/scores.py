@@ -132,6 +132,9 @@ class ScoreMatrixCounts:
             ``"bivariate_normal"`` (paper eq. 7, tau and rho inferred unless fixed with
             ``fix``) has a dominant mode at eps ~ 0 there (``docs/lira.md``, "Which likelihood
             for a score matrix").
+            The counts are the raw pooled counts; the binomial on effective counts
+            (:func:`mia.effective_counts`) put its interval above the true eps more often, not
+            less (``docs/lira.md``, "Effective counts against false accusations").
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``).
 
