@@ -149,20 +149,24 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
 
 
 def _dependence_warnings(st: dict) -> list[str]:
-    """One warning per evidence group whose pooled counts are dependent and not corrected."""
+    """One warning per evidence group whose pooled counts are dependent (deflated or not)."""
     from bayes_dp.results.claim import DEPENDENCE_INFO_MIN
 
     out = []
     for g in st.get("groups", []):
         rec = g.get("dependence")
         if isinstance(rec, dict) and (rec.get("info_ratio") or 1.0) < DEPENDENCE_INFO_MIN:
-            if not rec.get("corrected", False):
-                out.append(
-                    f"group {g.get('name')!r}: the pooled counts carry {rec['info_ratio']:.2f} of "
-                    "the information independent decisions would (design effect FP "
-                    f"{rec['fp_design_effect']:.2f}, FN {rec['fn_design_effect']:.2f}); the "
-                    "interval treats them as independent and is optimistic"
-                )
+            how = (
+                "the interval was computed on effective counts, which raised false accusations "
+                "where measured (docs/lira.md)"
+                if rec.get("corrected", False)
+                else "the interval treats them as independent and is optimistic"
+            )
+            out.append(
+                f"group {g.get('name')!r}: the pooled counts carry {rec['info_ratio']:.2f} of "
+                "the information independent decisions would (design effect FP "
+                f"{rec['fp_design_effect']:.2f}, FN {rec['fn_design_effect']:.2f}); {how}"
+            )
     return out
 
 

@@ -30,7 +30,7 @@ PRIOR_SHIFT_MAX = 0.10
 #: The factors of the eps prior's scale the check reweights to.
 FACTORS = (0.5, 2.0)
 #: Pooled counts that carry less than this fraction of the information independent decisions
-#: would (``mia.dependence``) make an uncorrected claim not reliable.
+#: would (``mia.dependence``) make a claim not reliable, corrected by effective counts or not.
 DEPENDENCE_INFO_MIN = 0.5
 
 
@@ -44,29 +44,36 @@ def _dependent_groups(settings: dict) -> dict:
     return out
 
 
-def _dependence_words(dep: dict) -> tuple[str, bool]:
-    """Return the sentence about dependent counts, and whether all of them were corrected."""
-    corrected = all(r.get("corrected", False) for r in dep.values())
+def _dependence_words(dep: dict) -> str:
+    """Return the sentence that opens a claim on dependent counts (corrected by deflation or not).
+
+    Neither reading is a finding: the raw counts are treated as independent (the interval is
+    too narrow), and effective counts (``mia.dependence.effective_counts``, recorded as
+    ``corrected``) put the interval above the true eps more often still, as measured on
+    Laplace-mechanism score matrices (``docs/lira.md``, "Effective counts against false
+    accusations").
+    """
     which = "; ".join(
         f"group {n!r}: {r['info_ratio']:.2f} (design effect FP {r['fp_design_effect']:.2f}, FN "
         f"{r['fn_design_effect']:.2f})"
         for n, r in dep.items()
     )
-    if corrected:
+    head = (
+        "NOT RELIABLE: the pooled counts are dependent (their decisions share the models' fits; "
+        f"the information they carry relative to independent decisions: {which})"
+    )
+    if all(r.get("corrected", False) for r in dep.values()):
         return (
-            "The pooled counts are dependent (their decisions share the models' fits; the "
-            f"information they carry relative to independent decisions: {which}); the interval "
-            "was computed on counts corrected for it.",
-            True,
+            f"{head}; the interval was computed on counts deflated for it (effective counts), "
+            "which on score matrices of a mechanism with known eps put the interval above the "
+            'truth more often than the raw counts did (docs/lira.md, "Effective counts against '
+            'false accusations"). These draws would say:'
         )
     return (
-        "NOT RELIABLE: the pooled counts are dependent (their decisions share the models' fits; "
-        f"the information they carry relative to independent decisions: {which}) and the "
-        "likelihood treats them as independent, so the interval below is optimistic (too "
-        "narrow, its lower end possibly too high); use effective counts "
-        "(mia.dependence.effective_counts) or a likelihood that models the dependence. These "
-        "draws would say:",
-        False,
+        f"{head} and the likelihood treats them as independent, so the interval below is "
+        "optimistic (too narrow, its lower end possibly too high); no likelihood of this "
+        'package models that dependence yet (docs/lira.md, "Dependence of the pooled '
+        'counts"). These draws would say:'
     )
 
 
@@ -101,8 +108,8 @@ class AuditClaim:
     reliable : bool
         False when the chains did not converge or mix enough (see
         :func:`bayes_dp.results.diagnostics.findings`), or when the counts are dependent
-        (see ``dependence``) and the evidence does not correct for it; then the sentence says
-        so first.
+        (see ``dependence``), deflated to effective counts or not; then the sentence says so
+        first.
     sentence : str
         The claim in words, to paste into a paper.
     dependence : dict or None
@@ -273,12 +280,8 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         )
     dep = _dependent_groups(st) or None
     if dep:
-        text, corrected = _dependence_words(dep)
-        if corrected:
-            words.append(text)
-        else:
-            words.insert(0, text)
-            reliable = False
+        words.insert(0, _dependence_words(dep))
+        reliable = False
     return AuditClaim(
         prob=prob,
         lower=lower,
