@@ -154,8 +154,12 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
     )
 
 
+@njit(**JIT)
 def new_scratch(state) -> Scratch:
-    """Scratch arrays for the kernels of one chain (their contents are written before read)."""
+    """Scratch arrays for the kernels of one chain (their contents are written before read).
+
+    Jitted: the kernels make their own, and the driver calls it from Python.
+    """
     d = state.z.shape[0]
     return Scratch(
         zp=np.empty(d),
@@ -248,13 +252,7 @@ def advance_warm(state, M, C, cfg, rng, n_iter):
     The tuned walk and ridge moves, the windows that shape the walk and box the table, and with
     over-dispersed groups the fitted t's move in the warm-up's second half.
     """
-    w = Scratch(
-        zp=np.empty(state.z.shape[0]),
-        llb_p=np.empty(state.ll_b.shape[0]),
-        llc_p=np.empty(state.ll_c.shape[0]),
-        xi=np.empty(state.z.shape[0]),
-        yp=np.empty(state.z.shape[0]),
-    )
+    w = new_scratch(state)
     n_free = _n_free(M)
     for _ in range(n_iter):
         t = state.it[0]
@@ -288,13 +286,7 @@ def advance_draws(state, M, C, cfg, rng, n_iter, out, row0):
     walk and ridge every ``cfg.exact_every_indep``-th; or, with no such move, the exact moves
     every iteration.
     """
-    w = Scratch(
-        zp=np.empty(state.z.shape[0]),
-        llb_p=np.empty(state.ll_b.shape[0]),
-        llc_p=np.empty(state.ll_c.shape[0]),
-        xi=np.empty(state.z.shape[0]),
-        yp=np.empty(state.z.shape[0]),
-    )
+    w = new_scratch(state)
     n_free = _n_free(M)
     mode = state.sg_on[0]
     row = row0
@@ -324,13 +316,7 @@ def advance_walk(state, M, C, cfg, rng, n_iter, out, row0):
 
     The table walk each iteration, the exact walk and ridge every ``cfg.exact_every``-th.
     """
-    w = Scratch(
-        zp=np.empty(state.z.shape[0]),
-        llb_p=np.empty(state.ll_b.shape[0]),
-        llc_p=np.empty(state.ll_c.shape[0]),
-        xi=np.empty(state.z.shape[0]),
-        yp=np.empty(state.z.shape[0]),
-    )
+    w = new_scratch(state)
     n_free = _n_free(M)
     row = row0
     for _ in range(n_iter):
