@@ -12,7 +12,10 @@ accusation), that rate's exact (Clopper-Pearson) 95% interval, the coverage of t
 the median lower end over the truth, the median width, the median FN design effect and the
 largest r_hat. ``--dependence correct`` feeds the likelihood the effective counts
 (:func:`mia.effective_counts`, the pooled counts deflated by their design effects) instead of
-the raw ones; with the same ``--seed`` both see the same score matrices.
+the raw ones; with the same ``--seed`` both see the same score matrices. The last columns give
+what ``bdp.audit_claim`` states at 95% (the smaller of the posterior's 5% quantile and the
+largest per-target Clopper-Pearson bound on effective counts): how often it lies above the true
+eps, its median over the truth, and in how many audits the per-target bound is above 0.
 
     python benchmarks/lira_false_accusations.py --audits 25 --targets 64
     python benchmarks/lira_false_accusations.py --audits 25 --likelihood binomial \
@@ -93,10 +96,11 @@ def main() -> None:
     )
     print(
         "| mechanism | shift sd | true eps | audits | above truth | rate (95% CI) | coverage | "
-        "median lower / truth | median width | median FN deff | max r_hat | s/audit |"
+        "median lower / truth | median width | median FN deff | max r_hat | s/audit | "
+        "claim above truth | median claim / truth | per-target bound > 0 |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    total_k = total_n = 0
+    print("| --- " * 15 + "|")
+    total_k = total_n = total_c = 0
     for i, config in enumerate(args.configs):
         t0 = time.perf_counter()
         res = study(
@@ -122,16 +126,21 @@ def main() -> None:
         width = np.median([r["width"] for r in res])
         deff = np.median([r["fn_design_effect"] for r in res])
         mech, shift = config.split(":")
+        kc = sum(r["claim_above_truth"] for r in res)
+        total_c += kc
+        claim = np.median([r["claim_lower"] / truth for r in res])
+        pos = sum(r["frequentist_lower"] > 0 for r in res)
         print(
             f"| {mech} | {shift} | {truth:.3f} | {n} | {k} | {k / n:.3f} ({lo:.3f}, {hi:.3f}) | "
             f"{cover:.3f} | {ratio:.3f} | {width:.3f} | {deff:.2f} | "
-            f"{max(r['max_r_hat'] for r in res):.3f} | {sec:.1f} |",
+            f"{max(r['max_r_hat'] for r in res):.3f} | {sec:.1f} | {kc} | {claim:.3f} | {pos} |",
             flush=True,
         )
     lo, hi = clopper_pearson(total_k, total_n)
+    clo, chi = clopper_pearson(total_c, total_n)
     print(
         f"| all | | | {total_n} | {total_k} | {total_k / total_n:.3f} ({lo:.3f}, {hi:.3f}) "
-        "| | | | | | |"
+        f"| | | | | | | {total_c} ({clo:.3f}, {chi:.3f}) | | |"
     )
     if args.save:
         with open(args.save, "w") as f:

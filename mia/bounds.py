@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayes_dp.core.region import _cp_interval, _eps_lower, clopper_pearson_epsilon
+from bayes_dp.core.region import clopper_pearson_epsilon, clopper_pearson_target_bounds
 
 from .dependence import DependenceDiagnostic
 
@@ -38,16 +38,25 @@ ONE_RUN_FRACTIONS = (0.02, 0.05, 0.1, 0.25)
 
 
 def _effective_cp(counts, dependence: DependenceDiagnostic, delta, confidence):
-    """Max over targets of the Clopper-Pearson eps bound on fractional effective counts."""
-    f_fp = max(dependence.fp_design_effect, 1.0)
-    f_fn = max(dependence.fn_design_effect, 1.0)
-    level = 1.0 - (1.0 - confidence) / (2 * len(counts))
-    fpr_lo, fpr_hi = _cp_interval(counts.fp / f_fp, counts.n_neg / f_fp, level)
-    fnr_lo, fnr_hi = _cp_interval(counts.fn / f_fn, counts.n_pos / f_fn, level)
-    eps = np.maximum(
-        _eps_lower(fpr_hi, fnr_hi, delta), _eps_lower(1.0 - fpr_lo, 1.0 - fnr_lo, delta)
+    """Max over targets of the Clopper-Pearson eps bound on fractional effective counts.
+
+    :func:`bayes_dp.core.region.clopper_pearson_target_bounds` computes it (the one place;
+    the claim of a posterior on score-matrix evidence calls it too).
+    """
+    return float(
+        np.max(
+            clopper_pearson_target_bounds(
+                counts.fp,
+                counts.n_neg,
+                counts.fn,
+                counts.n_pos,
+                delta,
+                confidence,
+                fp_design_effect=dependence.fp_design_effect,
+                fn_design_effect=dependence.fn_design_effect,
+            )
+        )
     )
-    return float(np.max(eps))
 
 
 def one_run_model_bound(scores, keep, *, delta, confidence=0.95, fractions=ONE_RUN_FRACTIONS):

@@ -225,8 +225,12 @@ def score_matrix_audit(
         ``"fpr"`` and ``"fnr"`` (pooled error rates of the counts), ``"width"`` (of the 90%
         interval), ``"max_r_hat"`` (the largest r_hat of the run, so a study can report
         audits whose chains did not mix), ``"above_truth"`` (the interval lies entirely
-        above the true eps: a false accusation) and the counts' ``"fp_design_effect"`` and
-        ``"fn_design_effect"`` (:class:`mia.dependence.DependenceDiagnostic`).
+        above the true eps: a false accusation), the counts' ``"fp_design_effect"`` and
+        ``"fn_design_effect"`` (:class:`mia.dependence.DependenceDiagnostic`), and what
+        :func:`bayes_dp.audit_claim` states at 95%: ``"claim_lower"`` (its lower end, the
+        smaller of the posterior's 5% quantile and the per-target Clopper-Pearson bound on
+        effective counts), ``"frequentist_lower"`` (that bound) and ``"claim_above_truth"``
+        (``claim_lower`` above the true eps).
     """
     from .canary import gaussian_mechanism_epsilon
     from .dependence import effective_counts
@@ -265,6 +269,7 @@ def score_matrix_audit(
         check=False,
     )
     lo, hi = post.interval(0.9, "eps")
+    claim = bdp.audit_claim(post, 0.95)
     c = res.counts
     # the exact test's error point (alpha, beta(alpha)) of N(0, 1) vs N(mu, 1)
     if mechanism == "gaussian":
@@ -285,6 +290,9 @@ def score_matrix_audit(
         "above_truth": bool(lo > truth),
         "fp_design_effect": res.dependence.fp_design_effect,
         "fn_design_effect": res.dependence.fn_design_effect,
+        "claim_lower": claim.lower,
+        "frequentist_lower": claim.frequentist_lower,
+        "claim_above_truth": bool(claim.lower > truth),
     }
 
 

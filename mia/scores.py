@@ -135,6 +135,12 @@ class ScoreMatrixCounts:
             The counts are the raw pooled counts; the binomial on effective counts
             (:func:`mia.effective_counts`) put its interval above the true eps more often, not
             less (``docs/lira.md``, "Effective counts against false accusations").
+            Whatever the likelihood, :func:`bayes_dp.audit_claim` states first the largest
+            per-target Clopper-Pearson bound on effective counts and takes the smaller of it
+            and the posterior's lower end (``docs/lira.md``, "The claim on score-matrix
+            evidence"); the group's ``dependence`` record carries the design effects it needs
+            and ``skipped_targets`` (the columns left out), which maps a row of the counts to
+            its column of the score matrix.
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``).
 
@@ -151,7 +157,12 @@ class ScoreMatrixCounts:
         >>> res.to_evidence(likelihood="exposure_mixture").likelihood
         'exposure_mixture'
         """
-        dep = None if self.dependence is None else self.dependence.to_dict()
+        dep = None
+        if self.dependence is not None:
+            # the skipped columns map a row of the counts back to its column of the score
+            # matrix (rows are the kept columns in increasing order), so that the claim can name
+            # the target that sets its lower bound; a short list, unlike the kept columns
+            dep = {**self.dependence.to_dict(), "skipped_targets": self.skipped.tolist()}
         return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
 
 

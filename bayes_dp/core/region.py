@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayes_dp.core.validation import check_delta, check_int_array, check_real
+from bayes_dp.core.validation import check_delta, check_int_array, check_positive_int, check_real
 
 __all__ = [
     "in_region",
@@ -36,6 +36,7 @@ __all__ = [
     "largest_classical_epsilon",
     "clopper_pearson_epsilon",
     "clopper_pearson_interval",
+    "clopper_pearson_target_bounds",
 ]
 
 
@@ -327,6 +328,88 @@ def clopper_pearson_epsilon(
         _eps_lower(fpr_lo, fnr_lo, delta), _eps_lower(1.0 - fpr_hi, 1.0 - fnr_hi, delta)
     )
     return float(np.max(eps_lo)), float(np.max(eps_hi))
+
+
+def clopper_pearson_target_bounds(
+    fp,
+    n_neg,
+    fn,
+    n_pos,
+    delta: float,
+    confidence: float = 0.95,
+    *,
+    n_rates: int | None = None,
+    fp_design_effect: float = 1.0,
+    fn_design_effect: float = 1.0,
+) -> np.ndarray:
+    r"""Per-target Clopper-Pearson lower bounds of eps, on counts deflated by design effects.
+
+    Every target's FP count and trials are divided by ``max(fp_design_effect, 1)``, its FN
+    count and trials by ``max(fn_design_effect, 1)`` (fractional, not rounded: the effective
+    counts of a score matrix, ``docs/lira.md``, "Dependence of the pooled counts"); each of its
+    two rates gets the exact two-sided Clopper-Pearson interval at level
+    ``1 - (1 - confidence) / n_rates`` (Bonferroni over ``n_rates`` rates, by default the
+    ``2 T`` rates of these ``T`` targets), and the target's bound is the smallest eps whose
+    region R(eps, delta) meets the box of its rates (as in :func:`clopper_pearson_epsilon`).
+    With design effects 1 the maximum over targets is the lower end of
+    :func:`clopper_pearson_epsilon`. The one place the package computes the bound on effective
+    counts: ``mia.companion_bounds`` and :func:`bayes_dp.audit_claim` call it.
+
+    What it assumes: a binomial with the deflated number of trials has the tail of the real
+    count (the deflated count has its variance). The maximum over targets holds with
+    probability at least ``confidence`` when all ``n_rates`` intervals do.
+
+    Parameters
+    ----------
+    fp, n_neg, fn, n_pos : int or array_like of int
+        Counts per target, as in :class:`~bayes_dp.AttackCounts`.
+    delta : float
+        In [0, 1).
+    confidence : float
+        Joint confidence of all ``n_rates`` intervals, in (0, 1). Default 0.95.
+    n_rates : int, optional
+        Number of rates the Bonferroni correction covers, at least ``2 T`` (more when these
+        targets are part of a larger family, e.g. several groups of one posterior).
+    fp_design_effect, fn_design_effect : float
+        Design effects of the FP and FN counts, > 0; values below 1 count as 1 (counts are
+        never inflated).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (T,)
+        Each target's lower bound of eps (>= 0).
+
+    Examples
+    --------
+    >>> b = clopper_pearson_target_bounds([40, 50], [1000, 1000], [250, 200], [1000, 1000], 1e-5)
+    >>> lo, _ = clopper_pearson_epsilon([40, 50], 1000, [250, 200], 1000, delta=1e-5)
+    >>> bool(b.max() == lo)
+    True
+    >>> d = clopper_pearson_target_bounds([40, 50], 1000, [250, 200], 1000, 1e-5,
+    ...                                   fn_design_effect=2.0)
+    >>> bool(d.max() < lo)   # half the FN trials: a wider interval, a lower bound
+    True
+    """
+    from bayes_dp.core.observations import AttackCounts
+
+    delta = check_delta(delta)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    f_fp = check_real("fp_design_effect", fp_design_effect, low=0.0, low_open=True)
+    f_fn = check_real("fn_design_effect", fn_design_effect, low=0.0, low_open=True)
+    c = AttackCounts(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos)
+    if n_rates is None:
+        n_rates = 2 * len(c)
+    else:
+        n_rates = check_positive_int("n_rates", n_rates, minimum=2 * len(c))
+    f_fp, f_fn = max(f_fp, 1.0), max(f_fn, 1.0)
+    level = 1.0 - (1.0 - confidence) / n_rates
+    fpr_lo, fpr_hi = _cp_interval(c.fp / f_fp, c.n_neg / f_fp, level)
+    fnr_lo, fnr_hi = _cp_interval(c.fn / f_fn, c.n_pos / f_fn, level)
+    return np.maximum(
+        _eps_lower(fpr_hi, fnr_hi, delta), _eps_lower(1.0 - fpr_lo, 1.0 - fnr_lo, delta)
+    )
 
 
 def clopper_pearson_interval(k, n, confidence: float = 0.95):

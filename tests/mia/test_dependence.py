@@ -229,9 +229,18 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     assert any("optimistic" in w for w in res["warnings"])
     names = [b["name"] for b in res["companion"]["bounds"]]
     assert names[0] == "max over targets, Clopper-Pearson"
+    # the claim states the companion's effective-count bound (same delta, 95%) first, and its
+    # lower end is never above it nor above the posterior's
+    claim = res["claim"]
+    assert claim["frequentist_lower"] == res["companion"]["bounds"][1]["eps"]
+    assert claim["lower"] == min(claim["frequentist_lower"], claim["posterior_lower"])
+    assert "What the model says (not the finding)" in claim["sentence"]
+    assert claim["frequentist"]["n_rates"] == 2 * 40 and claim["frequentist"]["group"] == "lira"
     # the same, recorded in the posterior: the report shows it
     post = bdp.load_posterior(out / "posterior.nc")
     assert post.settings["groups"][0]["dependence"]["dependent"] is True
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="dependence"' in page and 'id="companion"' in page
+    assert "the per-target bound stated next allows for it" in page
+    assert bdp.audit_claim(post).to_dict() == claim  # read back from the file: the same claim
     assert "Result not reliable" in page
