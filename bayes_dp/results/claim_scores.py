@@ -167,8 +167,8 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
                     alpha=alpha,
                     ceiling=float(b[j]),
                     ceiling_fp=int(fp[j]),
-                    ceiling_n_neg=int(n_neg[j]),
-                    ceiling_n_pos=int(n_pos[j]),
+                    ceiling_n_neg=n_neg[j].item(),
+                    ceiling_n_pos=n_pos[j].item(),
                     ceiling_group=g.get("name", "?"),
                 )
             ceil["raw_ceiling"] = max(ceil["raw_ceiling"] or 0.0, float(b_raw.max()))
