@@ -138,9 +138,11 @@ class ScoreMatrixCounts:
             Whatever the likelihood, :func:`bayes_dp.audit_claim` states first the largest
             per-target Clopper-Pearson bound on effective counts and takes the smaller of it
             and the posterior's lower end (``docs/lira.md``, "The claim on score-matrix
-            evidence"); the group's ``dependence`` record carries the design effects it needs
-            and ``skipped_targets`` (the columns left out), which maps a row of the counts to
-            its column of the score matrix.
+            evidence"); the group's ``dependence`` record carries the design effects it needs,
+            ``skipped_targets`` (the columns left out), which maps a row of the counts to its
+            column of the score matrix, and ``alpha`` (the test's level), from which the claim
+            says whether the posterior's upper end lies beyond what a test at that level could
+            show.
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``).
 
@@ -161,8 +163,13 @@ class ScoreMatrixCounts:
         if self.dependence is not None:
             # the skipped columns map a row of the counts back to its column of the score
             # matrix (rows are the kept columns in increasing order), so that the claim can name
-            # the target that sets its lower bound; a short list, unlike the kept columns
-            dep = {**self.dependence.to_dict(), "skipped_targets": self.skipped.tolist()}
+            # the target that sets its lower bound; a short list, unlike the kept columns. The
+            # test's level bounds what any target can show (the claim's ceiling)
+            dep = {
+                **self.dependence.to_dict(),
+                "skipped_targets": self.skipped.tolist(),
+                "alpha": float(self.alpha),
+            }
         return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
 
 

@@ -109,7 +109,15 @@ class AuditClaim:
     upper_source : str
         ``"data"``: halving or doubling the eps prior's scale moves ``upper`` by at most
         :data:`PRIOR_SHIFT_MAX`; ``"prior"``: by more; ``"unknown"``: not checked (no
-        recorded HalfNormal or LogNormal eps prior) or only by an unreliable reweighting.
+        recorded HalfNormal or LogNormal eps prior) or only by an unreliable reweighting;
+        ``"attack_level"`` (posteriors with score-matrix groups that record the test's level
+        ``alpha``): ``upper`` lies above both the attack's ceiling (the per-target bound a
+        target tested at level ``alpha`` on these trials, with its FP count at the level and
+        no false negative, would have) and every target's own bound, so no target's evidence
+        reaches it and it is set by the model and the prior; it replaces ``"data"`` and
+        ``"unknown"`` (the prior check cannot see that the data stop short of it), not
+        ``"prior"``, which says more (the sentence then adds the ceiling). See
+        ``frequentist["ceiling"]``.
     upper_shift : float or None
         The largest relative move of ``upper`` over the factors (None when not checked).
     upper_moved_to : dict
@@ -158,8 +166,13 @@ class AuditClaim:
         :func:`bayes_dp.results.claim_scores.score_matrix_bound`): ``lower``, ``raw_lower``
         (the same bound on raw counts), ``group``, ``row``, ``target`` (score-matrix column),
         its ``fp``, ``n_neg``, ``fn``, ``n_pos``, the design effects applied, ``n_rates``,
-        ``confidence``, ``level``, ``n_targets`` and ``n_positive`` (targets whose own bound
-        is above 0).
+        ``confidence``, ``level``, ``n_targets``, ``n_positive`` (targets whose own bound
+        is above 0), ``top_targets`` (up to 5 of them, largest bound first: ``target``,
+        ``lower``, ``group``, ``row``; the sentence names them when more than one is above 0),
+        the attack's ceiling (``alpha``, ``ceiling``, ``raw_ceiling``, ``ceiling_fp``,
+        ``ceiling_n_neg``, ``ceiling_n_pos``, ``ceiling_group``; None when a group does not
+        record its ``alpha``) and ``upper_beyond_ceiling`` (whether ``upper`` lies above both
+        the ceiling and ``frequentist_lower``; None when not checked).
     """
 
     prob: float
@@ -313,7 +326,10 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     else:
         from bayes_dp.results.claim_scores import score_matrix_words
 
-        lower, words, extra = score_matrix_words(st, prob, lower, words, at, strength)
+        lower, words, extra = score_matrix_words(
+            st, prob, lower, words, at, strength, upper=upper, source=source
+        )
+        source = extra.pop("upper_source", source)
     if not reliable:
         words.insert(
             0,

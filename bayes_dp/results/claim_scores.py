@@ -16,6 +16,12 @@ settings already (``settings["groups"][i]["counts"]`` and the ``dependence`` rec
 the score matrix. Reads the settings only (no model code), so it sits beside ``claim.py``; the
 bound itself is :func:`bayes_dp.core.region.clopper_pearson_target_bounds`, the one place it is
 computed (``mia.companion_bounds`` calls it too).
+
+The same function gives the attack's ceiling: the bound of the best target a test at the
+recorded level ``alpha`` (the record's ``alpha``) could produce on these trials, its FP count at
+the level and no false negative. A posterior whose upper end lies beyond it (and beyond every
+target's own bound) has an upper end that no target's evidence could reach: it is the model's
+and the prior's, and the claim says so (``upper_source`` ``"attack_level"``).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from bayes_dp.core.region import clopper_pearson_target_bounds
 
 #: Where the docs give the decision and the measured figures.
 DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
+#: Targets the claim names (largest own bounds first).
+TOP_TARGETS = 5
 
 
 def _score_groups(st: dict) -> list[dict]:
@@ -55,6 +63,21 @@ def _column(rec: dict, row: int) -> int | None:
     return int(col)
 
 
+def _ceiling(c: dict, alpha: float, delta: float, prob: float, n_rates: int, **deflate):
+    """Return the bounds of the best target a level-``alpha`` test can give on each trial count.
+
+    For every distinct (``n_neg``, ``n_pos``) of the counts ``c``: FP the nearest integer to
+    ``alpha * n_neg``, FN 0. Returns ``(bounds, fp, n_neg, n_pos)`` over those distinct pairs.
+    """
+    pairs = np.unique(np.stack([c["n_neg"], c["n_pos"]], axis=1), axis=0)
+    n_neg, n_pos = pairs[:, 0], pairs[:, 1]
+    fp = np.rint(alpha * n_neg).astype(np.int64)
+    bounds = clopper_pearson_target_bounds(
+        fp, n_neg, np.zeros_like(fp), n_pos, delta, prob, n_rates=n_rates, **deflate
+    )
+    return bounds, fp, n_neg, n_pos
+
+
 def score_matrix_bound(st: dict, prob: float) -> dict | None:
     """Return the max-over-targets Clopper-Pearson bound on effective counts (None if none).
 
@@ -66,6 +89,12 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     (:func:`~bayes_dp.core.region.clopper_pearson_target_bounds`). The same on the raw counts
     is returned beside it.
 
+    The attack's ceiling is the same bound, with the same deflation and level, of the best
+    target a test at its group's recorded level ``alpha`` could give on a target's trials: its
+    FP count the nearest integer to ``alpha * n_neg``, no false negative; the largest over the
+    targets' trial counts. A target whose FP count fell below the level by chance can exceed it;
+    the claim compares the posterior's upper end with the larger of the two.
+
     Returns
     -------
     dict or None
@@ -73,9 +102,14 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         ``row`` (of the group's counts), ``target`` (its score-matrix column, or None when the
         record does not say), ``fp``, ``n_neg``, ``fn``, ``n_pos`` (its raw counts),
         ``fp_design_effect``, ``fn_design_effect`` (the deflation applied), ``n_rates``,
-        ``confidence``, ``level`` (of each rate's interval), ``n_targets`` and ``n_positive``
-        (targets whose own bound is above 0: those that drive the lower end). None without a
-        score-matrix group or a recorded delta.
+        ``confidence``, ``level`` (of each rate's interval), ``n_targets``, ``n_positive``
+        (targets whose own bound is above 0: those that drive the lower end), ``top_targets``
+        (up to :data:`TOP_TARGETS` of them, largest bound first: ``target``, ``lower``,
+        ``group``, ``row``), and the ceiling: ``alpha`` (the level of the group that sets it),
+        ``ceiling`` (on effective counts), ``raw_ceiling`` (on raw counts), ``ceiling_fp``,
+        ``ceiling_n_neg``, ``ceiling_n_pos`` (the hypothetical target's counts; FN 0) and
+        ``ceiling_group``, all None when a score-matrix group does not record its ``alpha``.
+        None without a score-matrix group or a recorded delta.
     """
     groups = _score_groups(st)
     delta = st.get("delta")
@@ -83,10 +117,17 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         return None
     sizes = [len(np.atleast_1d(g["counts"]["fp"])) for g in groups]
     n_rates = 2 * sum(sizes)
+    alphas = [g["dependence"].get("alpha") for g in groups]
+    with_ceiling = all(a is not None for a in alphas)
     best = None
     n_positive = 0
     raw_lower = 0.0
-    for g, size in zip(groups, sizes, strict=True):
+    top: list[tuple[float, int, int]] = []  # (bound, group index, row) of targets above 0
+    ceil = dict.fromkeys(
+        ("alpha", "ceiling", "raw_ceiling", "ceiling_fp", "ceiling_n_neg", "ceiling_n_pos")
+    )
+    ceil["ceiling_group"] = None
+    for gi, (g, size) in enumerate(zip(groups, sizes, strict=True)):
         rec = g["dependence"]
         c = {k: np.atleast_1d(np.asarray(g["counts"][k])) for k in ("fp", "n_neg", "fn", "n_pos")}
         c = {k: np.broadcast_to(v, (size,)) for k, v in c.items()}
@@ -95,13 +136,15 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         else:
             f_fp = max(float(rec.get("fp_design_effect") or 1.0), 1.0)
             f_fn = max(float(rec.get("fn_design_effect") or 1.0), 1.0)
+        deflate = {"fp_design_effect": f_fp, "fn_design_effect": f_fn}
         args = (c["fp"], c["n_neg"], c["fn"], c["n_pos"], delta, prob)
-        eff = clopper_pearson_target_bounds(
-            *args, n_rates=n_rates, fp_design_effect=f_fp, fn_design_effect=f_fn
-        )
+        eff = clopper_pearson_target_bounds(*args, n_rates=n_rates, **deflate)
         raw = clopper_pearson_target_bounds(*args, n_rates=n_rates)
         raw_lower = max(raw_lower, float(raw.max()))
-        n_positive += int(np.sum(eff > 0))
+        pos = np.flatnonzero(eff > 0)
+        n_positive += int(pos.size)
+        for r in pos[np.argsort(-eff[pos], kind="stable")][:TOP_TARGETS]:
+            top.append((float(eff[r]), gi, int(r)))
         i = int(np.argmax(eff))
         if best is None or eff[i] > best["lower"]:
             best = {
@@ -114,6 +157,22 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
                 "fn_design_effect": f_fn,
                 "corrected": bool(rec.get("corrected", False)),
             }
+        if with_ceiling:
+            alpha = float(alphas[gi])
+            b, fp, n_neg, n_pos = _ceiling(c, alpha, delta, prob, n_rates, **deflate)
+            b_raw = _ceiling(c, alpha, delta, prob, n_rates)[0]
+            j = int(np.argmax(b))
+            if ceil["ceiling"] is None or b[j] > ceil["ceiling"]:
+                ceil.update(
+                    alpha=alpha,
+                    ceiling=float(b[j]),
+                    ceiling_fp=int(fp[j]),
+                    ceiling_n_neg=n_neg[j].item(),
+                    ceiling_n_pos=n_pos[j].item(),
+                    ceiling_group=g.get("name", "?"),
+                )
+            ceil["raw_ceiling"] = max(ceil["raw_ceiling"] or 0.0, float(b_raw.max()))
+    top.sort(key=lambda t: (-t[0], t[1], t[2]))
     best.update(
         raw_lower=raw_lower,
         n_rates=n_rates,
@@ -121,6 +180,16 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         level=(1.0 - prob) / n_rates,
         n_targets=n_rates // 2,
         n_positive=n_positive,
+        top_targets=[
+            {
+                "target": _column(groups[gi]["dependence"], r),
+                "lower": b,
+                "group": groups[gi].get("name", "?"),
+                "row": r,
+            }
+            for b, gi, r in top[:TOP_TARGETS]
+        ],
+        **ceil,
     )
     return best
 
@@ -129,22 +198,64 @@ def _pct(p: float) -> str:
     return f"{100 * p:g}%"
 
 
+def _name(t: dict) -> str:
+    return f"target {t['target']}" if t["target"] is not None else f"row {t['row']}"
+
+
+def _ceiling_words(fb: dict, upper: float) -> str:
+    """Say why ``upper`` lies beyond what the attack could show at its level."""
+    words = (
+        f"a target tested at false-positive rate alpha = {fb['alpha']:g} with "
+        f"{fb['ceiling_n_neg']} OUT and {fb['ceiling_n_pos']} IN models, its FP count at that "
+        f"level ({fb['ceiling_fp']}) and no false negative, would have a bound of "
+        f"{fb['ceiling']:.3g} (the bound and Bonferroni correction above; on raw counts "
+        f"{fb['raw_ceiling']:.3g})"
+    )
+    if fb["lower"] > fb["ceiling"]:
+        words += (
+            f", and the largest bound a target reached, {fb['lower']:.3g} (its counts more "
+            f"extreme than those), is below {upper:.3g} too"
+        )
+    return words
+
+
 def score_matrix_words(
-    st: dict, prob: float, lower: float, words: list[str], at: str, strength: str
+    st: dict,
+    prob: float,
+    lower: float,
+    words: list[str],
+    at: str,
+    strength: str,
+    upper: float | None = None,
+    source: str | None = None,
 ) -> tuple[float, list[str], dict]:
     """Rewrite the claim of a posterior with score-matrix groups (identity without any).
 
     ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
-    interval, ``lower`` its (1 - ``prob``) quantile. Returns the lower end the claim states
+    interval, the last of them about its upper end; ``lower`` and ``upper`` are the
+    posterior's (1 - ``prob``) and ``prob`` quantiles and ``source`` what the prior check said
+    of the upper end (``AuditClaim.upper_source``). Returns the lower end the claim states
     (the smaller of ``lower`` and the frequentist bound), the new sentences and the extra
     fields of :class:`~bayes_dp.AuditClaim` (``posterior_lower``, ``frequentist_lower``,
-    ``frequentist``; empty without a score-matrix group).
+    ``frequentist``; empty without a score-matrix group), with ``upper_source`` among them
+    when the ceiling changes it.
+
+    The upper end: when it lies above both the attack's ceiling and the largest per-target
+    bound (:func:`score_matrix_bound`), no target's evidence reaches it. An upper end the
+    prior check called ``"data"`` or ``"unknown"`` is then ``"attack_level"`` and its sentence
+    is replaced; one it called ``"prior"`` keeps that (moving with the prior says more) and the
+    sentence adds that it lies beyond the ceiling too. Otherwise the upper end's sentence is
+    kept as it is.
     """
     fb = score_matrix_bound(st, prob)
     if fb is None:
         return lower, words, {}
     f = fb["lower"]
     claim = min(lower, f)
+    beyond = None
+    if fb["ceiling"] is not None and upper is not None:
+        beyond = bool(upper > max(fb["ceiling"], f))
+    fb["upper_beyond_ceiling"] = beyond
     extra = {"posterior_lower": lower, "frequentist_lower": f, "frequentist": fb}
     who = (
         f"target {fb['target']} (score-matrix column)"
@@ -165,10 +276,14 @@ def score_matrix_words(
         f"level {1 - prob:g}/{fb['n_rates']}, Bonferroni)"
     )
     if fb["n_positive"]:
+        named = ""
+        if fb["n_positive"] > 1:
+            largest = ", ".join(f"{_name(t)} ({t['lower']:.3g})" for t in fb["top_targets"])
+            named = f"; the largest: {largest}"
         where = (
             f"; it is set by {who} of group {fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, FN "
             f"{fb['fn']}/{fb['n_pos']}), and {fb['n_positive']} of {fb['n_targets']} targets "
-            "have a bound of their own above 0 (the targets that drive the lower end)"
+            f"have a bound of their own above 0 (the targets that drive the lower end{named})"
         )
     else:
         where = (
@@ -192,4 +307,21 @@ def score_matrix_words(
         "posterior's 90% interval lay entirely above the true eps in 16 of 100 audits "
         f"({DOCS})."
     )
-    return claim, [first, model, *words[1:]], extra
+    rest = list(words[1:])
+    if beyond:
+        ceiling = _ceiling_words(fb, upper)
+        if source == "prior":
+            rest.append(
+                f"It also lies beyond what the attack could show at its level: {ceiling}; no "
+                "target's own evidence reaches it."
+            )
+        else:
+            interval = f"the {_pct(2 * prob - 1)} credible interval [{lower:.3g}, {upper:.3g}]"
+            rest[-1] = (
+                f"The upper end of {interval} lies beyond what the attack could show at its "
+                f"level: {ceiling}. No target's own evidence reaches it: it is set by the model "
+                "(which pools the targets) and the prior of eps, not by what the attack showed; "
+                "cite the lower bound."
+            )
+            extra["upper_source"] = "attack_level"
+    return claim, [first, model, *rest], extra

@@ -160,6 +160,14 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     assert f["target"] == int(res.targets[f["row"]]) and f["n_positive"] == int((per > 0).sum())
     assert (f["fp"], f["n_neg"]) == (int(cnt.fp[f["row"]]), int(cnt.n_neg[f["row"]]))
     assert f["n_rates"] == 2 * len(cnt) and f["confidence"] == 0.95
+    # the five largest own bounds, ties in row order, named by their columns
+    rows = np.argsort(-per, kind="stable")[:5]
+    assert [t["target"] for t in f["top_targets"]] == [int(res.targets[r]) for r in rows]
+    assert [t["lower"] for t in f["top_targets"]] == [float(per[r]) for r in rows]
+    # the ceiling: the level recorded by to_evidence, the same deflation (every target 32 + 32)
+    want = _ceiling_by_hand(0.1, 32, 32, 1e-5, 0.95, f["n_rates"], f_fn=d.fn_design_effect)[0]
+    assert f["alpha"] == 0.1 and f["ceiling"] == pytest.approx(want, rel=1e-9)
+    assert f["upper_beyond_ceiling"] == (c.upper > max(f["ceiling"], f["lower"]))
     raw = bdp.clopper_pearson_epsilon(cnt.fp, cnt.n_neg, cnt.fn, cnt.n_pos, 1e-5)[0]
     assert f["raw_lower"] == pytest.approx(raw)
     s = c.sentence
@@ -238,3 +246,181 @@ def test_claim_without_score_matrix_groups_is_unchanged():
     )
     assert c.lower == post.quantile(0.05, "eps")
     assert (c.posterior_lower, c.frequentist_lower, c.frequentist) == (None, None, None)
+
+
+def _ceiling_by_hand(alpha, n0, n1, delta, confidence, n_rates, f_fp=1.0, f_fn=1.0):
+    """Bound of the target FP = round(alpha n0), FN = 0: scipy beta quantiles, DP by hand."""
+    a = (1 - confidence) / n_rates
+    k0 = round(alpha * n0) / f_fp
+    n0, n1 = n0 / f_fp, n1 / f_fn
+    fp_lo = 0.0 if k0 == 0 else stats.beta.ppf(a / 2, k0, n0 - k0 + 1)
+    fp_hi = stats.beta.ppf(1 - a / 2, k0 + 1, n0 - k0)
+    fn_hi = 1 - (a / 2) ** (1 / n1)  # Beta(1, n1)'s 1 - a/2 quantile in closed form (FN = 0)
+    # below the diagonal: FNR >= 1 - delta - e^eps FPR (the test's own constraint, at most
+    # log((1 - delta) / FPR)) and FPR >= 1 - delta - e^eps FNR (limited by the IN trials only)
+    cands = [0.0, math.log((1 - delta - fp_hi) / fn_hi), math.log((1 - delta - fn_hi) / fp_hi)]
+    # above it, at (1 - fp_lo, 1 - fn_lo = 1): 1 - delta - 1 < 0 and fp_lo - delta < 1, vacuous
+    assert math.log(max(fp_lo - delta, 1e-300)) < 0
+    return max(cands), math.log((1 - delta - fn_hi) / fp_hi)
+
+
+def _st(counts, rec, delta=1e-5):
+    st = {"delta": delta, "groups": [{"name": "g", "counts": counts, "dependence": rec}]}
+    st["eps_prior"] = ["HalfNormal", 10.0]
+    return st
+
+
+@pytest.mark.parametrize(
+    "alpha, n_neg, n_pos, f_fp, f_fn",
+    [
+        (0.1, [32, 32, 32], [32, 32, 32], 1.0, 2.06),
+        (0.05, [20, 40, 40], [60, 30, 45], 1.3, 1.0),
+        (0.1, [2000, 2000], [2000, 2000], 1.0, 1.0),
+    ],
+)
+def test_ceiling_matches_scipy_and_the_dp_inequalities(alpha, n_neg, n_pos, f_fp, f_fn):
+    t = len(n_neg)
+    counts = {"fp": [0] * t, "n_neg": n_neg, "fn": [n // 2 for n in n_pos], "n_pos": n_pos}
+    rec = {"fp_design_effect": f_fp, "fn_design_effect": f_fn, "info_ratio": 1.0, "alpha": alpha}
+    delta = 1e-5
+    b = score_matrix_bound(_st(counts, rec, delta), 0.95)
+    hand = [
+        _ceiling_by_hand(alpha, n0, n1, delta, 0.95, 2 * t, f_fp, f_fn)
+        for n0, n1 in zip(n_neg, n_pos, strict=True)
+    ]
+    j = int(np.argmax([h[0] for h in hand]))
+    # both are exact computations of the same quantities (beta quantiles to ~1e-12)
+    assert b["ceiling"] == pytest.approx(hand[j][0], rel=1e-9, abs=1e-12)
+    assert (b["ceiling_n_neg"], b["ceiling_n_pos"]) == (n_neg[j], n_pos[j])
+    assert b["ceiling_fp"] == round(alpha * n_neg[j]) and b["alpha"] == alpha
+    raw = max(
+        _ceiling_by_hand(alpha, n0, n1, delta, 0.95, 2 * t)[0]
+        for n0, n1 in zip(n_neg, n_pos, strict=True)
+    )
+    assert b["raw_ceiling"] == pytest.approx(raw, rel=1e-9, abs=1e-12)
+    assert b["raw_ceiling"] >= b["ceiling"]
+    # the test's own constraint never shows more than log((1 - delta) / alpha) (the issue's
+    # "about log(1/alpha)") since its FPR upper end is above alpha; the other one is limited
+    # only by the IN trials, so with 2,000 a side the ceiling passes log(1 / alpha)
+    assert all(h[1] < math.log((1 - delta) / alpha) for h in hand)
+    assert (b["ceiling"] > math.log(1 / alpha)) == (n_pos[0] == 2000)
+
+
+def test_to_evidence_records_the_level():
+    scores, keep = mia.simulate_score_matrix(16, 4, mu=2.0, seed=0)
+    res = mia.counts_from_score_matrix(scores, keep, alpha=0.05)
+    assert res.to_evidence().dependence["alpha"] == 0.05
+
+
+def _narrow_post(st, seed=7):
+    rng = np.random.default_rng(seed)
+    return bdp.Posterior({"eps": rng.normal(3.0, 0.2, 40_000).reshape(4, -1)}, {}, st)
+
+
+def test_upper_end_beyond_the_ceiling_is_the_attack_levels():
+    # 32 trials a side at alpha = 0.1: no target can show much more than 1, the posterior's
+    # upper end is about 3.3 and the prior check calls it the data's
+    counts = {"fp": [3, 1, 4], "n_neg": [32] * 3, "fn": [10, 0, 20], "n_pos": [32] * 3}
+    rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
+    before = bdp.audit_claim(_narrow_post(_st(counts, rec)))  # a record without the level
+    assert before.upper_source == "data" and before.frequentist["ceiling"] is None
+    assert before.frequentist["upper_beyond_ceiling"] is None
+    c = bdp.audit_claim(_narrow_post(_st(counts, {**rec, "alpha": 0.1})))
+    f = c.frequentist
+    assert f["ceiling"] == pytest.approx(_ceiling_by_hand(0.1, 32, 32, 1e-5, 0.95, 6)[0])
+    assert c.upper > max(f["ceiling"], f["lower"]) and f["upper_beyond_ceiling"] is True
+    assert c.upper_source == "attack_level" and "set by the data" in before.sentence
+    assert "set by the data" not in c.sentence
+    assert (
+        f"The upper end of the 90% credible interval [{c.posterior_lower:.3g}, {c.upper:.3g}] "
+        "lies beyond what the attack could show at its level: a target tested at false-positive "
+        f"rate alpha = 0.1 with 32 OUT and 32 IN models, its FP count at that level (3) and no "
+        f"false negative, would have a bound of {f['ceiling']:.3g}"
+    ) in c.sentence
+    assert (
+        "No target's own evidence reaches it: it is set by the model (which pools the targets) "
+        "and the prior of eps, not by what the attack showed; cite the lower bound."
+    ) in c.sentence
+    # everything before the upper end's sentence is the same
+    head = before.sentence[: before.sentence.index("The upper end")]
+    assert c.sentence.startswith(head)
+    assert json.loads(json.dumps(c.to_dict(), allow_nan=False))["upper_source"] == "attack_level"
+
+
+def test_upper_end_within_the_ceiling_keeps_its_sentence():
+    # 2,000 trials a side: the ceiling (about 5.4) is above the upper end (about 3.3)
+    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
+    rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
+    before = bdp.audit_claim(_narrow_post(_st(counts, rec)))
+    c = bdp.audit_claim(_narrow_post(_st(counts, {**rec, "alpha": 0.1})))
+    assert c.frequentist["ceiling"] > c.upper and c.frequentist["upper_beyond_ceiling"] is False
+    assert c.upper_source == before.upper_source == "data" and c.sentence == before.sentence
+    assert "beyond what the attack could show" not in c.sentence
+
+
+def test_upper_end_set_by_the_prior_says_both():
+    rng = np.random.default_rng(5)
+    counts = {"fp": [3, 1], "n_neg": [32] * 2, "fn": [10, 0], "n_pos": [32] * 2}
+    rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0, "alpha": 0.1}
+    # draws from the prior itself: the upper end moves with the prior's scale
+    draws = np.abs(rng.normal(0.0, 10.0, 40_000)).reshape(4, -1)
+    c = bdp.audit_claim(bdp.Posterior({"eps": draws}, {}, _st(counts, rec)))
+    assert c.upper_source == "prior" and c.frequentist["upper_beyond_ceiling"] is True
+    s = c.sentence
+    assert s.index("is set by the prior of eps") < s.index(
+        "It also lies beyond what the attack could show at its level: a target tested at "
+        "false-positive rate alpha = 0.1"
+    )
+
+
+def test_top_targets_name_the_largest_bounds_by_column():
+    # two groups; group a has columns 0 and 3 skipped, so its rows 0..5 are columns 1, 2, 4..7
+    a = {"fp": [0, 5, 1, 0, 8, 2], "n_neg": 40, "fn": [0, 20, 3, 10, 30, 1], "n_pos": 40}
+    b = {"fp": [0, 2], "n_neg": 40, "fn": [1, 2], "n_pos": 40}
+    rec_a = {"fp_design_effect": 1.0, "fn_design_effect": 1.5, "skipped_targets": [3, 0]}
+    rec_b = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "skipped_targets": []}
+    st = {
+        "delta": 1e-5,
+        "groups": [
+            {"name": "a", "counts": a, "dependence": rec_a},
+            {"name": "b", "counts": b, "dependence": rec_b},
+        ],
+    }
+    per = {
+        name: clopper_pearson_target_bounds(
+            c["fp"],
+            c["n_neg"],
+            c["fn"],
+            c["n_pos"],
+            1e-5,
+            0.95,
+            n_rates=16,
+            fn_design_effect=f,
+        )
+        for name, c, f in (("a", a, 1.5), ("b", b, 1.0))
+    }
+    cols = {"a": [1, 2, 4, 5, 6, 7], "b": [0, 1]}
+    want = sorted(
+        ((float(v), g, cols[g][r]) for g in "ab" for r, v in enumerate(per[g]) if v > 0),
+        key=lambda t: -t[0],
+    )
+    assert len(want) > 5  # the list is cut at 5
+    f = score_matrix_bound(st, 0.95)
+    got = [(t["lower"], t["group"], t["target"]) for t in f["top_targets"]]
+    assert [t[0] for t in got] == pytest.approx([t[0] for t in want[:5]], rel=1e-12)
+    # largest first, the groups' rows mapped to their columns (no ties among these bounds)
+    assert [(g, t) for _, g, t in got] == [(g, t) for _, g, t in want[:5]]
+    assert f["n_positive"] == len(want) and f["alpha"] is None and f["ceiling"] is None
+    post = bdp.Posterior({"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}, {}, st)
+    s = bdp.audit_claim(post).sentence
+    named = ", ".join(f"target {t['target']} ({t['lower']:.3g})" for t in f["top_targets"])
+    assert f"the targets that drive the lower end; the largest: {named})" in s
+    # a single target above 0 is the one that sets the bound: no list
+    one = {**st, "groups": st["groups"][1:]}
+    one["groups"][0] = {**one["groups"][0], "counts": {**b, "fp": [0, 20], "fn": [1, 20]}}
+    f1 = score_matrix_bound(one, 0.95)
+    assert f1["n_positive"] == 1 and f1["top_targets"][0]["target"] == 0
+    s1 = bdp.audit_claim(
+        bdp.Posterior({"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}, {}, one)
+    ).sentence
+    assert "the largest:" not in s1 and "1 of 2 targets have a bound of their own above 0" in s1
