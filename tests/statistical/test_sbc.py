@@ -1,5 +1,5 @@
 """Simulation-based calibration of the sampler, one study per likelihood (slow; CI's
-statistical stage runs them).
+statistical stage runs the binomial's, see ``IN_CI``).
 
 The study is ``benchmarks/sbc_correlated.py``: ``bayes_dp.evaluation.calibration.run_sbc`` over
 ``sbc_replicate`` with the prior and design below (eps, s and for the correlated likelihoods
@@ -52,9 +52,17 @@ def _check_sbc(out, names):
         coverage_report(np.asarray(out.coverage.hits(var), dtype=bool), z)
 
 
+#: CI's statistical stage runs the binomial's study only: each correlated study takes 6-8 min on
+#: 2 idle cores (measured in a CI run, 2026-11-27), which the stage's budget does not hold; they
+#: run under ``-m slow``.
+IN_CI = ("binomial",)
+
+
 @pytest.mark.slow
-@pytest.mark.statistical
-@pytest.mark.parametrize("likelihood", list(SBC_STUDIES))
+@pytest.mark.parametrize(
+    "likelihood",
+    [pytest.param(k, marks=pytest.mark.statistical) if k in IN_CI else k for k in SBC_STUDIES],
+)
 def test_sbc_per_likelihood(likelihood):
     study, names = SBC_STUDIES[likelihood]
     out = run_sbc(
