@@ -117,7 +117,7 @@ def main() -> None:
         sec = (time.perf_counter() - t0) / len(res)
         saved[config] = res
         truth = res[0]["true_eps"][2]
-        k = sum(r["above_truth"] for r in res)
+        k = int(sum(r["above_truth"] for r in res))
         n = len(res)
         total_k, total_n = total_k + k, total_n + n
         lo, hi = clopper_pearson(k, n)
@@ -126,7 +126,7 @@ def main() -> None:
         width = np.median([r["width"] for r in res])
         deff = np.median([r["fn_design_effect"] for r in res])
         mech, shift = config.split(":")
-        kc = sum(r["claim_above_truth"] for r in res)
+        kc = int(sum(r["claim_above_truth"] for r in res))
         total_c += kc
         claim = np.median([r["claim_lower"] / truth for r in res])
         pos = sum(r["frequentist_lower"] > 0 for r in res)

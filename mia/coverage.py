@@ -224,13 +224,15 @@ def score_matrix_audit(
         ``(alpha, beta(alpha))``); and the numbers ``"median"`` (posterior median of eps),
         ``"fpr"`` and ``"fnr"`` (pooled error rates of the counts), ``"width"`` (of the 90%
         interval), ``"max_r_hat"`` (the largest r_hat of the run, so a study can report
-        audits whose chains did not mix), ``"above_truth"`` (the interval lies entirely
-        above the true eps: a false accusation), the counts' ``"fp_design_effect"`` and
-        ``"fn_design_effect"`` (:class:`mia.dependence.DependenceDiagnostic`), and what
+        audits whose chains did not mix), ``"above_truth"`` (1.0 when the interval lies
+        entirely above the true eps, a false accusation, else 0.0: a number, so that
+        :func:`~bayes_dp.evaluation.calibration.coverage_study` averages it), the counts'
+        ``"fp_design_effect"`` and ``"fn_design_effect"``
+        (:class:`mia.dependence.DependenceDiagnostic`), and what
         :func:`bayes_dp.audit_claim` states at 95%: ``"claim_lower"`` (its lower end, the
         smaller of the posterior's 5% quantile and the per-target Clopper-Pearson bound on
         effective counts), ``"frequentist_lower"`` (that bound) and ``"claim_above_truth"``
-        (``claim_lower`` above the true eps).
+        (1.0 when ``claim_lower`` is above the true eps, else 0.0).
     """
     from .canary import gaussian_mechanism_epsilon
     from .dependence import effective_counts
@@ -287,12 +289,12 @@ def score_matrix_audit(
         "fnr": float(c.fn.sum() / c.n_pos.sum()),
         "width": hi - lo,
         "max_r_hat": max(d["r_hat"] for d in post.diagnostics().values()),
-        "above_truth": bool(lo > truth),
+        "above_truth": float(lo > truth),
         "fp_design_effect": res.dependence.fp_design_effect,
         "fn_design_effect": res.dependence.fn_design_effect,
         "claim_lower": claim.lower,
         "frequentist_lower": claim.frequentist_lower,
-        "claim_above_truth": bool(claim.lower > truth),
+        "claim_above_truth": float(claim.lower > truth),
     }
 
 

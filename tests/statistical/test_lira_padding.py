@@ -73,7 +73,7 @@ def _false_accusations(configs, n_per_config, n_targets):
                     mechanism=mech,
                     model_shift=shift,
                 )
-            k += a["above_truth"]
+            k += int(a["above_truth"])
             n += 1
     # one-sided 95% lower bound of the rate (Clopper-Pearson)
     lower = 0.0 if k == 0 else stats.beta.ppf(0.05, k, n - k + 1)
