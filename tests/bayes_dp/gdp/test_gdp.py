@@ -15,7 +15,7 @@ from bayes_dp.gdp import core as gdp
 from bayes_dp.gdp import laplace
 from bayes_dp.results.posterior import GdpPosterior
 
-from tests._support.mc_error import coverage_report, pit_z
+from tests._support.mc_error import prior_calibration
 
 
 def _drs_delta(mu, eps):
@@ -216,11 +216,9 @@ def _prior_calibration(n_audits, n_scores, seed, scale=2.0):
     """Coverage of mu's 90% intervals and PIT values, mu drawn from the analysis prior
     HalfNormal(scale) (so calibrated intervals cover at exactly 90% on average); two-sided
     criteria of tests/_support/mc_error.py, which prints their false-pass probabilities."""
-    rng = np.random.default_rng(seed)
-    hits, zs = [], []
-    for _ in range(n_audits):
-        mu = float(stats.halfnorm.rvs(scale=scale, random_state=rng))
-        post = bdp.estimate_gdp(
+
+    def audit(rng, mu):
+        return bdp.estimate_gdp(
             rng.normal(mu, 1, n_scores),
             rng.normal(0, 1, n_scores),
             delta=1e-5,
@@ -230,10 +228,8 @@ def _prior_calibration(n_audits, n_scores, seed, scale=2.0):
             draws=500,
             fit_check=False,
         )
-        lo, hi = post.interval(0.9, "mu")
-        hits.append(lo <= mu <= hi)
-        zs.append(pit_z(post.draws("mu"), mu))
-    return coverage_report(hits, zs)
+
+    return prior_calibration(n_audits, seed, audit, "mu", scale=scale)
 
 
 def test_calibration_quick():

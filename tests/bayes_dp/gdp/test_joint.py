@@ -13,7 +13,7 @@ from scipy import special, stats
 import bayes_dp as bdp
 from bayes_dp.gdp import core as gdp
 
-from tests._support.mc_error import coverage_report, pit_z
+from tests._support.mc_error import prior_calibration
 from tests.reference import log_marginal_likelihood
 
 Q = [0.05, 0.5, 0.95]
@@ -153,13 +153,11 @@ def _one_run_coverage(mu, n_audits, m, seed):
 def _one_run_prior_calibration(n_audits, m, seed, scale=2.0):
     """As _one_run_coverage with mu drawn from the analysis prior HalfNormal(scale): coverage
     and PIT values against the two-sided criteria of tests/_support/mc_error.py."""
-    rng = np.random.default_rng(seed)
-    hits, zs = [], []
-    for _ in range(n_audits):
-        mu = float(stats.halfnorm.rvs(scale=scale, random_state=rng))
+
+    def audit(rng, mu):
         b = rng.random(m) < 0.5
         v = int(np.sum((rng.normal(mu * b, 1.0) > mu / 2) == b))
-        post = bdp.estimate_gdp(
+        return bdp.estimate_gdp(
             bdp.OneRunCounts(m, m, v),
             delta=1e-5,
             mu_prior=bdp.HalfNormal(scale),
@@ -167,10 +165,8 @@ def _one_run_prior_calibration(n_audits, m, seed, scale=2.0):
             chains=2,
             draws=500,
         )
-        lo, hi = post.interval(0.9, "mu")
-        hits.append(lo <= mu <= hi)
-        zs.append(pit_z(post.draws("mu"), mu))
-    return coverage_report(hits, zs)
+
+    return prior_calibration(n_audits, seed, audit, "mu", scale=scale)
 
 
 def test_one_run_evidence_under_gdp_is_calibrated_quick():

@@ -12,7 +12,7 @@ from scipy import integrate, optimize, special, stats
 import bayes_dp as bdp
 from bayes_dp.one_run.core import one_run_log_likelihood
 
-from tests._support.mc_error import coverage_report, pit_z
+from tests._support.mc_error import prior_calibration
 
 
 def _naive_p_value(m, r, v, eps, delta):
@@ -111,17 +111,13 @@ def _rr_prior_calibration(n_audits, m, seed, scale=2.0):
     """Randomized response with eps drawn from the analysis prior HalfNormal(scale): coverage
     of the 90% intervals and PIT values against the two-sided criteria of
     tests/_support/mc_error.py (which prints their false-pass probabilities)."""
-    rng = np.random.default_rng(seed)
     prior = bdp.Prior(eps=bdp.HalfNormal(scale), s=1.0)
-    hits, zs = [], []
-    for _ in range(n_audits):
-        eps = float(stats.halfnorm.rvs(scale=scale, random_state=rng))
+
+    def audit(rng, eps):
         v = _rr_guesses(rng, m, eps)
-        post = bdp.estimate_one_run(bdp.OneRunCounts(m, m, v), prior=prior, seed=rng, draws=500)
-        lo, hi = post.interval(0.9)
-        hits.append(lo <= eps <= hi)
-        zs.append(pit_z(post.draws("eps"), eps))
-    return coverage_report(hits, zs)
+        return bdp.estimate_one_run(bdp.OneRunCounts(m, m, v), prior=prior, seed=rng, draws=500)
+
+    return prior_calibration(n_audits, seed, audit, "eps", scale=scale)
 
 
 def test_randomized_response_calibration_quick():
