@@ -64,6 +64,9 @@ def main(argv=None) -> None:
     ap.add_argument("--subsets", nargs="+", choices=SUBSETS, default=list(SUBSETS))
     ap.add_argument("--max-time", type=float, default=None, help="per estimate (default 600 s)")
     ap.add_argument("--cores", type=int, default=None)
+    ap.add_argument(
+        "--likelihood", default=None, help="to_evidence(likelihood=...) (default: its default)"
+    )
     ap.add_argument("--save", metavar="DIR", help="store (and resume) the score matrix here")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     a = ap.parse_args(argv)
@@ -104,10 +107,14 @@ def main(argv=None) -> None:
             seed=a.seed,
             max_time=a.max_time,
             cores=a.cores,
+            likelihood=a.likelihood,
         )
         out["subsets"].append(r)
         q = r["eps_q"]
-        print(f"\n== {sub}: {r['n_counted']} of {r['n_targets']} targets counted ==")
+        print(
+            f"\n== {sub}: {r['n_counted']} of {r['n_targets']} targets counted "
+            f"({r['likelihood']}) =="
+        )
         print(
             f"FP {r['fp']}/{r['n_neg']}, FN {r['fn']}/{r['n_pos']}; design effects FP "
             f"{r['design_effects'][0]:.2f}, FN {r['design_effects'][1]:.2f}; information ratio "

@@ -146,6 +146,7 @@ def analyse(
     chains: int = 4,
     max_time: float | None = None,
     cores: int | None = None,
+    likelihood: str | None = None,
 ) -> dict:
     """The default audit of one subset of the targets, as ``bayes-dp estimate`` runs it.
 
@@ -153,8 +154,9 @@ def analyse(
     ``"others"``); ``mia.counts_from_score_matrix`` (online test at ``alpha``, ``skip=True``),
     its ``to_evidence()`` at defaults and ``bdp.estimate_epsilon`` with the CLI's arguments
     (``check=False``; ``draws``, ``tune``, ``max_time`` None: the defaults), then
-    ``bdp.audit_claim`` at 95%. Returns a dict of figures (see the benchmark's printout);
-    target ids are columns of the full matrix.
+    ``bdp.audit_claim`` at 95%. ``likelihood`` (None: ``to_evidence()``'s default) is passed to
+    ``to_evidence``, to compare another model on the same matrix. Returns a dict of figures
+    (see the benchmark's printout); target ids are columns of the full matrix.
     """
     import bayes_dp as bdp
     import mia
@@ -169,7 +171,7 @@ def analyse(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # DependenceWarning: recorded in `dependence` below
         res = mia.counts_from_score_matrix(scores[:, cols], keep[:, cols], alpha, skip=True)
-    ev = res.to_evidence(name="lira")
+    ev = res.to_evidence(name="lira", **({} if likelihood is None else {"likelihood": likelihood}))
     t0 = time.perf_counter()
     post = bdp.estimate_epsilon(
         [ev],
@@ -200,6 +202,7 @@ def analyse(
     q = [float(v) for v in post.quantile([0.05, 0.5, 0.95], "eps")]
     return {
         "subset": subset,
+        "likelihood": ev.likelihood,
         "n_targets": int(cols.size),
         "n_counted": len(res.counts),
         "n_canaries": int(canary[kept].sum()),
