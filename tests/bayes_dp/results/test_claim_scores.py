@@ -424,3 +424,32 @@ def test_top_targets_name_the_largest_bounds_by_column():
         bdp.Posterior({"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}, {}, one)
     ).sentence
     assert "the largest:" not in s1 and "1 of 2 targets have a bound of their own above 0" in s1
+
+
+@pytest.mark.parametrize("f_fn", [1.0, 2.0])
+@pytest.mark.parametrize("n", [32, 128])
+def test_best_target_bound_closed_form_under_padding(n, f_fn):
+    # docs/lira.md, "Padding of the claim": a target with no error in n OUT and n IN trials,
+    # among T targets, each rate at level 1 - a with a = (1 - p) / (2 T): the two-sided
+    # Clopper-Pearson upper end of a rate with 0 errors in m trials is 1 - (a / 2)^(1 / m), so
+    # with q_x = (a / 2)^(f_x / n) the bound is max(0, log((q_fp - delta) / (1 - q_fn)),
+    # log((q_fn - delta) / (1 - q_fp))); with f_fp = f_fn it is -log(expm1(c)) up to delta,
+    # c = f log(4 T / (1 - p)) / n. Against the beta quantiles of the function.
+    delta, p = 1e-5, 0.95
+    prev = np.inf
+    for T in (15, 315, 1015, 10015, 50015):
+        a2 = (1 - p) / (4 * T)
+        q_fp, q_fn = a2 ** (1 / n), a2 ** (f_fn / n)
+        closed = max(
+            0.0, math.log((q_fp - delta) / (1 - q_fn)), math.log((q_fn - delta) / (1 - q_fp))
+        )
+        got = clopper_pearson_target_bounds(
+            0, n, 0, n, delta, p, n_rates=2 * T, fn_design_effect=f_fn
+        )[0]
+        assert got == pytest.approx(closed, rel=1e-9, abs=1e-12)
+        if f_fn == 1.0:
+            c = math.log(4 * T / (1 - p)) / n
+            # the two differ by log(q / (q - delta)) ~ delta / q
+            assert got == pytest.approx(-math.log(math.expm1(c)), abs=2 * delta / q_fp)
+        assert got < prev  # more targets, a stricter level, a lower bound
+        prev = got
