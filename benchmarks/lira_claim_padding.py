@@ -12,12 +12,15 @@ rates) and the posterior's 5% quantile, each over the exposed-only value of the 
 The frequentist part moves through two channels, separated in the last columns: the Bonferroni
 level (the exposed targets' own counts and design effects, bounded at level 0.05 / (2 T):
 ``bonferroni only``) and the design effects, which are estimated from all the targets of the
-matrix (``FP deff``, ``FN deff``). ``best (0/32, 0/32)`` is the closed form of the best target
-a 64-model balanced matrix can hold (no error on either side; docs/lira.md, "Padding of the
-claim"), on raw counts.
+matrix (``FP deff``, ``FN deff``). ``best (0/n, 0/n)`` is the closed form of the best target
+a balanced matrix of ``--models`` = 2 n models can hold (no error on either side; docs/lira.md,
+"Padding of the claim"), on raw counts. ``--split`` adds ``mia.split_selection_bound`` (a
+prototype: 5 targets selected on half of the models, bounded on the other half; the larger of
+that and the all-target bound, each at half the level), seeded by the row's seed.
 
     python benchmarks/lira_claim_padding.py                       # seed 1, + 300 / 1,000 / 10,000
-    python benchmarks/lira_claim_padding.py --seeds 1 2 3 4 5 --no-posterior
+    python benchmarks/lira_claim_padding.py --seeds 1 2 3 4 5 --no-posterior --split
+    python benchmarks/lira_claim_padding.py --seeds 1 2 3 --no-posterior --split --models 128
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ import warnings
 import numpy as np
 
 import bayes_dp as bdp
+import mia
 from bayes_dp.core.region import clopper_pearson_target_bounds
 
-from tests._support.lira_sim import padded_counts
+from tests._support.lira_sim import padded_matrix
 
 DELTA = 1e-5
 PROB = 0.95
@@ -72,9 +76,12 @@ def frequentist_parts(res, rows, n_targets: int) -> dict:
     }
 
 
-def one(n_exposed, n_pad, seed, posterior, chains, draws, tune):
+def one(n_exposed, n_pad, seed, posterior, chains, draws, tune, n_models=64, split=False):
     """One padded matrix: the figures of a row (the posterior's only when ``posterior``)."""
-    res = padded_counts(n_exposed, n_pad, seed)
+    scores, keep = padded_matrix(n_exposed, n_pad, seed, n_models)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = mia.counts_from_score_matrix(scores, keep, 0.1)
     if len(res.skipped):
         raise RuntimeError(f"columns skipped: {res.skipped}")
     T = len(res.counts.fp)
@@ -85,8 +92,12 @@ def one(n_exposed, n_pad, seed, posterior, chains, draws, tune):
         "f_fp": fr["f_fp"],
         "f_fn": fr["f_fn"],
         "at_level": fr["at_level"],
-        "best": best_target_bound(T),
+        "best": best_target_bound(T, n_models // 2),
     }
+    if split:
+        out["split"] = mia.split_selection_bound(
+            scores, keep, alpha=0.1, delta=DELTA, confidence=PROB, seed=seed, counts=res
+        )
     if posterior:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
@@ -120,6 +131,10 @@ def main() -> None:
     ap.add_argument("--exposed", type=int, default=15)
     ap.add_argument("--pad", type=int, nargs="+", default=[300, 1000, 10000])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
+    ap.add_argument("--models", type=int, default=64)
+    ap.add_argument(
+        "--split", action="store_true", help="also mia.split_selection_bound (prototype)"
+    )
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--tune", type=int, default=500)
@@ -130,7 +145,8 @@ def main() -> None:
     post = not args.no_posterior
     print(
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
-        f"{os.getloadavg()[0]:.2f} at the start; {args.exposed} exposed targets, 64 models, "
+        f"{os.getloadavg()[0]:.2f} at the start; {args.exposed} exposed targets, "
+        f"{args.models} models, "
         f"binomial on raw counts, {args.chains} x {args.draws} draws after {args.tune}"
     )
     head = "| seed | added | T | "
@@ -138,8 +154,10 @@ def main() -> None:
         head += "claim | / exposed-only | posterior 5% | / exposed-only | "
     head += (
         "frequentist | / exposed-only | bonferroni only | / exposed-only | FP deff | FN deff | "
-        "best (0/32, 0/32) | / exposed-only |"
+        "best (0/n, 0/n) | / exposed-only |"
     )
+    if args.split:
+        head += " split (selected, all) | / exposed-only |"
     if post:
         head += " set by (FP, FN) | s |"
     print(head)
@@ -147,7 +165,17 @@ def main() -> None:
     for seed in args.seeds:
         base = None
         for n_pad in [0, *args.pad]:
-            r = one(args.exposed, n_pad, seed, post, args.chains, args.draws, args.tune)
+            r = one(
+                args.exposed,
+                n_pad,
+                seed,
+                post,
+                args.chains,
+                args.draws,
+                args.tune,
+                args.models,
+                args.split,
+            )
             if base is None:
                 base = r
                 d0 = (r["f_fp"], r["f_fn"])
@@ -163,6 +191,12 @@ def main() -> None:
                 f"{bonf / base['freq']:.3f} | {r['f_fp']:.2f} | {r['f_fn']:.2f} | "
                 f"{r['best']:.3f} | {r['best'] / base['best']:.3f} |"
             )
+            if args.split:
+                sp = r["split"]
+                row += (
+                    f" {sp['eps']:.3f} ({sp['split']:.3f}, {sp['full']:.3f}) | "
+                    f"{sp['eps'] / base['split']['eps']:.3f} |"
+                )
             if post:
                 fb = r["fb"]
                 row += f" {fb['fp']}/{fb['n_neg']}, {fb['fn']}/{fb['n_pos']} | {r['seconds']:.0f} |"
