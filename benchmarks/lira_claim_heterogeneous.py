@@ -7,13 +7,15 @@ alone is a Gaussian mechanism of sensitivity mu_t; its eps(delta) is
 ``mia.canary.gaussian_mechanism_epsilon(1, delta, sensitivity=mu_t)`` (the GDP conversion), and
 no target's membership is more exposed than the strongest one's. Counted by the online test at
 alpha 0.1 (``mia.counts_from_score_matrix``), the default evidence (``to_evidence()``: binomial
-on raw counts) sampled with ``--chains`` x ``--draws`` after ``--tune``, and
+on raw counts) sampled with ``--chains`` x ``--draws`` after ``--tune`` (default: 4 chains of
+the sampler's own length, as ``bdp.estimate_epsilon`` runs by default; one core), and
 ``bdp.audit_claim(post, 0.95)`` read: its lower end, its frequentist part, the posterior's 5%
 and 95% quantiles, the strongest target's eps, ``claim.upper_source`` and the sentence about the
 upper end (printed in full below the table).
 
-    python benchmarks/lira_claim_heterogeneous.py --targets 1000 10000
-    python benchmarks/lira_claim_heterogeneous.py --targets 50000 --draws 300 --tune 200
+    python benchmarks/lira_claim_heterogeneous.py --targets 1000 10000 50000
+    python benchmarks/lira_claim_heterogeneous.py --models 256 --median 0.03 --sigma 1 \
+        --targets 1000 10000
 """
 
 from __future__ import annotations
@@ -69,9 +71,9 @@ def main() -> None:
     ap.add_argument("--median", type=float, default=0.1, help="median shift mu_t")
     ap.add_argument("--sigma", type=float, default=1.5, help="sd of log mu_t")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
-    ap.add_argument("--chains", type=int, default=2)
-    ap.add_argument("--draws", type=int, default=1000)
-    ap.add_argument("--tune", type=int, default=500)
+    ap.add_argument("--chains", type=int, default=4)
+    ap.add_argument("--draws", type=int, default=None, help="default: the sampler's own length")
+    ap.add_argument("--tune", type=int, default=None)
     args = ap.parse_args()
     print(
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "

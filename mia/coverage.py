@@ -236,7 +236,7 @@ def score_matrix_audit(
         largest value the claim's frequentist part can take on this design (the bound, on raw
         counts at the claim's Bonferroni level, of a target with no error in the most trials
         any target has: a claim is never above it, so a mechanism whose eps is above it cannot
-        be falsely accused by the claim, ``docs/lira.md``, "Padding of the claim"), and
+        be falsely accused by the claim, ``docs/lira.md``, "The claim's ceiling"), and
         ``"uncorrected_lower"``, the largest per-target bound on raw counts with each target's
         two rates at 95% jointly and no correction over targets (a control: the claim without
         its multiplicity correction and deflation).

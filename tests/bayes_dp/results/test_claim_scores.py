@@ -429,7 +429,7 @@ def test_top_targets_name_the_largest_bounds_by_column():
 @pytest.mark.parametrize("f_fn", [1.0, 2.0])
 @pytest.mark.parametrize("n", [32, 128])
 def test_best_target_bound_closed_form_under_padding(n, f_fn):
-    # docs/lira.md, "Padding of the claim": a target with no error in n OUT and n IN trials,
+    # docs/lira.md, "The claim's ceiling": a target with no error in n OUT and n IN trials,
     # among T targets, each rate at level 1 - a with a = (1 - p) / (2 T): the two-sided
     # Clopper-Pearson upper end of a rate with 0 errors in m trials is 1 - (a / 2)^(1 / m), so
     # with q_x = (a / 2)^(f_x / n) the bound is max(0, log((q_fp - delta) / (1 - q_fn)),
