@@ -149,18 +149,20 @@ def main() -> None:
         n = len(res)
         total_k, total_n = total_k + k, total_n + n
         lo, hi = clopper_pearson(k, n)
-        ratio = np.median([r["true_eps"][0] / truth for r in res])
+        # ratios to the truth are nan for a mechanism with eps = 0 (any claim above 0 accuses)
+        scale = truth if truth > 0 else float("nan")
+        ratio = np.median([r["true_eps"][0] / scale for r in res])
         cover = np.mean([r["true_eps"][0] <= truth <= r["true_eps"][1] for r in res])
         width = np.median([r["width"] for r in res])
         deff = np.median([r["fn_design_effect"] for r in res])
         mech, shift = config.split(":")
         kc = int(sum(r["claim_above_truth"] for r in res))
         total_c += kc
-        claim = np.median([r["claim_lower"] / truth for r in res])
+        claim = np.median([r["claim_lower"] / scale for r in res])
         pos = sum(r["frequentist_lower"] > 0 for r in res)
         c_lo, c_hi = clopper_pearson(kc, n)
-        c_max = max(r["claim_lower"] / truth for r in res)
-        ceiling = np.median([r["claim_ceiling"] for r in res]) / truth
+        c_max = max(r["claim_lower"] / scale for r in res)
+        ceiling = np.median([r["claim_ceiling"] for r in res]) / scale
         unc = int(sum(r["uncorrected_lower"] > truth for r in res))
         print(
             f"| {mech} | {shift} | {truth:.3f} | {n} | {k} | {k / n:.3f} ({lo:.3f}, {hi:.3f}) | "

@@ -12,7 +12,9 @@ classical audit's answer "eps >= L with confidence c" three ways, each with what
   is over-dispersed (about twice the binomial variance) and this bound can be optimistic.
 * **max over targets, effective counts**: the same on counts deflated by the design effect of
   each side (:func:`mia.dependence.effective_counts`, not rounded): assumes a binomial with the
-  deflated number of trials has the tail of the real count (it has its variance).
+  deflated number of trials has the tail of the real count (it has its variance). The
+  decisions are read as made, never reflected (``docs/lira.md``, "Cross-fed decisions that
+  point the wrong way": a target that shows nothing can have decisions wrong on both sides).
 * **max over selected targets, split models** (a prototype; not what the claim states):
   :func:`split_selection_bound`. The largest of (a) the effective-count bound of the
   :data:`SPLIT_SELECTED` targets that look most exposed on a random half of the models, computed
@@ -71,6 +73,7 @@ def _effective_cp(counts, dependence: DependenceDiagnostic, delta, confidence):
                 confidence,
                 fp_design_effect=dependence.fp_design_effect,
                 fn_design_effect=dependence.fn_design_effect,
+                reflect=False,
             )
         )
     )
@@ -401,6 +404,7 @@ def split_selection_bound(
                     half_conf,
                     fp_design_effect=d.fp_design_effect,
                     fn_design_effect=d.fn_design_effect,
+                    reflect=False,
                 )
             )
         )

@@ -310,7 +310,7 @@ def score_matrix_audit(
             )[0]
         ),
         "uncorrected_lower": max(
-            float(clopper_pearson_target_bounds(*row, delta, 0.95)[0])
+            float(clopper_pearson_target_bounds(*row, delta, 0.95, reflect=False)[0])
             for row in zip(c.fp, c.n_neg, c.fn, c.n_pos, strict=True)
         ),
     }
