@@ -347,6 +347,17 @@ def split_selection_bound(
         ``full`` (the effective-count bound over all targets at the halved level),
         ``selected`` (their score-matrix columns), ``k``, ``half_a``, ``half_b`` (model
         indices).
+
+    Examples
+    --------
+    >>> import mia
+    >>> mu = [5.0] * 3 + [0.0] * 30          # 3 exposed targets, 30 that show nothing
+    >>> scores, keep = mia.simulate_score_matrix(128, 33, mu, seed=0)
+    >>> b = mia.split_selection_bound(scores, keep, alpha=0.1, delta=1e-5, seed=1)
+    >>> b["eps"] == max(b["split"], b["full"])
+    True
+    >>> sorted(b["selected"])[:3]            # the exposed targets are among the 5 selected
+    [0, 1, 2]
     """
     import warnings
 
