@@ -6,7 +6,8 @@ classical audit's answer "eps >= L with confidence c" three ways, each with what
 
 * **max over targets, Clopper-Pearson**: every target's FP and FN rates get exact two-sided
   Clopper-Pearson intervals, all ``2 T`` together at ``confidence`` (Bonferroni), and the
-  largest eps lower bound over targets is kept (:func:`bayes_dp.clopper_pearson_epsilon`).
+  largest eps lower bound over targets is kept (the lower end of
+  :func:`bayes_dp.clopper_pearson_epsilon`, but on the decisions as made, never reflected).
   Assumes each target's decisions are independent Bernoulli trials given its rates. They are
   not: a target's held-out IN models are all tested against the same OUT fit, so its FN count
   is over-dispersed (about twice the binomial variance) and this bound can be optimistic.
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayes_dp.core.region import clopper_pearson_epsilon, clopper_pearson_target_bounds
+from bayes_dp.core.region import clopper_pearson_target_bounds
 
 from .dependence import DependenceDiagnostic
 
@@ -206,7 +207,16 @@ def companion_bounds(
     c = res.counts
     t = len(c)
     rows = []
-    cp = clopper_pearson_epsilon(c.fp, c.n_neg, c.fn, c.n_pos, delta, confidence)[0]
+    # decisions as made, never reflected: cross-fed decisions of a target that shows nothing
+    # can be wrong on both sides together (docs/lira.md, "Cross-fed decisions that point the
+    # wrong way")
+    cp = float(
+        np.max(
+            clopper_pearson_target_bounds(
+                c.fp, c.n_neg, c.fn, c.n_pos, delta, confidence, reflect=False
+            )
+        )
+    )
     rows.append(
         {
             "name": "max over targets, Clopper-Pearson",
