@@ -8,6 +8,11 @@ confidence. Prints, per scenario and bound, the audits whose bound lies above ep
 exact (Clopper-Pearson) 95% interval of that rate, and the median bound.
 
     python benchmarks/companion_validity.py --reps 200
+    python benchmarks/companion_validity.py --reps 100 --models 256 --eps0 2 --split \
+        --designs balanced
+
+``--split`` adds the prototype row "max over selected targets, split models"
+(``mia.split_selection_bound``, the model split seeded from the audit's generator).
 """
 
 import argparse
@@ -29,13 +34,15 @@ def main():
     ap.add_argument("--eps0", type=float, default=3.0)
     ap.add_argument("--delta", type=float, default=1e-5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--split", action="store_true", help="also the split-models bound")
+    ap.add_argument("--designs", nargs="+", default=["balanced", "independent"])
     a = ap.parse_args()
     truth = a.eps0 + 2 * np.log1p(-a.delta)
     print(
         f"Laplace eps0 = {a.eps0}, eps({a.delta:g}) = {truth:.5f}; {a.models} x {a.targets}, "
         f"{a.reps} audits per row, bounds at 95% confidence"
     )
-    for design in ("balanced", "independent"):
+    for design in a.designs:
         for shift in (0.0, 0.25):
             rng = np.random.default_rng(a.seed)
             t0 = time.perf_counter()
@@ -50,7 +57,13 @@ def main():
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", DependenceWarning)
                     res = mia.counts_from_score_matrix(scores, keep, 0.1, skip=True)
-                b = mia.companion_bounds(res, delta=a.delta, scores=scores, keep=keep)
+                b = mia.companion_bounds(
+                    res,
+                    delta=a.delta,
+                    scores=scores,
+                    keep=keep,
+                    split=rng if a.split else None,
+                )
                 for r in b["bounds"]:
                     if r["eps"] is not None:
                         vals.setdefault(r["name"], []).append(r["eps"])

@@ -15,18 +15,27 @@ largest r_hat. ``--dependence correct`` feeds the likelihood the effective count
 the raw ones; with the same ``--seed`` both see the same score matrices. The last columns give
 what ``bdp.audit_claim`` states at 95% (the smaller of the posterior's 5% quantile and the
 largest per-target Clopper-Pearson bound on effective counts): how often it lies above the true
-eps, its median over the truth, and in how many audits the per-target bound is above 0.
+eps (with that rate's exact 95% interval), its median and largest ratio to the truth, in how
+many audits the per-target bound is above 0, the claim's ceiling over the truth (the most the
+claim can state on the design: a target with no error, at the claim's Bonferroni level; a
+mechanism whose eps is above it cannot be falsely accused, so only cells with a ceiling above
+1 test the claim) and, as a control, in how many audits the largest per-target bound on raw
+counts without the correction over targets lies above the truth. ``--models`` sets the number
+of models (every target IN for half of them).
 
     python benchmarks/lira_false_accusations.py --audits 25 --targets 64
     python benchmarks/lira_false_accusations.py --audits 25 --likelihood binomial \
         --dependence correct
     python benchmarks/lira_false_accusations.py --audits 10 --targets 1000 --configs gaussian:0
+    python benchmarks/lira_false_accusations.py --audits 50 --models 256 --mu 2 --likelihood \
+        binomial --configs laplace:0 laplace:0.25
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import warnings
 
@@ -47,7 +56,18 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return lo, hi
 
 
-def study(config, n_audits, n_targets, mu, likelihood, draws, tune, seed, dependence="ignore"):
+def study(
+    config,
+    n_audits,
+    n_targets,
+    mu,
+    likelihood,
+    draws,
+    tune,
+    seed,
+    dependence="ignore",
+    n_models=64,
+):
     """Run ``n_audits`` audits of one configuration; return their results (list of dicts)."""
     mech, shift = config.split(":")
     rngs = np.random.default_rng(seed).spawn(n_audits)
@@ -59,6 +79,7 @@ def study(config, n_audits, n_targets, mu, likelihood, draws, tune, seed, depend
                 score_matrix_audit(
                     rng,
                     mu=mu,
+                    n_models=n_models,
                     n_targets=n_targets,
                     likelihood=likelihood,
                     mechanism=mech,
@@ -74,6 +95,7 @@ def study(config, n_audits, n_targets, mu, likelihood, draws, tune, seed, depend
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--audits", type=int, default=25, help="audits per configuration")
+    ap.add_argument("--models", type=int, default=64)
     ap.add_argument("--targets", type=int, default=64)
     ap.add_argument("--mu", type=float, default=1.0)
     ap.add_argument("--configs", nargs="+", default=list(CONFIGS))
@@ -91,15 +113,20 @@ def main() -> None:
     args = ap.parse_args()
     saved = {}
     print(
-        f"64 models x {args.targets} targets, mu = {args.mu}, {args.likelihood}, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+        f"{os.getloadavg()[0]:.2f} at the start"
+    )
+    print(
+        f"{args.models} models x {args.targets} targets, mu = {args.mu}, {args.likelihood}, "
         f"dependence {args.dependence}, {args.draws} draws after {args.tune}, seed {args.seed}"
     )
     print(
         "| mechanism | shift sd | true eps | audits | above truth | rate (95% CI) | coverage | "
         "median lower / truth | median width | median FN deff | max r_hat | s/audit | "
-        "claim above truth | median claim / truth | per-target bound > 0 |"
+        "claim above truth | claim rate (95% CI) | median claim / truth | max claim / truth | "
+        "per-target bound > 0 | claim ceiling / truth | uncorrected above truth |"
     )
-    print("| --- " * 15 + "|")
+    print("| --- " * 19 + "|")
     total_k = total_n = total_c = 0
     for i, config in enumerate(args.configs):
         t0 = time.perf_counter()
@@ -113,6 +140,7 @@ def main() -> None:
             args.tune,
             args.seed + i,
             args.dependence,
+            args.models,
         )
         sec = (time.perf_counter() - t0) / len(res)
         saved[config] = res
@@ -121,26 +149,34 @@ def main() -> None:
         n = len(res)
         total_k, total_n = total_k + k, total_n + n
         lo, hi = clopper_pearson(k, n)
-        ratio = np.median([r["true_eps"][0] / truth for r in res])
+        # ratios to the truth are nan for a mechanism with eps = 0 (any claim above 0 accuses)
+        scale = truth if truth > 0 else float("nan")
+        ratio = np.median([r["true_eps"][0] / scale for r in res])
         cover = np.mean([r["true_eps"][0] <= truth <= r["true_eps"][1] for r in res])
         width = np.median([r["width"] for r in res])
         deff = np.median([r["fn_design_effect"] for r in res])
         mech, shift = config.split(":")
         kc = int(sum(r["claim_above_truth"] for r in res))
         total_c += kc
-        claim = np.median([r["claim_lower"] / truth for r in res])
+        claim = np.median([r["claim_lower"] / scale for r in res])
         pos = sum(r["frequentist_lower"] > 0 for r in res)
+        c_lo, c_hi = clopper_pearson(kc, n)
+        c_max = max(r["claim_lower"] / scale for r in res)
+        ceiling = np.median([r["claim_ceiling"] for r in res]) / scale
+        unc = int(sum(r["uncorrected_lower"] > truth for r in res))
         print(
             f"| {mech} | {shift} | {truth:.3f} | {n} | {k} | {k / n:.3f} ({lo:.3f}, {hi:.3f}) | "
             f"{cover:.3f} | {ratio:.3f} | {width:.3f} | {deff:.2f} | "
-            f"{max(r['max_r_hat'] for r in res):.3f} | {sec:.1f} | {kc} | {claim:.3f} | {pos} |",
+            f"{max(r['max_r_hat'] for r in res):.3f} | {sec:.1f} | {kc} | "
+            f"{kc / n:.3f} ({c_lo:.3f}, {c_hi:.3f}) | {claim:.3f} | {c_max:.3f} | {pos} | "
+            f"{ceiling:.3f} | {unc} |",
             flush=True,
         )
     lo, hi = clopper_pearson(total_k, total_n)
     clo, chi = clopper_pearson(total_c, total_n)
     print(
         f"| all | | | {total_n} | {total_k} | {total_k / total_n:.3f} ({lo:.3f}, {hi:.3f}) "
-        f"| | | | | | | {total_c} ({clo:.3f}, {chi:.3f}) | | |"
+        f"| | | | | | | {total_c} | {total_c / total_n:.3f} ({clo:.3f}, {chi:.3f}) | | | | | |"
     )
     if args.save:
         with open(args.save, "w") as f:

@@ -6,13 +6,24 @@ classical audit's answer "eps >= L with confidence c" three ways, each with what
 
 * **max over targets, Clopper-Pearson**: every target's FP and FN rates get exact two-sided
   Clopper-Pearson intervals, all ``2 T`` together at ``confidence`` (Bonferroni), and the
-  largest eps lower bound over targets is kept (:func:`bayes_dp.clopper_pearson_epsilon`).
+  largest eps lower bound over targets is kept (the lower end of
+  :func:`bayes_dp.clopper_pearson_epsilon`, but on the decisions as made, never reflected).
   Assumes each target's decisions are independent Bernoulli trials given its rates. They are
   not: a target's held-out IN models are all tested against the same OUT fit, so its FN count
   is over-dispersed (about twice the binomial variance) and this bound can be optimistic.
 * **max over targets, effective counts**: the same on counts deflated by the design effect of
   each side (:func:`mia.dependence.effective_counts`, not rounded): assumes a binomial with the
-  deflated number of trials has the tail of the real count (it has its variance).
+  deflated number of trials has the tail of the real count (it has its variance). The
+  decisions are read as made, never reflected (``docs/lira.md``, "Cross-fed decisions that
+  point the wrong way": a target that shows nothing can have decisions wrong on both sides).
+* **max over selected targets, split models** (a prototype; not what the claim states):
+  :func:`split_selection_bound`. The largest of (a) the effective-count bound of the
+  :data:`SPLIT_SELECTED` targets that look most exposed on a random half of the models, computed
+  on the other half with Bonferroni over their ``2 k`` rates only, and (b) the effective-count
+  bound over all targets; each at ``(1 - confidence) / 2``. Its level does not fall with
+  targets that show nothing (``docs/lira.md``, "Padding of the claim"). Assumes what the
+  effective-count bound does, and that the two halves' models are independent given the
+  memberships.
 * **one-run (Steinke, Nasr and Jagielski 2023), per model**: every model is a one-run audit of
   the targets (guess "member" for the k highest standardized scores, "non-member" for the k
   lowest; scores standardized by the other models' scores of the target, membership unused),
@@ -27,11 +38,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayes_dp.core.region import clopper_pearson_epsilon, clopper_pearson_target_bounds
+from bayes_dp.core.region import clopper_pearson_target_bounds
 
 from .dependence import DependenceDiagnostic
 
-__all__ = ["ONE_RUN_FRACTIONS", "companion_bounds", "one_run_model_bound"]
+__all__ = [
+    "ONE_RUN_FRACTIONS",
+    "SPLIT_SELECTED",
+    "companion_bounds",
+    "one_run_model_bound",
+    "split_selection_bound",
+]
+
+#: Targets the split bound selects on one half of the models and bounds on the other.
+SPLIT_SELECTED = 5
 
 #: Guesses per side of each model's one-run audit, as fractions of the targets.
 ONE_RUN_FRACTIONS = (0.02, 0.05, 0.1, 0.25)
@@ -54,6 +74,7 @@ def _effective_cp(counts, dependence: DependenceDiagnostic, delta, confidence):
                 confidence,
                 fp_design_effect=dependence.fp_design_effect,
                 fn_design_effect=dependence.fn_design_effect,
+                reflect=False,
             )
         )
     )
@@ -138,7 +159,9 @@ def one_run_model_bound(scores, keep, *, delta, confidence=0.95, fractions=ONE_R
     return best
 
 
-def companion_bounds(res, *, delta: float, confidence: float = 0.95, scores=None, keep=None):
+def companion_bounds(
+    res, *, delta: float, confidence: float = 0.95, scores=None, keep=None, split=None
+):
     """Frequentist lower bounds of eps for the counts of a score matrix (see the module).
 
     Parameters
@@ -150,7 +173,11 @@ def companion_bounds(res, *, delta: float, confidence: float = 0.95, scores=None
     confidence : float
         Confidence of each bound, in (0, 1); default 0.95.
     scores, keep : array_like, optional
-        The score matrix, for the one-run bound (left out without them).
+        The score matrix, for the one-run bound and the split bound (left out without them).
+    split : int or numpy.random.Generator, optional
+        Seed of the model split of :func:`split_selection_bound`: with ``scores`` and ``keep``,
+        adds its row "max over selected targets, split models" (a prototype, left out by
+        default).
 
     Returns
     -------
@@ -180,7 +207,16 @@ def companion_bounds(res, *, delta: float, confidence: float = 0.95, scores=None
     c = res.counts
     t = len(c)
     rows = []
-    cp = clopper_pearson_epsilon(c.fp, c.n_neg, c.fn, c.n_pos, delta, confidence)[0]
+    # decisions as made, never reflected: cross-fed decisions of a target that shows nothing
+    # can be wrong on both sides together (docs/lira.md, "Cross-fed decisions that point the
+    # wrong way")
+    cp = float(
+        np.max(
+            clopper_pearson_target_bounds(
+                c.fp, c.n_neg, c.fn, c.n_pos, delta, confidence, reflect=False
+            )
+        )
+    )
     rows.append(
         {
             "name": "max over targets, Clopper-Pearson",
@@ -203,6 +239,32 @@ def companion_bounds(res, *, delta: float, confidence: float = 0.95, scores=None
                     f"counts deflated by the design effect (FP {max(d.fp_design_effect, 1):.2f}, "
                     f"FN {max(d.fn_design_effect, 1):.2f}) have binomial tails (Bonferroni over "
                     f"{2 * t} rates)"
+                ),
+            }
+        )
+    if split is not None and scores is not None and keep is not None:
+        sb = split_selection_bound(
+            scores,
+            keep,
+            alpha=res.alpha,
+            delta=delta,
+            confidence=confidence,
+            method=res.method,
+            seed=split,
+            counts=res,
+        )
+        rows.append(
+            {
+                "name": "max over selected targets, split models",
+                "eps": sb["eps"],
+                "applicable": True,
+                "assumes": (
+                    f"the {sb['k']} targets that look most exposed on a random half of the "
+                    f"models, bounded on the other half (effective counts, Bonferroni over "
+                    f"their {2 * sb['k']} rates) and the effective-count bound over all "
+                    f"{2 * t} rates, each at {(1 - confidence) / 2:g}, the larger kept: split "
+                    f"{sb['split']:.3g} (columns {sb['selected']}), all targets {sb['full']:.3g}; "
+                    "a prototype (docs/lira.md, 'Padding of the claim')"
                 ),
             }
         )
@@ -241,3 +303,138 @@ def companion_bounds(res, *, delta: float, confidence: float = 0.95, scores=None
                 }
             )
     return {"confidence": confidence, "delta": delta, "bounds": rows}
+
+
+def split_selection_bound(
+    scores,
+    keep,
+    *,
+    alpha: float,
+    delta: float,
+    confidence: float = 0.95,
+    k: int = SPLIT_SELECTED,
+    method: str = "online",
+    seed=None,
+    counts=None,
+) -> dict:
+    """Lower bound of eps whose multiplicity correction does not grow with the targets.
+
+    The models are split at random into halves A and B. On A's counts
+    (:func:`mia.counts_from_score_matrix` at ``alpha``, targets without enough IN or OUT
+    models skipped) the ``k`` targets with the largest point estimate of eps (the classical
+    estimate of the rates (FP + 1/2) / (n_neg + 1), (FN + 1/2) / (n_pos + 1)) are selected; on
+    B's counts their per-target Clopper-Pearson bounds on effective counts (B's design effects)
+    are computed with Bonferroni over their ``2 k`` rates at ``(1 - confidence) / 2``. The
+    effective-count bound over all targets of the full matrix, at ``(1 - confidence) / 2`` too,
+    is the other candidate; the result is the larger. The selection uses A only and B's
+    scores are independent of A's given the memberships (each model trained on its own), so
+    the split bound holds with probability ``1 - (1 - confidence) / 2`` whatever was selected,
+    and the larger of two such bounds with probability ``confidence`` (union bound).
+
+    Parameters
+    ----------
+    scores, keep : array_like, shape (n_models, n_targets)
+        As in :func:`mia.counts_from_score_matrix`.
+    alpha : float
+        Level of the membership test.
+    delta : float
+        In [0, 1).
+    confidence : float
+        Joint confidence, in (0, 1); default 0.95.
+    k : int
+        Targets selected on half A; default :data:`SPLIT_SELECTED`.
+    method : {"online", "offline"}
+        Test of :func:`mia.counts_from_score_matrix`.
+    seed : int or numpy.random.Generator, optional
+        Random split of the models.
+    counts : mia.ScoreMatrixCounts, optional
+        The counts of the full matrix at ``alpha`` (computed when not given).
+
+    Returns
+    -------
+    dict
+        ``eps`` (the larger), ``split`` (the bound of the selected targets on half B),
+        ``full`` (the effective-count bound over all targets at the halved level),
+        ``selected`` (their score-matrix columns), ``k``, ``half_a``, ``half_b`` (model
+        indices).
+
+    Examples
+    --------
+    >>> import mia
+    >>> mu = [5.0] * 3 + [0.0] * 30          # 3 exposed targets, 30 that show nothing
+    >>> scores, keep = mia.simulate_score_matrix(128, 33, mu, seed=0)
+    >>> b = mia.split_selection_bound(scores, keep, alpha=0.1, delta=1e-5, seed=1)
+    >>> b["eps"] == max(b["split"], b["full"])
+    True
+    >>> sorted(b["selected"])[:3]            # the exposed targets are among the 5 selected
+    [0, 1, 2]
+    """
+    import warnings
+
+    import bayes_dp as bdp
+    from bayes_dp.core.exceptions import DependenceWarning
+    from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
+
+    from .scores import counts_from_score_matrix
+
+    delta = check_delta(delta)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    k = check_positive_int("k", k)
+    x = np.asarray(scores, dtype=np.float64)
+    kp = np.asarray(keep, dtype=bool)
+    if x.ndim != 2 or kp.shape != x.shape:
+        raise ValueError(
+            f"`scores` and `keep` must be 2-D of the same shape; found {x.shape} and {kp.shape}"
+        )
+    n_models = x.shape[0]
+    if n_models < 8:
+        raise ValueError(f"`scores` must have at least 8 models to split; found {n_models}")
+    rng = as_generator(seed)
+    perm = rng.permutation(n_models)
+    half_a, half_b = np.sort(perm[: n_models // 2]), np.sort(perm[n_models // 2 :])
+    half_conf = 1.0 - (1.0 - confidence) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        full = counts if counts is not None else counts_from_score_matrix(x, kp, alpha, method)
+        res_a = counts_from_score_matrix(x[half_a], kp[half_a], alpha, method, skip=True)
+        res_b = counts_from_score_matrix(x[half_b], kp[half_b], alpha, method, skip=True)
+    full_bound = _effective_cp(full.counts, full.dependence, delta, half_conf)
+    a = res_a.counts
+    point = bdp.classical_epsilon(
+        (a.fp + 0.5) / (a.n_neg + 1.0), (a.fn + 0.5) / (a.n_pos + 1.0), delta
+    )
+    # the k largest point estimates, ties broken by the column (stable)
+    order = np.argsort(-np.asarray(point, dtype=np.float64), kind="stable")
+    cols = res_a.targets[order]
+    cols = cols[np.isin(cols, res_b.targets)][:k]
+    split = 0.0
+    if cols.size:
+        rows = np.searchsorted(res_b.targets, cols)
+        b = res_b.counts
+        d = res_b.dependence
+        split = float(
+            np.max(
+                clopper_pearson_target_bounds(
+                    b.fp[rows],
+                    b.n_neg[rows],
+                    b.fn[rows],
+                    b.n_pos[rows],
+                    delta,
+                    half_conf,
+                    fp_design_effect=d.fp_design_effect,
+                    fn_design_effect=d.fn_design_effect,
+                    reflect=False,
+                )
+            )
+        )
+    return {
+        "eps": max(split, full_bound),
+        "split": split,
+        "full": full_bound,
+        "selected": cols.tolist(),
+        "k": int(cols.size),
+        "half_a": half_a.tolist(),
+        "half_b": half_b.tolist(),
+    }

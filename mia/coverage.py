@@ -232,8 +232,17 @@ def score_matrix_audit(
         :func:`bayes_dp.audit_claim` states at 95%: ``"claim_lower"`` (its lower end, the
         smaller of the posterior's 5% quantile and the per-target Clopper-Pearson bound on
         effective counts), ``"frequentist_lower"`` (that bound) and ``"claim_above_truth"``
-        (1.0 when ``claim_lower`` is above the true eps, else 0.0).
+        (1.0 when ``claim_lower`` is above the true eps, else 0.0); ``"claim_ceiling"``, the
+        largest value the claim's frequentist part can take on this design (the bound, on raw
+        counts at the claim's Bonferroni level, of a target with no error in the most trials
+        any target has: a claim is never above it, so a mechanism whose eps is above it cannot
+        be falsely accused by the claim, ``docs/lira.md``, "The claim's ceiling"), and
+        ``"uncorrected_lower"``, the largest per-target bound on raw counts with each target's
+        two rates at 95% jointly and no correction over targets (a control: the claim without
+        its multiplicity correction and deflation).
     """
+    from bayes_dp.core.region import clopper_pearson_target_bounds
+
     from .canary import gaussian_mechanism_epsilon
     from .dependence import effective_counts
     from .scores import counts_from_score_matrix, simulate_score_matrix
@@ -295,6 +304,15 @@ def score_matrix_audit(
         "claim_lower": claim.lower,
         "frequentist_lower": claim.frequentist_lower,
         "claim_above_truth": float(claim.lower > truth),
+        "claim_ceiling": float(
+            clopper_pearson_target_bounds(
+                0, int(c.n_neg.max()), 0, int(c.n_pos.max()), delta, 0.95, n_rates=2 * len(c)
+            )[0]
+        ),
+        "uncorrected_lower": max(
+            float(clopper_pearson_target_bounds(*row, delta, 0.95, reflect=False)[0])
+            for row in zip(c.fp, c.n_neg, c.fn, c.n_pos, strict=True)
+        ),
     }
 
 

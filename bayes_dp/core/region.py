@@ -341,6 +341,7 @@ def clopper_pearson_target_bounds(
     n_rates: int | None = None,
     fp_design_effect: float = 1.0,
     fn_design_effect: float = 1.0,
+    reflect: bool = True,
 ) -> np.ndarray:
     r"""Per-target Clopper-Pearson lower bounds of eps, on counts deflated by design effects.
 
@@ -373,6 +374,13 @@ def clopper_pearson_target_bounds(
     fp_design_effect, fn_design_effect : float
         Design effects of the FP and FN counts, > 0; values below 1 count as 1 (counts are
         never inflated).
+    reflect : bool
+        True (default): also the reflected rates (1 - FPR, 1 - FNR), the test that says the
+        opposite. False: only the decisions as made, FPR and FNR small (a bound that is never
+        larger). The claim on score-matrix evidence uses False: cross-fed decisions of a
+        target that shows nothing can be wrong on both sides together (``docs/lira.md``,
+        "Cross-fed decisions that point the wrong way"), which the reflection reads as
+        evidence.
 
     Returns
     -------
@@ -407,9 +415,10 @@ def clopper_pearson_target_bounds(
     level = 1.0 - (1.0 - confidence) / n_rates
     fpr_lo, fpr_hi = _cp_interval(c.fp / f_fp, c.n_neg / f_fp, level)
     fnr_lo, fnr_hi = _cp_interval(c.fn / f_fn, c.n_pos / f_fn, level)
-    return np.maximum(
-        _eps_lower(fpr_hi, fnr_hi, delta), _eps_lower(1.0 - fpr_lo, 1.0 - fnr_lo, delta)
-    )
+    out = _eps_lower(fpr_hi, fnr_hi, delta)
+    if reflect:
+        out = np.maximum(out, _eps_lower(1.0 - fpr_lo, 1.0 - fnr_lo, delta))
+    return out
 
 
 def clopper_pearson_interval(k, n, confidence: float = 0.95):

@@ -73,7 +73,7 @@ def _ceiling(c: dict, alpha: float, delta: float, prob: float, n_rates: int, **d
     n_neg, n_pos = pairs[:, 0], pairs[:, 1]
     fp = np.rint(alpha * n_neg).astype(np.int64)
     bounds = clopper_pearson_target_bounds(
-        fp, n_neg, np.zeros_like(fp), n_pos, delta, prob, n_rates=n_rates, **deflate
+        fp, n_neg, np.zeros_like(fp), n_pos, delta, prob, n_rates=n_rates, reflect=False, **deflate
     )
     return bounds, fp, n_neg, n_pos
 
@@ -86,8 +86,10 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     already hold effective counts and are not deflated again), each of the ``2 T`` rates of all
     ``T`` targets gets its Clopper-Pearson interval at level ``1 - (1 - prob) / (2 T)``, and
     the largest per-target eps bound at the posterior's delta is kept
-    (:func:`~bayes_dp.core.region.clopper_pearson_target_bounds`). The same on the raw counts
-    is returned beside it.
+    (:func:`~bayes_dp.core.region.clopper_pearson_target_bounds`, ``reflect=False``: only the
+    decisions as made, never the test that says the opposite; a target that shows nothing can
+    have cross-fed decisions wrong on both sides together, ``docs/lira.md``, "Cross-fed
+    decisions that point the wrong way"). The same on the raw counts is returned beside it.
 
     The attack's ceiling is the same bound, with the same deflation and level, of the best
     target a test at its group's recorded level ``alpha`` could give on a target's trials: its
@@ -138,8 +140,8 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
             f_fn = max(float(rec.get("fn_design_effect") or 1.0), 1.0)
         deflate = {"fp_design_effect": f_fp, "fn_design_effect": f_fn}
         args = (c["fp"], c["n_neg"], c["fn"], c["n_pos"], delta, prob)
-        eff = clopper_pearson_target_bounds(*args, n_rates=n_rates, **deflate)
-        raw = clopper_pearson_target_bounds(*args, n_rates=n_rates)
+        eff = clopper_pearson_target_bounds(*args, n_rates=n_rates, reflect=False, **deflate)
+        raw = clopper_pearson_target_bounds(*args, n_rates=n_rates, reflect=False)
         raw_lower = max(raw_lower, float(raw.max()))
         pos = np.flatnonzero(eff > 0)
         n_positive += int(pos.size)

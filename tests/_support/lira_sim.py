@@ -69,6 +69,15 @@ def padded_counts(n_exposed: int, n_pad: int, seed: int, n_models: int = 64, shi
     """
     import mia
 
+    return mia.counts_from_score_matrix(
+        *padded_matrix(n_exposed, n_pad, seed, n_models, shift), 0.1
+    )
+
+
+def padded_matrix(n_exposed: int, n_pad: int, seed: int, n_models: int = 64, shift=(2.0, 4.0)):
+    """The score matrix and memberships ``(scores, keep)`` behind :func:`padded_counts`."""
+    import mia
+
     rng = np.random.default_rng(seed)
     mu = rng.uniform(*shift, n_exposed)
     s1, k1 = mia.simulate_score_matrix(n_models, n_exposed, mu, seed=rng)
@@ -77,7 +86,7 @@ def padded_counts(n_exposed: int, n_pad: int, seed: int, n_models: int = 64, shi
             n_models, n_pad, 0.0, seed=np.random.default_rng(seed + 1)
         )
         s1, k1 = np.concatenate([s1, s2], 1), np.concatenate([k1, k2], 1)
-    return mia.counts_from_score_matrix(s1, k1, 0.1)
+    return s1, k1
 
 
 def padded_run(n_exposed, n_pad, seed, likelihood, max_time=None):

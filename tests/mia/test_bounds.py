@@ -129,3 +129,78 @@ def test_bounds_valid_on_laplace_matrices(design, shift):
     for name, k in over.items():
         ci = stats.binomtest(k, reps).proportion_ci(0.95, method="exact")
         assert k <= 11, (name, k, ci)
+
+
+def test_split_selection_bound_parts():
+    # 5 targets with a large shift among 60 that show nothing, 128 models, balanced: the parts
+    # recomputed by hand from the halves the function reports (a recount of each half with
+    # mia.counts_from_score_matrix and the bound of clopper_pearson_target_bounds at the halved
+    # level), the selection among the exposed targets, and the row companion_bounds adds
+    from bayes_dp.core.region import clopper_pearson_target_bounds
+
+    mu = np.r_[np.full(5, 5.0), np.zeros(60)]
+    scores, keep = mia.simulate_score_matrix(128, 65, mu, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        res = mia.counts_from_score_matrix(scores, keep, 0.1)
+        b = mia.split_selection_bound(scores, keep, alpha=0.1, delta=1e-5, seed=4)
+        half_b = mia.counts_from_score_matrix(
+            scores[b["half_b"]], keep[b["half_b"]], 0.1, skip=True
+        )
+    assert sorted(b["half_a"] + b["half_b"]) == list(range(128))
+    assert len(b["half_a"]) == 64
+    assert b["k"] == 5 and set(b["selected"]) == set(range(5))
+    c, d = res.counts, res.dependence
+    full = clopper_pearson_target_bounds(
+        c.fp,
+        c.n_neg,
+        c.fn,
+        c.n_pos,
+        1e-5,
+        0.975,
+        fp_design_effect=d.fp_design_effect,
+        fn_design_effect=d.fn_design_effect,
+    ).max()
+    assert b["full"] == pytest.approx(full, rel=1e-12)
+    rows = np.searchsorted(half_b.targets, b["selected"])
+    cb, db = half_b.counts, half_b.dependence
+    split = clopper_pearson_target_bounds(
+        cb.fp[rows],
+        cb.n_neg[rows],
+        cb.fn[rows],
+        cb.n_pos[rows],
+        1e-5,
+        0.975,
+        fp_design_effect=db.fp_design_effect,
+        fn_design_effect=db.fn_design_effect,
+    ).max()
+    assert b["split"] == pytest.approx(split, rel=1e-12)
+    assert b["split"] > 0 and b["eps"] == max(b["split"], b["full"])
+    # its level does not depend on the 60 targets that show nothing: Bonferroni over 10 rates
+    assert (
+        b["split"]
+        > clopper_pearson_target_bounds(
+            cb.fp[rows],
+            cb.n_neg[rows],
+            cb.fn[rows],
+            cb.n_pos[rows],
+            1e-5,
+            0.975,
+            n_rates=2 * len(cb),
+            fp_design_effect=db.fp_design_effect,
+            fn_design_effect=db.fn_design_effect,
+        ).max()
+    )
+    names = [
+        r["name"] for r in companion_bounds(res, delta=1e-5, scores=scores, keep=keep)["bounds"]
+    ]
+    assert "max over selected targets, split models" not in names
+    rows = companion_bounds(res, delta=1e-5, scores=scores, keep=keep, split=4)["bounds"]
+    row = next(r for r in rows if r["name"] == "max over selected targets, split models")
+    assert row["eps"] == pytest.approx(b["eps"])
+    with pytest.raises(ValueError, match="k"):
+        mia.split_selection_bound(scores, keep, alpha=0.1, delta=1e-5, k=0)
+    with pytest.raises(ValueError, match="same shape"):
+        mia.split_selection_bound(scores, keep[:, :3], alpha=0.1, delta=1e-5)
+    with pytest.raises(ValueError, match="at least 8 models"):
+        mia.split_selection_bound(scores[:6], keep[:6], alpha=0.1, delta=1e-5)

@@ -21,7 +21,7 @@ from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_scores import _column, score_matrix_bound
 
 
-def _by_hand(fp, n_neg, fn, n_pos, delta, confidence, n_rates, f_fp=1.0, f_fn=1.0):
+def _by_hand(fp, n_neg, fn, n_pos, delta, confidence, n_rates, f_fp=1.0, f_fn=1.0, reflect=True):
     """Per-target bound: scipy beta quantiles, then the region's lower constraints by hand."""
     a = (1 - confidence) / n_rates  # each two-sided interval at level 1 - a (Bonferroni)
     out = []
@@ -36,7 +36,8 @@ def _by_hand(fp, n_neg, fn, n_pos, delta, confidence, n_rates, f_fp=1.0, f_fn=1.
         # (eps, delta)-DP: x + e^eps y >= 1 - delta and y + e^eps x >= 1 - delta for the error
         # pair (x, y) and for (1 - x, 1 - y); eps is at least what the most extreme rates in the
         # box force: at (fp_hi, fn_hi) below the diagonal, at (1 - fp_lo, 1 - fn_lo) above it
-        for x, y in ((fp_hi, fn_hi), (1 - fp_lo, 1 - fn_lo)):
+        pairs = ((fp_hi, fn_hi), (1 - fp_lo, 1 - fn_lo)) if reflect else ((fp_hi, fn_hi),)
+        for x, y in pairs:
             if 1 - delta - x > 0:
                 cands.append(math.log((1 - delta - x) / y))
             if 1 - delta - y > 0:
@@ -424,3 +425,78 @@ def test_top_targets_name_the_largest_bounds_by_column():
         bdp.Posterior({"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}, {}, one)
     ).sentence
     assert "the largest:" not in s1 and "1 of 2 targets have a bound of their own above 0" in s1
+
+
+@pytest.mark.parametrize("f_fn", [1.0, 2.0])
+@pytest.mark.parametrize("n", [32, 128])
+def test_best_target_bound_closed_form_under_padding(n, f_fn):
+    # docs/lira.md, "The claim's ceiling": a target with no error in n OUT and n IN trials,
+    # among T targets, each rate at level 1 - a with a = (1 - p) / (2 T): the two-sided
+    # Clopper-Pearson upper end of a rate with 0 errors in m trials is 1 - (a / 2)^(1 / m), so
+    # with q_x = (a / 2)^(f_x / n) the bound is max(0, log((q_fp - delta) / (1 - q_fn)),
+    # log((q_fn - delta) / (1 - q_fp))); with f_fp = f_fn it is -log(expm1(c)) up to delta,
+    # c = f log(4 T / (1 - p)) / n. Against the beta quantiles of the function.
+    delta, p = 1e-5, 0.95
+    prev = np.inf
+    for T in (15, 315, 1015, 10015, 50015):
+        a2 = (1 - p) / (4 * T)
+        q_fp, q_fn = a2 ** (1 / n), a2 ** (f_fn / n)
+        closed = max(
+            0.0, math.log((q_fp - delta) / (1 - q_fn)), math.log((q_fn - delta) / (1 - q_fp))
+        )
+        got = clopper_pearson_target_bounds(
+            0, n, 0, n, delta, p, n_rates=2 * T, fn_design_effect=f_fn
+        )[0]
+        assert got == pytest.approx(closed, rel=1e-9, abs=1e-12)
+        if f_fn == 1.0:
+            c = math.log(4 * T / (1 - p)) / n
+            # the two differ by log(q / (q - delta)) ~ delta / q
+            assert got == pytest.approx(-math.log(math.expm1(c)), abs=2 * delta / q_fp)
+        assert got < prev  # more targets, a stricter level, a lower bound
+        prev = got
+
+
+def test_the_claim_reads_the_decisions_as_made_not_reflected():
+    # docs/lira.md, "Cross-fed decisions that point the wrong way": on a score matrix of a
+    # mechanism with eps = 0 (scores independent of membership; 256 models x 1,000 targets,
+    # seed 1) some targets have every IN model decided "non-member" and most OUT models
+    # "member" (the leave-one-out fit of the held-out model's own side); read reflected, such a
+    # target shows eps > 0, a false accusation. The claim's bound reads the decisions as made
+    # (reflect=False) and is 0 there; both against the by-hand bound.
+    scores, keep = mia.simulate_score_matrix(256, 1000, 0.0, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = mia.counts_from_score_matrix(scores, keep, 0.1)
+    c, d = res.counts, res.dependence
+    deff = {"fp_design_effect": d.fp_design_effect, "fn_design_effect": d.fn_design_effect}
+    args = (c.fp, c.n_neg, c.fn, c.n_pos, 1e-5, 0.95)
+    reflected = clopper_pearson_target_bounds(*args, **deff)
+    made = clopper_pearson_target_bounds(*args, reflect=False, **deff)
+    i = int(np.argmax(reflected))
+    assert reflected[i] > 0.1  # the false accusation the reflection makes (0.265 when run)
+    assert c.fn[i] >= c.n_pos[i] - 8 and c.fp[i] > 0.3 * c.n_neg[i]  # wrong on both sides
+    assert made.max() == 0.0
+    n = 2 * len(c)
+    for r in (i, int(np.argmax(c.fp / c.n_neg))):
+        row = ([c.fp[r]], [c.n_neg[r]], [c.fn[r]], [c.n_pos[r]], 1e-5, 0.95, n)
+        hand = {"f_fp": max(d.fp_design_effect, 1), "f_fn": max(d.fn_design_effect, 1)}
+        assert reflected[r] == pytest.approx(_by_hand(*row, **hand)[0], rel=1e-9, abs=1e-12)
+        assert made[r] == pytest.approx(
+            _by_hand(*row, **hand, reflect=False)[0], rel=1e-9, abs=1e-12
+        )
+    st = {
+        "delta": 1e-5,
+        "groups": [
+            {
+                "name": "lira",
+                "counts": {k: getattr(c, k).tolist() for k in ("fp", "n_neg", "fn", "n_pos")},
+                "dependence": res.to_evidence().dependence,
+            }
+        ],
+    }
+    fb = score_matrix_bound(st, 0.95)
+    assert fb["lower"] == 0.0 and fb["raw_lower"] == 0.0 and fb["n_positive"] == 0
+    # a target that shows something keeps its bound: the reflection does not matter there
+    assert clopper_pearson_target_bounds(1, 32, 0, 32, 1e-5, reflect=False)[0] == pytest.approx(
+        clopper_pearson_target_bounds(1, 32, 0, 32, 1e-5)[0]
+    )
