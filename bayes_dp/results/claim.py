@@ -117,7 +117,11 @@ class AuditClaim:
         reaches it and it is set by the model and the prior; it replaces ``"data"`` and
         ``"unknown"`` (the prior check cannot see that the data stop short of it), not
         ``"prior"``, which says more (the sentence then adds the ceiling). See
-        ``frequentist["ceiling"]``.
+        ``frequentist["ceiling"]``. ``"model"`` (posteriors with score-matrix groups, within
+        the ceiling): what the prior check called ``"data"`` or ``"unknown"``; an audit bounds
+        eps from below only, and the score-matrix model pulls the upper end down with every
+        target that shows little, so it is never called the data's there
+        (:mod:`bayes_dp.results.claim_scores`).
     upper_shift : float or None
         The largest relative move of ``upper`` over the factors (None when not checked).
     upper_moved_to : dict

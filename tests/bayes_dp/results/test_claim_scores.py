@@ -324,14 +324,15 @@ def test_upper_end_beyond_the_ceiling_is_the_attack_levels():
     counts = {"fp": [3, 1, 4], "n_neg": [32] * 3, "fn": [10, 0, 20], "n_pos": [32] * 3}
     rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
     before = bdp.audit_claim(_narrow_post(_st(counts, rec)))  # a record without the level
-    assert before.upper_source == "data" and before.frequentist["ceiling"] is None
+    # the prior check calls it the data's; on score-matrix evidence the claim calls it the model's
+    assert before.upper_source == "model" and before.frequentist["ceiling"] is None
     assert before.frequentist["upper_beyond_ceiling"] is None
     c = bdp.audit_claim(_narrow_post(_st(counts, {**rec, "alpha": 0.1})))
     f = c.frequentist
     assert f["ceiling"] == pytest.approx(_ceiling_by_hand(0.1, 32, 32, 1e-5, 0.95, 6)[0])
     assert c.upper > max(f["ceiling"], f["lower"]) and f["upper_beyond_ceiling"] is True
-    assert c.upper_source == "attack_level" and "set by the data" in before.sentence
-    assert "set by the data" not in c.sentence
+    assert c.upper_source == "attack_level" and "is the model's, not a finding" in before.sentence
+    assert "set by the data" not in c.sentence and "set by the data" not in before.sentence
     assert (
         f"The upper end of the 90% credible interval [{c.posterior_lower:.3g}, {c.upper:.3g}] "
         "lies beyond what the attack could show at its level: a target tested at false-positive "
@@ -348,15 +349,29 @@ def test_upper_end_beyond_the_ceiling_is_the_attack_levels():
     assert json.loads(json.dumps(c.to_dict(), allow_nan=False))["upper_source"] == "attack_level"
 
 
-def test_upper_end_within_the_ceiling_keeps_its_sentence():
-    # 2,000 trials a side: the ceiling (about 5.4) is above the upper end (about 3.3)
+def test_upper_end_within_the_ceiling_is_the_models():
+    # 2,000 trials a side: the ceiling (about 5.4) is above the upper end (about 3.3); the prior
+    # check alone would call it the data's, the claim calls it the model's
     counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
     rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
     before = bdp.audit_claim(_narrow_post(_st(counts, rec)))
     c = bdp.audit_claim(_narrow_post(_st(counts, {**rec, "alpha": 0.1})))
     assert c.frequentist["ceiling"] > c.upper and c.frequentist["upper_beyond_ceiling"] is False
-    assert c.upper_source == before.upper_source == "data" and c.sentence == before.sentence
+    assert c.upper_source == before.upper_source == "model" and c.sentence == before.sentence
     assert "beyond what the attack could show" not in c.sentence
+    assert "set by the data" not in c.sentence
+    assert (
+        f"The upper end of the 90% credible interval [{c.posterior_lower:.3g}, {c.upper:.3g}] is "
+        "the model's, not a finding: an audit shows how large eps is at least, never at most"
+    ) in c.sentence
+    assert "here no target's own bound is above 0" not in c.sentence  # targets show eps > 0
+    assert c.frequentist["n_positive"] > 0
+    # a matrix where no target shows anything says so
+    flat = {"fp": [200, 210], "n_neg": [2000] * 2, "fn": [1790, 1800], "n_pos": [2000] * 2}
+    n = bdp.audit_claim(_narrow_post(_st(flat, {**rec, "alpha": 0.1})))
+    assert n.frequentist["n_positive"] == 0 and n.upper_source == "model"
+    assert "is the model's, not a finding (here no target's own bound is above 0)" in n.sentence
+    assert json.loads(json.dumps(n.to_dict(), allow_nan=False))["upper_source"] == "model"
 
 
 def test_upper_end_set_by_the_prior_says_both():
