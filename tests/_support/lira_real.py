@@ -113,7 +113,8 @@ def train_scores(algo, X, y, keep, seed: int, path: str | Path | None = None, me
 
 
 def _bound_rows(res, delta: float, prob: float):
-    """Every counted target's own Clopper-Pearson bound on effective counts (the claim's)."""
+    """Every counted target's own Clopper-Pearson bound on effective counts (the claim's: the
+    decisions read as made, ``reflect=False``)."""
     from bayes_dp.core.region import clopper_pearson_target_bounds
 
     c, dep = res.counts, res.dependence
@@ -129,6 +130,7 @@ def _bound_rows(res, delta: float, prob: float):
         n_rates=2 * len(c.fp),
         fp_design_effect=f_fp,
         fn_design_effect=f_fn,
+        reflect=False,
     )
 
 
