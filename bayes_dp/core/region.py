@@ -341,7 +341,7 @@ def clopper_pearson_target_bounds(
     n_rates: int | None = None,
     fp_design_effect: float = 1.0,
     fn_design_effect: float = 1.0,
-    reflect: bool = True,
+    reflect: bool = False,
 ) -> np.ndarray:
     r"""Per-target Clopper-Pearson lower bounds of eps, on counts deflated by design effects.
 
@@ -374,13 +374,13 @@ def clopper_pearson_target_bounds(
     fp_design_effect, fn_design_effect : float
         Design effects of the FP and FN counts, > 0; values below 1 count as 1 (counts are
         never inflated).
-    reflect : bool
-        True (default): also the reflected rates (1 - FPR, 1 - FNR), the test that says the
-        opposite. False: only the decisions as made, FPR and FNR small (a bound that is never
-        larger). The claim on score-matrix evidence uses False: cross-fed decisions of a
-        target that shows nothing can be wrong on both sides together (``docs/lira.md``,
-        "Cross-fed decisions that point the wrong way"), which the reflection reads as
-        evidence.
+    reflect : bool, default False
+        False: only the decisions as made, FPR and FNR small. True: also the reflected rates
+        (1 - FPR, 1 - FNR), the test that says the opposite (a bound that is never smaller).
+        The default is False because cross-fed decisions of a target that shows nothing can be
+        wrong on both sides together (``docs/lira.md``, "Cross-fed decisions that point the
+        wrong way"), which the reflection reads as evidence: reflected, the bound accused an
+        eps = 0 mechanism on 10 of 10 score matrices at 256 models.
 
     Returns
     -------

@@ -68,11 +68,29 @@ def test_bound_matches_scipy_and_the_dp_inequalities(
         n_rates=n_rates,
         fp_design_effect=f_fp,
         fn_design_effect=f_fn,
+        reflect=True,
     )
     want = _by_hand(fp, n_neg, fn, n_pos, delta, 0.9, n_rates or 2 * len(fp), f_fp, f_fn)
     # both are exact computations of the same quantities (beta quantiles to ~1e-12)
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     assert got.max() > 0  # the cases are chosen so that some target shows eps > 0
+    # the default reads the decisions as made only
+    made = clopper_pearson_target_bounds(
+        fp,
+        n_neg,
+        fn,
+        n_pos,
+        delta,
+        0.9,
+        n_rates=n_rates,
+        fp_design_effect=f_fp,
+        fn_design_effect=f_fn,
+    )
+    want = _by_hand(
+        fp, n_neg, fn, n_pos, delta, 0.9, n_rates or 2 * len(fp), f_fp, f_fn, reflect=False
+    )
+    np.testing.assert_allclose(made, want, rtol=1e-9, atol=1e-12)
+    assert np.all(made <= got)
 
 
 def test_bound_is_the_lower_end_of_clopper_pearson_epsilon_without_deflation():
@@ -485,8 +503,8 @@ def test_the_claim_reads_the_decisions_as_made_not_reflected():
     c, d = res.counts, res.dependence
     deff = {"fp_design_effect": d.fp_design_effect, "fn_design_effect": d.fn_design_effect}
     args = (c.fp, c.n_neg, c.fn, c.n_pos, 1e-5, 0.95)
-    reflected = clopper_pearson_target_bounds(*args, **deff)
-    made = clopper_pearson_target_bounds(*args, reflect=False, **deff)
+    reflected = clopper_pearson_target_bounds(*args, reflect=True, **deff)
+    made = clopper_pearson_target_bounds(*args, **deff)  # the default: as made
     i = int(np.argmax(reflected))
     assert reflected[i] > 0.1  # the false accusation the reflection makes (0.265 when run)
     assert c.fn[i] >= c.n_pos[i] - 8 and c.fp[i] > 0.3 * c.n_neg[i]  # wrong on both sides
@@ -513,5 +531,5 @@ def test_the_claim_reads_the_decisions_as_made_not_reflected():
     assert fb["lower"] == 0.0 and fb["raw_lower"] == 0.0 and fb["n_positive"] == 0
     # a target that shows something keeps its bound: the reflection does not matter there
     assert clopper_pearson_target_bounds(1, 32, 0, 32, 1e-5, reflect=False)[0] == pytest.approx(
-        clopper_pearson_target_bounds(1, 32, 0, 32, 1e-5)[0]
+        clopper_pearson_target_bounds(1, 32, 0, 32, 1e-5, reflect=True)[0]
     )
