@@ -58,37 +58,17 @@ def _by_hand(fp, n_neg, fn, n_pos, delta, confidence, n_rates, f_fp=1.0, f_fn=1.
 def test_bound_matches_scipy_and_the_dp_inequalities(
     fp, n_neg, fn, n_pos, delta, f_fp, f_fn, n_rates
 ):
-    got = clopper_pearson_target_bounds(
-        fp,
-        n_neg,
-        fn,
-        n_pos,
-        delta,
-        0.9,
-        n_rates=n_rates,
-        fp_design_effect=f_fp,
-        fn_design_effect=f_fn,
-        reflect=True,
-    )
-    want = _by_hand(fp, n_neg, fn, n_pos, delta, 0.9, n_rates or 2 * len(fp), f_fp, f_fn)
+    args = (fp, n_neg, fn, n_pos, delta, 0.9)
+    kw = {"n_rates": n_rates, "fp_design_effect": f_fp, "fn_design_effect": f_fn}
+    hand = (*args, n_rates or 2 * len(fp), f_fp, f_fn)
+    got = clopper_pearson_target_bounds(*args, reflect=True, **kw)
+    want = _by_hand(*hand)
     # both are exact computations of the same quantities (beta quantiles to ~1e-12)
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     assert got.max() > 0  # the cases are chosen so that some target shows eps > 0
     # the default reads the decisions as made only
-    made = clopper_pearson_target_bounds(
-        fp,
-        n_neg,
-        fn,
-        n_pos,
-        delta,
-        0.9,
-        n_rates=n_rates,
-        fp_design_effect=f_fp,
-        fn_design_effect=f_fn,
-    )
-    want = _by_hand(
-        fp, n_neg, fn, n_pos, delta, 0.9, n_rates or 2 * len(fp), f_fp, f_fn, reflect=False
-    )
+    made = clopper_pearson_target_bounds(*args, **kw)
+    want = _by_hand(*hand, reflect=False)
     np.testing.assert_allclose(made, want, rtol=1e-9, atol=1e-12)
     assert np.all(made <= got)
 
