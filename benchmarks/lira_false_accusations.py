@@ -67,6 +67,7 @@ def study(
     seed,
     dependence="ignore",
     n_models=64,
+    reflect=True,
 ):
     """Run ``n_audits`` audits of one configuration; return their results (list of dicts)."""
     mech, shift = config.split(":")
@@ -87,6 +88,7 @@ def study(
                     draws=draws,
                     tune=tune,
                     dependence=dependence,
+                    reflect=reflect,
                 )
             )
     return out
@@ -108,6 +110,9 @@ def main() -> None:
         choices=("ignore", "correct"),
         default="ignore",
         help="raw pooled counts, or effective counts deflated by their design effects",
+    )
+    ap.add_argument(
+        "--as-made", action="store_true", help="Evidence(reflect=False): decisions as made"
     )
     ap.add_argument("--save", default=None, help="write every audit's result to this JSON file")
     args = ap.parse_args()
@@ -141,6 +146,7 @@ def main() -> None:
             args.seed + i,
             args.dependence,
             args.models,
+            not args.as_made,
         )
         sec = (time.perf_counter() - t0) / len(res)
         saved[config] = res

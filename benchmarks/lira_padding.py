@@ -30,6 +30,9 @@ def main() -> None:
     ap.add_argument("--likelihood", default="exposure_mixture")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--grid", action="store_true", help="also the quadrature posterior")
+    ap.add_argument(
+        "--as-made", action="store_true", help="Evidence(reflect=False): decisions as made"
+    )
     args = ap.parse_args()
     print(f"{args.exposed} exposed targets, likelihood {args.likelihood}, seed {args.seed}")
     print(
@@ -39,7 +42,7 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     base = None
     for n_pad in [0, *args.pad]:
-        r = run(args.exposed, n_pad, args.seed, args.likelihood)
+        r = run(args.exposed, n_pad, args.seed, args.likelihood, reflect=not args.as_made)
         base = r["q"][0] if base is None else base
         print(
             f"| {n_pad:,} | {r['q'][0]:.3f} | {r['q'][1]:.3f} | {r['q'][2]:.3f} | "

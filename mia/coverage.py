@@ -171,6 +171,7 @@ def score_matrix_audit(
     mechanism: str = "gaussian",
     model_shift: float = 0.0,
     dependence: str = "ignore",
+    reflect: bool = True,
 ) -> dict:
     """One audit of a mechanism of known eps with shift ``mu`` through a simulated score matrix.
 
@@ -214,6 +215,8 @@ def score_matrix_audit(
         ``"ignore"``: the likelihood sees the raw pooled counts. ``"correct"``: it sees the
         effective counts (:func:`mia.effective_counts`, the counts deflated by their design
         effects) and the evidence records ``corrected=True``.
+    reflect : bool, default True
+        ``False``: the decisions as made (``bayes_dp.Evidence(reflect=False)``).
 
     Returns
     -------
@@ -264,11 +267,12 @@ def score_matrix_audit(
         evidence = bdp.Evidence(
             effective_counts(res.counts, res.dependence),
             likelihood=likelihood,
+            reflect=reflect,
             name="lira",
             dependence={**res.dependence.to_dict(), "corrected": True},
         )
     else:
-        evidence = res.to_evidence(name="lira", likelihood=likelihood)
+        evidence = res.to_evidence(name="lira", likelihood=likelihood, reflect=reflect)
     post = bdp.estimate_epsilon(
         evidence,
         delta=delta,

@@ -144,7 +144,9 @@ class ScoreMatrixCounts:
             says whether the posterior's upper end lies beyond what a test at that level could
             show.
         **kwargs
-            Passed to ``Evidence`` (``strength``, ``fix``).
+            Passed to ``Evidence`` (``strength``, ``fix``, ``reflect``: ``reflect=False`` reads
+            every target's decisions as made, its error point in the band's lower-left half;
+            not the default, ``docs/lira.md``, "Decisions as made in the model").
 
         Returns
         -------

@@ -10,6 +10,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from bayes_dp.core import likelihoods
 from bayes_dp.core.observations import AttackCounts
 
@@ -115,6 +117,14 @@ class Evidence:
         (``mia.dependence.DependenceDiagnostic.to_dict()``, set by
         ``ScoreMatrixCounts.to_evidence``); kept in ``post.settings["groups"]`` and read by
         :func:`~bayes_dp.audit_claim`. Does not change the likelihood.
+    reflect : bool, default True
+        Whether a base's error point (alpha, beta) may lie in the reflected half of the band
+        too (alpha + beta > 1: a test worse than chance, which R(eps, delta) allows as much as
+        its mirror image; the paper's model). ``False`` confines it to the lower-left half: the
+        decisions as made, for tests that say "member" for the higher likelihood ratio, whose
+        counts above the diagonal are noise (cross-fed LiRA decisions on targets that show
+        nothing, ``docs/lira.md``, "Cross-fed decisions that point the wrong way"). Binomial
+        and exposure-mixture likelihoods, exact sampler only.
 
     Examples
     --------
@@ -129,6 +139,7 @@ class Evidence:
     strength: str = "shared"
     fix: dict | None = field(default=None)
     dependence: dict | None = field(default=None, compare=False)
+    reflect: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.counts, AttackCounts):
@@ -141,6 +152,17 @@ class Evidence:
         if not isinstance(fix, dict):
             raise TypeError(f"`fix` must be a dict or None; found {type(fix).__name__}")
         object.__setattr__(self, "fix", spec.check_fix(fix, self.counts))
+        if not isinstance(self.reflect, (bool, np.bool_)):
+            raise TypeError(
+                f"`reflect` must be True or False; found {type(self.reflect).__name__} "
+                f"{self.reflect!r}"
+            )
+        object.__setattr__(self, "reflect", bool(self.reflect))
+        if not self.reflect and self.likelihood not in ("binomial", "exposure_mixture"):
+            raise ValueError(
+                "`reflect=False` is supported by the 'binomial' and 'exposure_mixture' "
+                f"likelihoods; found likelihood={self.likelihood!r}"
+            )
         if self.dependence is not None and not isinstance(self.dependence, dict):
             raise TypeError(
                 f"`dependence` must be a dict or None; found {type(self.dependence).__name__}"

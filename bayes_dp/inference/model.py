@@ -215,6 +215,7 @@ class Model:
                     strength=g.get("strength", "shared"),
                     fix=dict(g.get("fix") or {}),
                     dependence=g.get("dependence"),
+                    reflect=bool(g.get("reflect", True)),
                 )
             )
         return cls.build(groups, delta=settings["delta"], prior=prior)
@@ -309,6 +310,12 @@ class Model:
                     "s = 1 (`prior.s=1.0`) is supported for binomial evidence only; found "
                     f"over-dispersed groups {bad}"
                 )
+        one_half = [g.name for g in self.groups if not g.reflect]
+        if one_half and method != "exact":
+            raise ValueError(
+                f"`reflect=False` (groups {one_half}) needs sampler={name['exact']}; found "
+                f"sampler={name.get(method, method)}"
+            )
         for g, spec in zip(self.groups, self.likelihoods, strict=True):
             if method not in spec.methods:
                 raise ValueError(
@@ -339,7 +346,8 @@ class Model:
         """Return the per-group arrays the samplers read.
 
         These are the likelihood code (``lik``), strength variable (``sidx``), ``tau_free``,
-        ``rho_free``, ``tau_start``, ``rho_start`` and those of :meth:`mixture_params`.
+        ``rho_free``, ``tau_start``, ``rho_start``, ``reflect`` (:class:`~bayes_dp.Evidence`)
+        and those of :meth:`mixture_params`.
         """
         return {
             **self.mixture_params(),
@@ -349,6 +357,7 @@ class Model:
             "rho_free": np.array(self.rho_free, dtype=np.bool_),
             "tau_start": np.array(self.tau_start, dtype=np.float64),
             "rho_start": np.array(self.rho_start, dtype=np.float64),
+            "reflect": np.array([g.reflect for g in self.groups], dtype=np.bool_),
         }
 
     def named_draws(self, eps, s, tau, rho, pi=None, kappa=None) -> dict[str, np.ndarray]:
@@ -398,6 +407,7 @@ class Model:
                     "counts": g.counts.to_dict(),
                     "fix": dict(g.fix),
                     **({"dependence": dict(g.dependence)} if g.dependence else {}),
+                    **({} if g.reflect else {"reflect": False}),
                 }
                 for g in self.groups
             ],
@@ -419,6 +429,7 @@ class Model:
         for g in self.groups:
             c = g.counts.to_dict()
             fix = f", fix={dict(g.fix)!r}" if g.fix else ""
+            fix += "" if g.reflect else ", reflect=False"
             lines.append(
                 f"    bdp.Evidence(bdp.AttackCounts(fp={c['fp']}, n_neg={c['n_neg']}, "
                 f"fn={c['fn']}, n_pos={c['n_pos']}), likelihood={g.likelihood!r}, "

@@ -74,6 +74,7 @@ def kernel_model(model: Model):
         g_pi_free=kg["pi_free"],
         g_kappa_free=kg["kappa_free"],
         mix_prior=(*PI_PRIOR, *KAPPA_PRIOR, float(np.log(KAPPA_MIN))),
+        g_reflect=kg["reflect"],
     )
 
 

@@ -112,6 +112,7 @@ def build_model(
     g_pi_free=None,
     g_kappa_free=None,
     mix_prior=(1.0, 1.0, 1.0, 1.0, -34.538776394910684),
+    g_reflect=None,
 ):
     """Build the :class:`samplers.exact.chain.Model` of validated arrays, and the layout of z.
 
@@ -133,6 +134,10 @@ def build_model(
         are free (default: free). mix_prior : (pi_a, pi_b, u_a, u_b, log kappa_min): pi ~ Beta(pi_a,
         pi_b) and kappa = kappa_min^u, u ~ Beta(u_a, u_b) (default: kappa log-uniform on
         (1e-15, 1)); a free kappa's coordinate of z is logit u.
+    g_reflect : sequence (J,) of bool, optional
+        Per group of binomial bases, whether an error point may lie in the band's reflected
+        half (the paper's region; default True for every group) or in the lower-left half only
+        (False: the decisions as made, see :func:`samplers.model.binomial.binomial_bases`).
 
     Returns
     -------
@@ -151,7 +156,8 @@ def build_model(
     # multiplicity: LiRA's cross-fed counts repeat a few hundred (fp, fn) pairs over thousands
     # of targets, and each distinct row is evaluated once
     uniq, inv, mult = _distinct_rows(grp, fp, n_neg, fn, n_pos, is_bin)
-    B = binomial_bases(uniq[:, 1], uniq[:, 2], uniq[:, 3], uniq[:, 4])
+    g_reflect = np.ones(g_lik.size, bool) if g_reflect is None else np.asarray(g_reflect, bool)
+    B = binomial_bases(uniq[:, 1], uniq[:, 2], uniq[:, 3], uniq[:, 4], g_reflect[uniq[:, 0]])
     corr = ~is_bin
     c_uniq, c_inv, c_mult = _distinct_rows(grp, fp, n_neg, fn, n_pos, corr)
     c_fp, c_nneg, c_fn, c_npos = c_uniq[:, 1], c_uniq[:, 2], c_uniq[:, 3], c_uniq[:, 4]
@@ -267,7 +273,7 @@ def _log_post(model, corr, z):
 #: Largest number of distinct binomial bases the coarse starting grid evaluates.
 START_BASES = 48
 #: Fields of :class:`samplers.model.binomial.BinomialBases` with one row per base.
-_PER_BASE = ("x", "n0", "y", "n1", "win0", "win1", "lconst", "tmeta", "twin")
+_PER_BASE = ("x", "n0", "y", "n1", "win0", "win1", "lconst", "refl", "tmeta", "twin")
 
 
 def start_model(model):

@@ -100,10 +100,29 @@ Dens = namedtuple(
 
 #: Per-base arrays of the binomial bases (columns named, one row per base), plus the
 #: Gauss-Legendre table. x/n0: false positives of negatives; y/n1: false negatives of positives;
-#: lo*/hi*: windows of Beta(x+1, n0-x+1) and Beta(y+1, n1-y+1); lconst: -log((n0+1)(n1+1)).
+#: lo*/hi*: windows of Beta(x+1, n0-x+1) and Beta(y+1, n1-y+1); lconst: -log((n0+1)(n1+1)),
+#: plus log 2 where the error point is confined to one half (below); refl: 1.0 where the band's
+#: reflected half (the upper-right corner, tests worse than chance) is part of the region, as in
+#: the paper, 0.0 where the error point lies in the lower-left half only ("decisions as made":
+#: the half has half the band's area, hence the log 2).
 BinomialBases = namedtuple(
     "BinomialBases",
-    ["x", "n0", "y", "n1", "win0", "win1", "lconst", "GX", "GW", "tab", "tok", "tmeta", "twin"],
+    [
+        "x",
+        "n0",
+        "y",
+        "n1",
+        "win0",
+        "win1",
+        "lconst",
+        "refl",
+        "GX",
+        "GW",
+        "tab",
+        "tok",
+        "tmeta",
+        "twin",
+    ],
 )
 
 
@@ -142,9 +161,16 @@ def _quantile(a, b, p, upper):
     return lo_v if upper is False else hi_v
 
 
-def binomial_bases(fp, n_neg, fn, n_pos) -> BinomialBases:
-    """Per-base arrays for :func:`log_lik` (validated integer counts in)."""
+def binomial_bases(fp, n_neg, fn, n_pos, reflect=None) -> BinomialBases:
+    """Per-base arrays for :func:`log_lik` (validated integer counts in).
+
+    ``reflect``: per base, whether its error point may lie in the band's reflected half too
+    (the paper's region, the default) or in the lower-left half only (False).
+    """
     x, n0, y, n1 = (np.asarray(v, dtype=np.float64) for v in (fp, n_neg, fn, n_pos))
+    refl = np.ones(x.size) if reflect is None else np.asarray(reflect, dtype=bool).astype(float)
+    if refl.shape != x.shape:
+        raise ValueError(f"`reflect` must have one value per base ({x.size}); found {refl.shape}")
     wins = []
     for k, n in ((x, n0), (y, n1)):
         w = np.empty((x.size, 4))
@@ -161,8 +187,10 @@ def binomial_bases(fp, n_neg, fn, n_pos) -> BinomialBases:
     )
     tmeta = np.stack([meta[:n], meta[n:]], axis=1)
     twin = np.stack([wlim[:n], wlim[n:]], axis=1)
-    lconst = -np.log((n0 + 1.0) * (n1 + 1.0))
-    return BinomialBases(x, n0, y, n1, wins[0], wins[1], lconst, GX, GW, tab, tok, tmeta, twin)
+    lconst = -np.log((n0 + 1.0) * (n1 + 1.0)) + np.where(refl > 0.0, 0.0, math.log(2.0))
+    return BinomialBases(
+        x, n0, y, n1, wins[0], wins[1], lconst, refl, GX, GW, tab, tok, tmeta, twin
+    )
 
 
 @njit(**JIT)
@@ -458,7 +486,8 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     o0, m0 = T.tmeta[i, 0, 0], T.tmeta[i, 0, 1]
     o1, m1 = T.tmeta[i, 1, 0], T.tmeta[i, 1, 1]
     # the four halves: lower-left corner (inside x + y <= 1), then the reflected base for the
-    # upper-right one; in each, the FPR outer (y <= x) or the FNR outer (y > x)
+    # upper-right one (left out where the region is the lower-left half only, ``T.refl``); in
+    # each, the FPR outer (y <= x) or the FNR outer (y > x)
     P = np.empty((4 * _MAX_PIECES, 5))
     npc = i - i  # a run-time 0: the literal 0 would compile _pieces a second time
     # the callees get the arrays they read, not the table tuple: passing a tuple of a dozen
@@ -479,7 +508,7 @@ def _log_band_mass_window(T, i, wide, bd, rate):
     if lo0 + lo1 < 1.0:
         npc = _pieces(tab, tok, dx0, dy0, bd, rate, h, P, npc)
         npc = _pieces(tab, tok, dy0, dx0, bd, rate, h + 1, P, npc)
-    if hi0 + hi1 > 1.0:
+    if hi0 + hi1 > 1.0 and T.refl[i] > 0.0:
         npc = _pieces(tab, tok, dx1, dy1, bd, rate, h + 2, P, npc)
         npc = _pieces(tab, tok, dy1, dx1, bd, rate, h + 3, P, npc)
     # largest bound first; stop where the bounds can no longer change the sum

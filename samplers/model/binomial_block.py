@@ -103,7 +103,22 @@ _GX, _GW = gauss_legendre_table(max(NODES, THIN_NODES))
 #: :func:`make_blocks`).
 Blocks = namedtuple(
     "Blocks",
-    ["k", "n0", "n1", "n0lo", "n1lo", "start", "size", "idx", "cnt", "win", "rest", "GX", "GW"],
+    [
+        "k",
+        "n0",
+        "n1",
+        "n0lo",
+        "n1lo",
+        "start",
+        "size",
+        "idx",
+        "cnt",
+        "win",
+        "refl",
+        "rest",
+        "GX",
+        "GW",
+    ],
 )
 
 
@@ -162,8 +177,9 @@ def make_blocks(
     n1_all = B.n1.astype(np.int64)
     blocks = []  # (k, members) of every block made
     if n:
-        cand = np.zeros((n, 3), dtype=np.int64)
+        cand = np.zeros((n, 4), dtype=np.int64)
         cand[:, 0] = base_k
+        cand[:, 3] = B.refl > 0.0  # a block shares its region (with or without the reflection)
         for k in np.unique(base_k):
             sel = base_k == k
             cand[sel, 1] = _size_runs(n0_all[sel])
@@ -232,6 +248,7 @@ def make_blocks(
         idx=idx,
         cnt=np.stack([x, y, n0 - x, n1 - y, n0 - n0lo[blk], n1 - n1lo[blk]]).reshape(6, idx.size),
         win=np.array(wins, dtype=np.float64).reshape(len(ks), 4, 4),
+        refl=np.array([B.refl[m[0]] for _, m in blocks], dtype=np.float64),
         rest=np.flatnonzero(~in_block).astype(np.int64),
         GX=_GX,
         GW=_GW,
@@ -488,8 +505,9 @@ def _block_log_mass(Q, b, bd, out):
     W = Q.win[b]
     _half(bd, s01, f[0], f[1], W[0], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
     _half(bd, s10, f[1], f[0], W[1], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
-    _half(bd, s01, f[2], f[3], W[2], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
-    _half(bd, s10, f[3], f[2], W[3], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
+    if Q.refl[b] > 0.0:  # the upper-right corner, unless the region is the lower-left half
+        _half(bd, s01, f[2], f[3], W[2], Q.GX, Q.GW, acc0, PO, D, P, L, U, T)
+        _half(bd, s10, f[3], f[2], W[3], Q.GX, Q.GW, acc1, PO, D, P, L, U, T)
     for jj in range(size):
         a = (lo0 + c[4, jj] + 1.0) * acc0[jj] + (lo1 + c[5, jj] + 1.0) * acc1[jj]
         out[jj] = math.log(a) if a > 0.0 else -math.inf

@@ -89,8 +89,11 @@ def padded_matrix(n_exposed: int, n_pad: int, seed: int, n_models: int = 64, shi
     return s1, k1
 
 
-def padded_run(n_exposed, n_pad, seed, likelihood, max_time=None):
-    """One default run; returns a dict of the figures the table prints."""
+def padded_run(n_exposed, n_pad, seed, likelihood, max_time=None, reflect=True):
+    """One default run; returns a dict of the figures the table prints.
+
+    ``reflect=False``: the decisions as made (``bayes_dp.Evidence(reflect=False)``).
+    """
     import time
     import warnings
 
@@ -101,7 +104,7 @@ def padded_run(n_exposed, n_pad, seed, likelihood, max_time=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         post = bdp.estimate_epsilon(
-            res.to_evidence(likelihood=likelihood),
+            res.to_evidence(likelihood=likelihood, reflect=reflect),
             delta=1e-5,
             seed=seed,
             progress=False,

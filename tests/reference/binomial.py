@@ -246,7 +246,7 @@ def region_mass(x, n0, y, n1, eps, delta):
     return np.exp(lc), np.exp(lm)
 
 
-def _log_lens_mass(base, t1, d1, t2, d2, chunk=128):
+def _log_lens_mass(base, t1, d1, t2, d2, chunk=128, reflect=True):
     """log of the Beta-product mass of R(t2, d2) minus R(t1, d1) (t1 <= t2, d1 <= d2).
 
     The lens is the difference of the lower-left corners plus the difference of the
@@ -257,7 +257,7 @@ def _log_lens_mass(base, t1, d1, t2, d2, chunk=128):
     shape = arrs[0].shape
     t1, d1, t2, d2 = (v.ravel() for v in arrs)
     parts = []
-    for b in (base, base.reflected()):
+    for b in (base, base.reflected()) if reflect else (base,):
         out = np.empty(t1.size)
         for i0 in range(0, t1.size, chunk):
             sl = slice(i0, i0 + chunk)
@@ -268,15 +268,19 @@ def _log_lens_mass(base, t1, d1, t2, d2, chunk=128):
             )
             out[sl] = _band_integral(b, bps, ("h", c2, tl2), ("h", c1, tl1))
         parts.append(out)
+    if not reflect:
+        return parts[0].reshape(shape)
     return np.logaddexp(parts[0], parts[1]).reshape(shape)
 
 
-def log_marginal_likelihood(x, n0, y, n1, eps, s, delta):
+def log_marginal_likelihood(x, n0, y, n1, eps, s, delta, reflect=True):
     """log L_i(eps, s) = log[(1/|R_s|) int_{R_s} Binom(x|n0,a) Binom(y|n1,b) da db].
 
     ``eps`` and ``s`` broadcast; requires eps > 0 (or delta > 0) and 0 <= s <= 1.  At s = 1
     the band collapses onto the boundary of R(eps, delta) and L is the limit s -> 1 of the
     ratio (L'Hopital in s: a weighted line integral, see ``_log_boundary_mass``).
+    ``reflect=False``: R_s is replaced by its lower-left half {a + b <= 1} (half the area, by
+    the band's symmetry through (1/2, 1/2)).
     """
     base = _Base(x, n0, y, n1)
     eps, s = np.broadcast_arrays(np.asarray(eps, float), np.asarray(s, float))
@@ -286,12 +290,15 @@ def log_marginal_likelihood(x, n0, y, n1, eps, s, delta):
     one = s == 1.0
     e1, s1 = eps[~one], s[~one]
     if e1.size:
-        lm = _log_lens_mass(base, s1 * e1, s1 * delta, e1, delta).reshape(e1.shape)
+        lm = _log_lens_mass(base, s1 * e1, s1 * delta, e1, delta, reflect=reflect)
         with np.errstate(divide="ignore"):
-            out[~one] = lm - log_region_area(e1, s1, delta) - base.log_norm
+            out[~one] = lm.reshape(e1.shape) - log_region_area(e1, s1, delta) - base.log_norm
     if one.any():
         e = eps[one]
-        out[one] = _log_boundary_mass(base, e, delta) - _log_area_slope(e, delta) - base.log_norm
+        lb = _log_boundary_mass(base, e, delta, reflect=reflect)
+        out[one] = lb - _log_area_slope(e, delta) - base.log_norm
+    if not reflect:
+        out = out + np.log(2.0)
     return out if out.ndim else float(out)
 
 

@@ -61,7 +61,7 @@ def _logsum(terms, w):
         return np.where(np.isfinite(m), mm + np.log(tot), -np.inf)
 
 
-def _log_boundary_mass(base, eps, delta, chunk=256):
+def _log_boundary_mass(base, eps, delta, chunk=256, reflect=True):
     """log of lim_{s -> 1} (Beta-product mass of R_s(eps, delta)) / (1 - s).
 
     The band mass is C(s eps, s delta) - C(eps, delta), C the mass of the two corners outside
@@ -74,11 +74,12 @@ def _log_boundary_mass(base, eps, delta, chunk=256):
 
     a line integral of the data density along the boundary of R(eps, delta), weighted by the
     speed at which the boundary moves with s.  The upper-right corner is the lower-left one of
-    the reflected base.  Elementary integrand (``base.log_joint``: Beta densities, or eq. 7).
+    the reflected base (left out with ``reflect=False``: the lower-left half only).
+    Elementary integrand (``base.log_joint``: Beta densities, or eq. 7).
     """
     eps = np.atleast_1d(np.asarray(eps, dtype=float))
     parts = []
-    for b in (base, base.reflected()):
+    for b in (base, base.reflected()) if reflect else (base,):
         out = np.empty(eps.size)
         for i0 in range(0, eps.size, chunk):
             e = eps[i0 : i0 + chunk]
@@ -94,4 +95,4 @@ def _log_boundary_mass(base, eps, delta, chunk=256):
                 terms = b.log_joint(x, h) + lwt
             out[i0 : i0 + chunk] = _logsum(np.where(np.isnan(terms), -np.inf, terms), w)
         parts.append(out)
-    return np.logaddexp(parts[0], parts[1])
+    return np.logaddexp(parts[0], parts[1]) if reflect else parts[0]
