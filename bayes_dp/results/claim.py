@@ -100,8 +100,9 @@ class AuditClaim:
     lower : float
         The (1 - prob) posterior quantile of eps: eps >= lower with probability ``prob``; for
         a Gaussian-DP posterior with score groups, the shape-free bound
-        (``shape_free_lower``), which the sentence states first; for a posterior with
-        score-matrix groups, the smaller of that quantile and ``frequentist_lower``.
+        (``shape_free_lower``), which the sentence states first; for a posterior of counts
+        (score-matrix groups or designed bases), the smaller of that quantile and
+        ``frequentist_lower``.
     upper : float
         The ``prob`` posterior quantile of eps.
     delta : float or None
@@ -154,9 +155,8 @@ class AuditClaim:
     shape_free : dict or None
         Its threshold, counts, number of thresholds and level.
     posterior_lower : float or None
-        Posteriors with score-matrix groups (a ``dependence`` record:
-        ``mia.ScoreMatrixCounts.to_evidence()``, the CLI on a score file or result folder;
-        None otherwise): the posterior's (1 - prob) quantile of eps, what the model says.
+        Posteriors of counts (None for Gaussian-DP posteriors): the posterior's (1 - prob)
+        quantile of eps, what the model says.
     frequentist_lower : float or None
         The same posteriors: the largest per-target Clopper-Pearson lower bound of eps on
         effective counts (every target's counts deflated by its group's design effects;
@@ -164,9 +164,15 @@ class AuditClaim:
         posterior's delta). ``lower`` is the smaller of it and ``posterior_lower``, and the
         sentence states it first: the binomial posterior's interval lay above the true eps of
         a Laplace mechanism in 16 of 100 audits, this bound in none of 200 per design
-        (docs/lira.md, "The claim on score-matrix evidence").
+        (docs/lira.md, "The claim on score-matrix evidence"). Posteriors of designed bases
+        (binomial groups, no score matrix): the largest per-base Clopper-Pearson lower bound,
+        Bonferroni over the 2 n rates of the binomial groups' n bases
+        (:func:`bayes_dp.results.claim_counts.count_bound`); the posterior's quantile sits
+        near the point estimate of what the attack shows, above the true eps in about half of
+        audits of an optimal attack (docs/concepts.md, "What the audit shows").
     frequentist : dict or None
-        Its inputs and the target that attains it (see
+        Its inputs and the base that attains it (designed bases:
+        :func:`bayes_dp.results.claim_counts.count_bound`; score matrices, below, see
         :func:`bayes_dp.results.claim_scores.score_matrix_bound`): ``lower``, ``raw_lower``
         (the same bound on raw counts), ``group``, ``row``, ``target`` (score-matrix column),
         its ``fp``, ``n_neg``, ``fn``, ``n_pos``, the design effects applied, ``n_rates``,
@@ -334,6 +340,10 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             st, prob, lower, words, at, strength, upper=upper, source=source
         )
         source = extra.pop("upper_source", source)
+        if not extra:  # counts of designed bases: the classical bound first
+            from bayes_dp.results.claim_counts import count_words
+
+            lower, words, extra = count_words(st, prob, lower, words, at, strength)
     if not reliable:
         words.insert(
             0,

@@ -37,7 +37,8 @@ def test_acceptance_estimate_writes_posterior_and_report(strong_csv, tmp_path, c
     assert "eps" in captured.out and "r_hat" in captured.out
     assert "sampling done in" in captured.err and "bayes-dp:" not in captured.out
     # the claim in words, and what the columns mean
-    assert "With 95% posterior probability, eps >= " in captured.out
+    assert "With 95% confidence, eps >= " in captured.out  # the classical bound first
+    assert "What the model says (not the finding): with 95% posterior probability" in captured.out
     assert "glossary:" in captured.out and "\nr_hat: " in captured.out
     assert "hdi_90%_lo" in captured.out and "hdi_5%" not in captured.out
     # the log names the default group and shows no tau for a binomial model

@@ -219,32 +219,82 @@ def test_a_dependent_score_matrix_says_which_bound_allows_for_it():
     assert c.frequentist["fn_design_effect"] == 3.0
 
 
-def test_claim_without_score_matrix_groups_is_unchanged():
-    # the sentence of the version before the score-matrix claim, on the same draws and settings
+def _designed_settings(counts, likelihoods=("binomial",)):
+    groups = [
+        {"name": f"g{k}", "likelihood": lik, "strength": "shared", "counts": counts, "fix": {}}
+        for k, lik in enumerate(likelihoods)
+    ]
+    return {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5, "groups": groups}
+
+
+def _cp_by_hand(fp, n0, fn, n1, delta, level):
+    """The bound of one base from scipy's Beta quantiles (both readings of the base)."""
+    t = (1.0 - level) / 2.0
+    a_hi = stats.beta.ppf(1.0 - t, fp + 1, n0 - fp) if fp < n0 else 1.0
+    b_hi = stats.beta.ppf(1.0 - t, fn + 1, n1 - fn) if fn < n1 else 1.0
+    a_lo = stats.beta.ppf(t, fp, n0 - fp + 1) if fp > 0 else 0.0
+    b_lo = stats.beta.ppf(t, fn, n1 - fn + 1) if fn > 0 else 0.0
+
+    def g(a, b):  # smallest eps whose region holds (a, b), below the diagonal
+        v = [np.log((1 - delta - b) / a) if a > 0 and 1 - delta - b > 0 else -np.inf]
+        v.append(np.log((1 - delta - a) / b) if b > 0 and 1 - delta - a > 0 else -np.inf)
+        return max(0.0, *v)
+
+    return max(g(a_hi, b_hi), g(1.0 - a_lo, 1.0 - b_lo))
+
+
+def test_claim_on_designed_bases_states_the_classical_bound_first():
+    """The posterior's 5% quantile (2.67) is above the classical bound (2.51): the claim states
+    the bound, checked against scipy's Beta quantiles, and the model's figure after it."""
     rng = np.random.default_rng(7)
     counts = {"fp": [40, 50], "n_neg": [1000, 1000], "fn": [250, 200], "n_pos": [1000, 1000]}
-    st = {
-        "eps_prior": ["HalfNormal", 10.0],
-        "delta": 1e-5,
-        "groups": [
-            {
-                "name": "bases",
-                "likelihood": "binomial",
-                "strength": "shared",
-                "counts": counts,
-                "fix": {},
-            }
-        ],
-    }
+    st = _designed_settings(counts)
     post = bdp.Posterior({"eps": rng.normal(3.0, 0.2, 40000).reshape(4, -1)}, {}, st)
     c = bdp.audit_claim(post)
-    assert c.sentence == (
-        "With 95% posterior probability, eps >= 2.67 at delta = 1e-05, with the attack strength "
-        "inferred from the data. The upper end of the 90% credible interval [2.67, 3.33] is set "
-        "by the data: halving or doubling the prior's scale moves it by 0% at most."
+    level = 1.0 - 0.05 / 4
+    by_hand = max(
+        _cp_by_hand(40, 1000, 250, 1000, 1e-5, level), _cp_by_hand(50, 1000, 200, 1000, 1e-5, level)
     )
-    assert c.lower == post.quantile(0.05, "eps")
-    assert (c.posterior_lower, c.frequentist_lower, c.frequentist) == (None, None, None)
+    assert c.frequentist_lower == pytest.approx(by_hand, rel=1e-9)
+    assert c.posterior_lower == post.quantile(0.05, "eps")
+    assert c.lower == c.frequentist_lower < c.posterior_lower
+    assert c.sentence.startswith(f"With 95% confidence, eps >= {by_hand:.3g} at delta = 1e-05")
+    assert (
+        "What the model says (not the finding): with 95% posterior probability, eps >= 2.67"
+        in c.sentence
+    )
+    assert c.frequentist["row"] == 0 and c.frequentist["group"] == "g0"
+    assert c.to_dict()["frequentist"]["n_rates"] == 4
+    assert c.upper_source == "data"  # the upper end's sentence is kept
+
+
+def test_claim_on_designed_bases_keeps_a_smaller_posterior_bound():
+    """Where the posterior's quantile is below the classical bound, it is the claim."""
+    rng = np.random.default_rng(7)
+    counts = {"fp": [40, 50], "n_neg": [1000, 1000], "fn": [250, 200], "n_pos": [1000, 1000]}
+    post = bdp.Posterior(
+        {"eps": rng.normal(2.0, 0.2, 40000).reshape(4, -1)}, {}, _designed_settings(counts)
+    )
+    c = bdp.audit_claim(post)
+    assert c.lower == c.posterior_lower == post.quantile(0.05, "eps") < c.frequentist_lower
+    assert c.sentence.startswith(f"With 95% posterior probability, eps >= {c.lower:.3g}")
+    assert (
+        f"what the attack shows without a model is eps >= {c.frequentist_lower:.3g}" in c.sentence
+    )
+
+
+def test_claim_on_designed_bases_leaves_over_dispersed_groups_out():
+    rng = np.random.default_rng(7)
+    counts = {"fp": [40, 50], "n_neg": [1000, 1000], "fn": [250, 200], "n_pos": [1000, 1000]}
+    draws = {"eps": rng.normal(3.0, 0.2, 40000).reshape(4, -1)}
+    post = bdp.Posterior(draws, {}, _designed_settings(counts, ("binomial", "beta_binomial")))
+    c = bdp.audit_claim(post)
+    assert c.frequentist["skipped"] == ["g1"] and c.frequentist["n_bases"] == 2
+    assert "groups ['g1'] are left out of it" in c.sentence
+    only = bdp.Posterior(draws, {}, _designed_settings(counts, ("bivariate_normal",)))
+    c = bdp.audit_claim(only)  # no binomial group: the posterior's sentence alone
+    assert c.frequentist is None and c.lower == only.quantile(0.05, "eps")
+    assert c.sentence.startswith("With 95% posterior probability")
 
 
 def _ceiling_by_hand(alpha, n0, n1, delta, confidence, n_rates, f_fp=1.0, f_fn=1.0):
