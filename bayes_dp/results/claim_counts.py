@@ -19,7 +19,11 @@ clopper_pearson_target_bounds`, reading each base as its group reads it: reflect
 the group has ``reflect=False``), and never a lower end above it; the posterior's figure
 follows as what the model says. The claim on score-matrix evidence
 (:mod:`bayes_dp.results.claim_scores`) and on scores at every threshold
-(:mod:`bayes_dp.results.claim_gdp`) have their own bounds.
+(:mod:`bayes_dp.results.claim_gdp`) have their own bounds. A one-run posterior
+(:func:`bayes_dp.one_run.estimate_one_run`) has the same defect (at guesses drawn from the
+dominating Binomial(r, e^eps / (1 + e^eps)) of eps = 1, its lower end lay above the truth in
+25 of 40 audits): its claim states first the largest one-run bound of its audits
+(:func:`one_run_bound`).
 
 What the bound assumes: each base's decisions are independent Bernoulli trials given its
 rates (the binomial likelihood's assumption too). Groups with an over-dispersed likelihood
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["count_bound", "count_words"]
+__all__ = ["count_bound", "count_words", "one_run_bound"]
 
 #: Likelihoods whose counts the bound reads as binomial.
 BINOMIAL_LIKELIHOODS = ("binomial", "exposure_mixture")
@@ -101,6 +105,42 @@ def count_bound(st: dict, prob: float) -> dict | None:
     return best
 
 
+def one_run_bound(st: dict, prob: float) -> dict | None:
+    """Return the largest one-run lower bound of eps of a one-run posterior's audits.
+
+    Each audit's bound (:func:`bayes_dp.one_run.one_run_epsilon_bound`, Steinke, Nasr and
+    Jagielski's Theorem 3.3) at confidence ``1 - (1 - prob) / k`` for ``k`` audits
+    (Bonferroni); the largest is kept. None without one-run groups or a recorded delta.
+
+    Returns
+    -------
+    dict or None
+        ``lower``, ``row`` (the audit that sets it), ``m``, ``r``, ``v`` (its counts),
+        ``n_audits``, ``confidence`` and ``level`` (of each audit's test).
+    """
+    from bayes_dp.one_run.core import OneRunCounts, one_run_epsilon_bound
+
+    delta = st.get("delta")
+    groups = [g for g in st.get("groups", []) if isinstance(g, dict) and g.get("kind") == "one_run"]
+    if delta is None or not groups:
+        return None
+    m, r, v = (np.concatenate([np.atleast_1d(g[k]) for g in groups]) for k in ("m", "r", "v"))
+    k = m.size
+    level = (1.0 - prob) / k
+    lows = one_run_epsilon_bound(OneRunCounts(m=m, r=r, v=v), delta, 1.0 - level)
+    i = int(np.argmax(lows))
+    return {
+        "lower": float(lows[i]),
+        "row": i,
+        "m": int(m[i]),
+        "r": int(r[i]),
+        "v": int(v[i]),
+        "n_audits": k,
+        "confidence": prob,
+        "level": level,
+    }
+
+
 def count_words(
     st: dict, prob: float, lower: float, words: list[str], at: str, strength: str
 ) -> tuple[float, list[str], dict]:
@@ -114,9 +154,16 @@ def count_words(
     """
     fb = count_bound(st, prob)
     if fb is None:
-        return lower, words, {}
-    f = fb["lower"]
-    extra = {"posterior_lower": lower, "frequentist_lower": f, "frequentist": fb}
+        fb = one_run_bound(st, prob)
+        if fb is None:
+            return lower, words, {}
+        what = (
+            f"the largest one-run bound of the audits (Steinke, Nasr and Jagielski, Theorem 3.3: "
+            f"canaries included independently with probability 1/2; {fb['n_audits']} audits at "
+            f"level {1 - prob:g}/{fb['n_audits']}, Bonferroni), set by audit {fb['row']} "
+            f"({fb['v']} of {fb['r']} guesses right, {fb['m']} canaries)"
+        )
+        return _words(fb, what, prob, lower, words, at, strength)
     skipped = (
         f" (groups {fb['skipped']} are left out of it: their likelihood does not read them as "
         "binomial)"
@@ -129,6 +176,13 @@ def count_words(
         f"{1 - prob:g}/{fb['n_rates']}, Bonferroni){skipped}, set by row {fb['row']} of group "
         f"{fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, FN {fb['fn']}/{fb['n_pos']})"
     )
+    return _words(fb, what, prob, lower, words, at, strength)
+
+
+def _words(fb, what, prob, lower, words, at, strength):
+    """Return the claim's lower end, sentences and fields, given the bound ``fb`` and its words."""
+    f = fb["lower"]
+    extra = {"posterior_lower": lower, "frequentist_lower": f, "frequentist": fb}
     if lower <= f:
         # the model's bound is the smaller: it is the claim, and the classical one is beside it
         rest = list(words)

@@ -563,3 +563,20 @@ def test_the_claim_reads_the_decisions_as_made_not_reflected():
     assert clopper_pearson_target_bounds(1, 32, 0, 32, 1e-5, reflect=False)[0] == pytest.approx(
         clopper_pearson_target_bounds(1, 32, 0, 32, 1e-5, reflect=True)[0]
     )
+
+
+def test_claim_of_a_one_run_posterior_states_the_one_run_bound_first():
+    """Two audits: the bound at 0.975 each (Bonferroni), the larger stated first."""
+    from bayes_dp.one_run.core import OneRunCounts, estimate_one_run, one_run_epsilon_bound
+
+    c = OneRunCounts(m=1000, r=[1000, 400], v=[737, 300])
+    post = estimate_one_run(c, delta=0.0, seed=3)
+    claim = bdp.audit_claim(post)
+    each = one_run_epsilon_bound(c, 0.0, 0.975)
+    assert claim.frequentist_lower == pytest.approx(each.max(), rel=1e-12)
+    assert claim.frequentist["row"] == int(np.argmax(each)) and claim.frequentist["n_audits"] == 2
+    assert claim.posterior_lower == pytest.approx(post.quantile(0.05, "eps"))
+    assert claim.lower == min(claim.posterior_lower, claim.frequentist_lower)
+    if claim.lower < claim.posterior_lower:
+        assert claim.sentence.startswith(f"With 95% confidence, eps >= {claim.lower:.3g}")
+        assert "the largest one-run bound of the audits" in claim.sentence
