@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
+from bayes_dp.core.one_run_bound import one_run_bounds
 from bayes_dp.core.priors import Prior
 from bayes_dp.core.thresholds import GRID_DRAWS
 from bayes_dp.core.validation import check_delta, check_int_array, check_positive_int, check_real
@@ -75,22 +76,6 @@ class OneRunCounts:
         return int(self.m.size)
 
 
-def _p_value(eps, m, r, v, delta):
-    """P-value of "the mechanism is (eps, delta)-DP" given v of r right (Steinke et al., Thm 3.3).
-
-    ``P[Bin(r, q) >= v] + 2 m delta max_{1 <= i <= v} P[v - i <= Bin(r, q) < v] / i`` with
-    ``q = e^eps / (1 + e^eps)``, vectorised over ``eps``.
-    """
-    q = special.expit(np.asarray(eps, dtype=np.float64))[:, None]
-    tail = stats.binom.sf(v - 1, r, q[:, 0])
-    if delta == 0.0 or v == 0:
-        return np.minimum(tail, 1.0)
-    below = stats.binom.cdf(np.arange(v - 1, -2, -1), r, q)  # P[B <= v-1-i], i = 0..v
-    window = below[:, :1] - below[:, 1:]  # P[v - i <= B < v], i = 1..v
-    alpha = np.max(window / np.arange(1, v + 1), axis=1)
-    return np.minimum(tail + 2.0 * m * delta * alpha, 1.0)
-
-
 def one_run_epsilon_bound(counts: OneRunCounts, delta: float = 0.0, confidence: float = 0.95):
     """Frequentist lower bound of eps from each one-run audit (Steinke, Nasr and Jagielski).
 
@@ -126,26 +111,7 @@ def one_run_epsilon_bound(counts: OneRunCounts, delta: float = 0.0, confidence: 
     confidence = check_real(
         "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
     )
-    level = 1.0 - confidence
-    out = np.zeros(len(counts))
-    for i, (m, r, v) in enumerate(zip(counts.m, counts.r, counts.v, strict=True)):
-        m, r, v = int(m), int(r), int(v)
-
-        def rejects(e, m=m, r=r, v=v):
-            return _p_value(np.atleast_1d(e), m, r, v, delta)[0] < level
-
-        if r == 0 or not rejects(0.0):
-            continue
-        lo, hi = 0.0, 1.0
-        while rejects(hi):
-            lo, hi = hi, 2.0 * hi
-            if hi > 1e6:  # pragma: no cover (only with all guesses right and r huge)
-                break
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
-        out[i] = lo
-    return out
+    return one_run_bounds(counts.m, counts.r, counts.v, delta, confidence)
 
 
 def one_run_log_likelihood(eps, s, counts: OneRunCounts) -> np.ndarray:

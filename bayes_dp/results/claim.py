@@ -252,7 +252,9 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     >>> counts = bdp.AttackCounts(fp=[40, 50], n_neg=1000, fn=[250, 200], n_pos=1000)
     >>> post = bdp.estimate_epsilon(counts, delta=1e-5, draws=2000, seed=1, check=False)
     >>> claim = bdp.audit_claim(post)
-    >>> claim.sentence.startswith(f"With 95% posterior probability, eps >= {claim.lower:.3g}")
+    >>> claim.lower == min(claim.posterior_lower, claim.frequentist_lower)
+    True
+    >>> claim.sentence.startswith(f"With 95% confidence, eps >= {claim.lower:.3g}")
     True
     >>> claim.upper_source  # s inferred: the upper end follows the prior
     'prior'

@@ -108,7 +108,8 @@ def count_bound(st: dict, prob: float) -> dict | None:
 def one_run_bound(st: dict, prob: float) -> dict | None:
     """Return the largest one-run lower bound of eps of a one-run posterior's audits.
 
-    Each audit's bound (:func:`bayes_dp.one_run.one_run_epsilon_bound`, Steinke, Nasr and
+    Each audit's bound (:func:`bayes_dp.core.one_run_bound.one_run_bounds`, the computation of
+    :func:`bayes_dp.one_run.one_run_epsilon_bound`; Steinke, Nasr and
     Jagielski's Theorem 3.3) at confidence ``1 - (1 - prob) / k`` for ``k`` audits
     (Bonferroni); the largest is kept. None without one-run groups or a recorded delta.
 
@@ -118,7 +119,7 @@ def one_run_bound(st: dict, prob: float) -> dict | None:
         ``lower``, ``row`` (the audit that sets it), ``m``, ``r``, ``v`` (its counts),
         ``n_audits``, ``confidence`` and ``level`` (of each audit's test).
     """
-    from bayes_dp.one_run.core import OneRunCounts, one_run_epsilon_bound
+    from bayes_dp.core.one_run_bound import one_run_bounds
 
     delta = st.get("delta")
     groups = [g for g in st.get("groups", []) if isinstance(g, dict) and g.get("kind") == "one_run"]
@@ -127,7 +128,7 @@ def one_run_bound(st: dict, prob: float) -> dict | None:
     m, r, v = (np.concatenate([np.atleast_1d(g[k]) for g in groups]) for k in ("m", "r", "v"))
     k = m.size
     level = (1.0 - prob) / k
-    lows = one_run_epsilon_bound(OneRunCounts(m=m, r=r, v=v), delta, 1.0 - level)
+    lows = one_run_bounds(m, r, v, delta, 1.0 - level)
     i = int(np.argmax(lows))
     return {
         "lower": float(lows[i]),

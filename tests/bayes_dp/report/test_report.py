@@ -63,7 +63,8 @@ def test_report_inputs_table_and_reproduction(short_report):
         "hdi_90%_lo",
         "q95%",
         'id="claim"',
-        "With 95% posterior probability, eps &gt;= ",
+        "With 95% confidence, eps &gt;= ",  # the classical bound first (claim_counts)
+        "What the model says (not the finding): with 95% posterior probability, eps &gt;= ",
         'id="glossary"',
         "effective sample size",
         "accept_joint",
