@@ -35,6 +35,20 @@ def one_run_bounds(m, r, v, delta: float, confidence: float) -> np.ndarray:
     At level ``1 - confidence``, by bisection (60 halvings) after a doubling bracket; 0 where
     the audit rejects nothing. Inputs as validated by
     :func:`bayes_dp.one_run.one_run_epsilon_bound` (integer arrays of equal length).
+
+    Parameters
+    ----------
+    m, r, v : array_like of int
+        Canaries, guesses made and right guesses of each audit.
+    delta : float
+        In [0, 1).
+    confidence : float
+        In (0, 1).
+
+    Returns
+    -------
+    ndarray
+        One bound per audit.
     """
     level = 1.0 - confidence
     m, r, v = (np.atleast_1d(np.asarray(a)) for a in (m, r, v))

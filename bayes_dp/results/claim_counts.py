@@ -52,6 +52,13 @@ def count_bound(st: dict, prob: float) -> dict | None:
     ``1 - (1 - prob) / (2 n)``, n the number of their bases, and the largest per-base bound at
     the recorded delta is kept.
 
+    Parameters
+    ----------
+    st : dict
+        A posterior's settings (``post.settings``): its ``delta`` and ``groups`` are read.
+    prob : float
+        Confidence of the bound, in (0.5, 1) (validated by :func:`bayes_dp.audit_claim`).
+
     Returns
     -------
     dict or None
@@ -113,6 +120,14 @@ def one_run_bound(st: dict, prob: float) -> dict | None:
     Jagielski's Theorem 3.3) at confidence ``1 - (1 - prob) / k`` for ``k`` audits
     (Bonferroni); the largest is kept. None without one-run groups or a recorded delta.
 
+    Parameters
+    ----------
+    st : dict
+        A one-run posterior's settings (``post.settings``: ``delta`` and its ``groups`` of
+        ``kind`` ``"one_run"`` with ``m``, ``r``, ``v``).
+    prob : float
+        Confidence of the bound, in (0.5, 1).
+
     Returns
     -------
     dict or None
@@ -145,12 +160,13 @@ def one_run_bound(st: dict, prob: float) -> dict | None:
 def count_words(
     st: dict, prob: float, lower: float, words: list[str], at: str, strength: str
 ) -> tuple[float, list[str], dict]:
-    """Rewrite the claim of a posterior of count evidence (identity without a binomial group).
+    """Rewrite the claim of a posterior of counts or one-run audits (identity without either).
 
     ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
     interval (the first of them its lower bound) and ``lower`` its (1 - ``prob``) quantile.
     Returns the lower end the claim states (the smaller of ``lower`` and the per-base bound of
-    :func:`count_bound`), the sentences and the extra fields of :class:`~bayes_dp.AuditClaim`
+    :func:`count_bound`, or of a one-run posterior's :func:`one_run_bound`), the sentences and
+    the extra fields of :class:`~bayes_dp.AuditClaim`
     (``posterior_lower``, ``frequentist_lower``, ``frequentist``).
     """
     fb = count_bound(st, prob)
