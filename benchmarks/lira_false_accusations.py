@@ -29,6 +29,9 @@ of models (every target IN for half of them).
     python benchmarks/lira_false_accusations.py --audits 10 --targets 1000 --configs gaussian:0
     python benchmarks/lira_false_accusations.py --audits 50 --models 256 --mu 2 --likelihood \
         binomial --configs laplace:0 laplace:0.25
+    python benchmarks/lira_false_accusations.py --likelihood exposure_mixture --as-made \
+        --eps-prior "HalfNormal(20.0)" --draws 300 --tune 200 --audits 2 --models 256 \
+        --targets 1000 --mu 1e-6 --configs gaussian:0 --seed 80
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ import warnings
 import numpy as np
 from scipy import stats
 
+import bayes_dp as bdp
+from bayes_dp.core.priors import parse_prior
 from mia.coverage import score_matrix_audit
 
 #: mechanism:shift sd, the configurations studied by default.
@@ -68,6 +73,7 @@ def study(
     dependence="ignore",
     n_models=64,
     reflect=True,
+    prior=None,
 ):
     """Run ``n_audits`` audits of one configuration; return their results (list of dicts)."""
     mech, shift = config.split(":")
@@ -89,6 +95,7 @@ def study(
                     tune=tune,
                     dependence=dependence,
                     reflect=reflect,
+                    prior=prior,
                 )
             )
     return out
@@ -114,8 +121,20 @@ def main() -> None:
     ap.add_argument(
         "--as-made", action="store_true", help="Evidence(reflect=False): decisions as made"
     )
+    ap.add_argument(
+        "--eps-prior",
+        default=None,
+        help="prior of eps as its repr, e.g. 'HalfNormal(20.0)' or 'LogNormal(0.0, 3.0)' "
+        "(default: bayes_dp.Prior()'s)",
+    )
     ap.add_argument("--save", default=None, help="write every audit's result to this JSON file")
     args = ap.parse_args()
+    prior = None
+    if args.eps_prior is not None:
+        eps_prior = parse_prior(args.eps_prior)
+        if not isinstance(eps_prior, (bdp.HalfNormal, bdp.LogNormal)):
+            ap.error(f"--eps-prior must be a HalfNormal or LogNormal; found {args.eps_prior!r}")
+        prior = bdp.Prior(eps=eps_prior)
     saved = {}
     print(
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
@@ -123,7 +142,8 @@ def main() -> None:
     )
     print(
         f"{args.models} models x {args.targets} targets, mu = {args.mu}, {args.likelihood}, "
-        f"dependence {args.dependence}, {args.draws} draws after {args.tune}, seed {args.seed}"
+        f"dependence {args.dependence}, {args.draws} draws after {args.tune}, seed {args.seed}, "
+        f"eps prior {prior.eps if prior is not None else bdp.Prior().eps}"
     )
     print(
         "| mechanism | shift sd | true eps | audits | above truth | rate (95% CI) | coverage | "
@@ -147,6 +167,7 @@ def main() -> None:
             args.dependence,
             args.models,
             not args.as_made,
+            prior,
         )
         sec = (time.perf_counter() - t0) / len(res)
         saved[config] = res

@@ -172,6 +172,7 @@ def score_matrix_audit(
     model_shift: float = 0.0,
     dependence: str = "ignore",
     reflect: bool = True,
+    prior=None,
 ) -> dict:
     """One audit of a mechanism of known eps with shift ``mu`` through a simulated score matrix.
 
@@ -217,6 +218,8 @@ def score_matrix_audit(
         effects) and the evidence records ``corrected=True``.
     reflect : bool, default True
         ``False``: the decisions as made (``bayes_dp.Evidence(reflect=False)``).
+    prior : bayes_dp.Prior, optional
+        Prior of the analysis (default ``bayes_dp.Prior()``).
 
     Returns
     -------
@@ -282,6 +285,7 @@ def score_matrix_audit(
         seed=rng,
         cores=1,
         check=False,
+        prior=prior,
     )
     lo, hi = post.interval(0.9, "eps")
     claim = bdp.audit_claim(post, 0.95)

@@ -269,8 +269,8 @@ _ALL = (
         name="exposure_mixture",
         code=codes.LIK_EXPOSURE_MIXTURE,
         summary="binomial decisions; each base exposed (error point uniform on R_s(eps, delta)) "
-        "with probability pi, else unexposed (uniform on R(kappa eps, delta)): the default for "
-        "score matrices, where most targets show nothing",
+        "with probability pi, else unexposed (uniform on R(kappa eps, delta)): for score "
+        "matrices, where most targets show nothing (an option; docs/lira.md)",
         params=(PI, KAPPA),
         methods=("exact",),
         boundary_s=False,
