@@ -16,11 +16,15 @@ matrix (``FP deff``, ``FN deff``). ``best (0/n, 0/n)`` is the closed form of the
 a balanced matrix of ``--models`` = 2 n models can hold (no error on either side; docs/lira.md,
 "Padding of the claim"), on raw counts. ``--split`` adds ``mia.split_selection_bound`` (a
 prototype: 5 targets selected on half of the models, bounded on the other half; the larger of
-that and the all-target bound, each at half the level), seeded by the row's seed.
+that and the all-target bound, each at half the level), seeded by the row's seed. ``--focus``
+adds the claim's frequentist part with the exposed targets declared in advance
+(``to_evidence(focus=...)``: their rates get 90% of the error, the others 10%, a weighted
+Bonferroni correction; ``bayes_dp.results.claim_scores.score_matrix_bound``).
 
     python benchmarks/lira_claim_padding.py                       # seed 1, + 300 / 1,000 / 10,000
     python benchmarks/lira_claim_padding.py --seeds 1 2 3 4 5 --no-posterior --split
     python benchmarks/lira_claim_padding.py --seeds 1 2 3 --no-posterior --split --models 128
+    python benchmarks/lira_claim_padding.py --seeds 1 2 3 4 5 --no-posterior --focus
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 import bayes_dp as bdp
 import mia
 from bayes_dp.core.region import clopper_pearson_target_bounds
+from bayes_dp.results.claim_scores import score_matrix_bound
 
 from tests._support.lira_sim import padded_matrix
 
@@ -76,7 +81,26 @@ def frequentist_parts(res, rows, n_targets: int) -> dict:
     }
 
 
-def one(n_exposed, n_pad, seed, posterior, chains, draws, tune, n_models=64, split=False):
+def declared_bound(res, n_exposed: int) -> float:
+    """The claim's frequentist part with the first ``n_exposed`` columns declared in advance."""
+    ev = res.to_evidence(focus=np.arange(n_exposed))
+    c = {k: getattr(res.counts, k).tolist() for k in ("fp", "n_neg", "fn", "n_pos")}
+    st = {"delta": DELTA, "groups": [{"name": "lira", "counts": c, "dependence": ev.dependence}]}
+    return score_matrix_bound(st, PROB)["lower"]
+
+
+def one(
+    n_exposed,
+    n_pad,
+    seed,
+    posterior,
+    chains,
+    draws,
+    tune,
+    n_models=64,
+    split=False,
+    focus=False,
+):
     """One padded matrix: the figures of a row (the posterior's only when ``posterior``)."""
     scores, keep = padded_matrix(n_exposed, n_pad, seed, n_models)
     with warnings.catch_warnings():
@@ -94,6 +118,8 @@ def one(n_exposed, n_pad, seed, posterior, chains, draws, tune, n_models=64, spl
         "at_level": fr["at_level"],
         "best": best_target_bound(T, n_models // 2),
     }
+    if focus:
+        out["focus"] = declared_bound(res, n_exposed)
     if split:
         out["split"] = mia.split_selection_bound(
             scores, keep, alpha=0.1, delta=DELTA, confidence=PROB, seed=seed, counts=res
@@ -135,6 +161,9 @@ def main() -> None:
     ap.add_argument(
         "--split", action="store_true", help="also mia.split_selection_bound (prototype)"
     )
+    ap.add_argument(
+        "--focus", action="store_true", help="also the bound with the exposed targets declared"
+    )
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--tune", type=int, default=500)
@@ -158,6 +187,8 @@ def main() -> None:
     )
     if args.split:
         head += " split (selected, all) | / exposed-only |"
+    if args.focus:
+        head += " declared | / exposed-only |"
     if post:
         head += " set by (FP, FN) | s |"
     print(head)
@@ -175,6 +206,7 @@ def main() -> None:
                 args.tune,
                 args.models,
                 args.split,
+                args.focus,
             )
             if base is None:
                 base = r
@@ -197,6 +229,8 @@ def main() -> None:
                     f" {sp['eps']:.3f} ({sp['split']:.3f}, {sp['full']:.3f}) | "
                     f"{sp['eps'] / base['split']['eps']:.3f} |"
                 )
+            if args.focus:
+                row += f" {r['focus']:.3f} | {r['focus'] / base['focus']:.3f} |"
             if post:
                 fb = r["fb"]
                 row += f" {fb['fp']}/{fb['n_neg']}, {fb['fn']}/{fb['n_pos']} | {r['seconds']:.0f} |"

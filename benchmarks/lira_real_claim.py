@@ -7,18 +7,19 @@ the labels (54) flipped to another class as canaries; the score of a target unde
 LiRA's logit confidence in its (possibly flipped) label. ``--algorithm dpsgd`` trains with
 ``mia.DPSGD`` (clip 1, ``--noise-multiplier``) and prints the accountant eps at ``--delta``.
 
-Then the default audit, as ``bayes-dp estimate`` runs a score file, for (a) all targets, (b)
-the canaries only, (c) the others only, each its own score matrix: the online test at alpha =
+Then the default audit, as ``bayes-dp estimate`` runs a score file, for (a) all targets, (b) the
+canaries only, (c) the others only, each its own score matrix, and (d) all targets with the canaries
+declared in advance (``--focus-targets``, ``to_evidence(focus=...)``): the online test at alpha =
 0.1 (``mia.counts_from_score_matrix``, ``skip=True``), ``to_evidence()`` at defaults,
-``bdp.estimate_epsilon`` at defaults (4 chains, run until r_hat <= 1.01 and ESS >= 4,000 or
-600 s) and ``bdp.audit_claim`` at 95%. Prints the posterior's 5/50/95% quantiles of eps, the
-stop reason, the minor-mode flag, the claim's ``lower``, ``frequentist_lower``,
-``posterior_lower``, ``upper_source``, the targets behind the lower end (and whether they are
-canaries) and the sentence; ``docs/lira.md``, "A real run: digits with canaries", has the
-figures.
+``bdp.estimate_epsilon`` at defaults (4 chains, run until r_hat <= 1.01 and ESS >= 4,000 or 600 s)
+and ``bdp.audit_claim`` at 95%. Prints the posterior's 5/50/95% quantiles of eps, the stop reason,
+the minor-mode flag, the claim's ``lower``, ``frequentist_lower``, ``posterior_lower``,
+``upper_source``, the targets behind the lower end (and whether they are canaries) and the sentence;
+``docs/lira.md``, "A real run: digits with canaries", has the figures.
 
     python benchmarks/lira_real_claim.py --models 64 --save lira_real
     python benchmarks/lira_real_claim.py --models 64 --algorithm dpsgd --save lira_real
+    python benchmarks/lira_real_claim.py --models 64 --subsets declared --save lira_real
 
 With ``--save DIR`` the score matrix is stored in ``DIR`` (``.npz``, every 8 models): a rerun
 with the same settings trains only the models not yet stored, and then only analyses.

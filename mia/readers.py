@@ -374,6 +374,26 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(q) - np.log1p(-q)
 
 
+def read_integer_file(path, name: str) -> np.ndarray:
+    """Return the array in file ``path``: a ``.npy`` array, or text of integers.
+
+    Text holds integers separated by commas, spaces or new lines. ``name`` is the argument the
+    errors name.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"`{name}`: {str(path)!r} does not exist")
+    if path.suffix.lower() == ".npy":
+        return _load_npy(path)
+    text = path.read_text(encoding="utf-8-sig").replace(",", " ").split()
+    try:
+        return np.array([int(t) for t in text], dtype=np.int64)
+    except ValueError:
+        raise ValueError(
+            f"`{name}`: {str(path)!r} must hold integers separated by commas, spaces or new lines"
+        ) from None
+
+
 def _read_indices(indices, n_samples: int) -> np.ndarray:
     """Return the sample indices given as an array or a file, checked.
 
@@ -381,21 +401,8 @@ def _read_indices(indices, n_samples: int) -> np.ndarray:
     the indices must be 1-d integers, distinct, in [0, n_samples).
     """
     if isinstance(indices, (str, os.PathLike)):
-        path = Path(indices)
-        if not path.is_file():
-            raise FileNotFoundError(f"`indices`: {str(path)!r} does not exist")
-        if path.suffix.lower() == ".npy":
-            arr = _load_npy(path)
-        else:
-            text = path.read_text(encoding="utf-8-sig").replace(",", " ").split()
-            try:
-                arr = np.array([int(t) for t in text], dtype=np.int64)
-            except ValueError:
-                raise ValueError(
-                    f"`indices`: {str(path)!r} must hold integers separated by commas, spaces "
-                    "or new lines"
-                ) from None
-        where = f"`indices` ({str(path)!r})"
+        arr = read_integer_file(indices, "indices")
+        where = f"`indices` ({str(indices)!r})"
     else:
         arr = np.asarray(indices)
         where = "`indices`"

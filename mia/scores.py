@@ -112,7 +112,7 @@ class ScoreMatrixCounts:
         )
 
     def to_evidence(
-        self, *, name: str = "lira", likelihood: str = "binomial", **kwargs
+        self, *, name: str = "lira", likelihood: str = "binomial", focus=None, **kwargs
     ) -> Evidence:
         """Return the counts as a :class:`bayes_dp.Evidence` group.
 
@@ -143,6 +143,16 @@ class ScoreMatrixCounts:
             column of the score matrix, and ``alpha`` (the test's level), from which the claim
             says whether the posterior's upper end lies beyond what a test at that level could
             show.
+        focus : array_like of int or of bool, or str or path-like, optional
+            The targets declared before the audit as those it is about (canaries): their
+            columns of the score matrix, a boolean mask over the columns, or a file of either
+            (``.npy``, or text of integers separated by commas, spaces or new lines). The claim's
+            per-target bound then gives their rates
+            :data:`~bayes_dp.results.claim_scores.FOCUS_SHARE` of its error and the other
+            targets the rest (a weighted Bonferroni correction), so that targets that show
+            nothing, however many, cost the declared ones little (``docs/lira.md``, "Declared
+            targets"). Valid only when chosen without looking at the scores. The posterior does
+            not use it.
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``, ``reflect``: ``reflect=False`` reads
             every target's decisions as made, its error point in the band's lower-left half;
@@ -172,7 +182,52 @@ class ScoreMatrixCounts:
                 "skipped_targets": self.skipped.tolist(),
                 "alpha": float(self.alpha),
             }
+            if focus is not None:
+                dep["focus_targets"] = _check_focus(focus, self.n_in.size).tolist()
+        elif focus is not None:
+            raise ValueError("`focus` needs the counts' dependence record; found none")
         return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
+
+
+def _check_focus(focus, n_columns: int) -> np.ndarray:
+    """Return the declared targets ``focus`` as sorted unique columns of the score matrix.
+
+    ``focus``: columns, a boolean mask over the columns, or a file of either
+    (:func:`mia.readers.read_integer_file`).
+    """
+    if isinstance(focus, bytes):
+        raise TypeError(
+            f"`focus` must be target columns, a boolean mask or a file; found {focus!r}"
+        )
+    if isinstance(focus, (str, os.PathLike)):
+        from .readers import read_integer_file
+
+        focus = read_integer_file(focus, "focus")
+    arr = np.asarray(focus)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"`focus` must be a non-empty 1-D array of target columns or a boolean mask; found "
+            f"shape {arr.shape}"
+        )
+    if arr.dtype.kind == "b":
+        if arr.size != n_columns:
+            raise ValueError(
+                f"`focus` as a boolean mask must have one entry per target ({n_columns}); found "
+                f"{arr.size}"
+            )
+        if not arr.any():
+            raise ValueError("`focus` must declare at least one target; found an all-False mask")
+        return np.flatnonzero(arr)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(
+            f"`focus` must hold integer target columns or booleans; found dtype {arr.dtype}"
+        )
+    bad = (arr < 0) | (arr >= n_columns)
+    if bad.any():
+        raise ValueError(
+            f"`focus` must hold target columns in [0, {n_columns}); found {arr[bad][0].item()}"
+        )
+    return np.unique(arr).astype(np.int64)
 
 
 def _check_scores(scores) -> np.ndarray:

@@ -342,6 +342,7 @@ def clopper_pearson_target_bounds(
     fp_design_effect: float = 1.0,
     fn_design_effect: float = 1.0,
     reflect: bool = False,
+    share: float = 1.0,
 ) -> np.ndarray:
     r"""Per-target Clopper-Pearson lower bounds of eps, on counts deflated by design effects.
 
@@ -349,8 +350,10 @@ def clopper_pearson_target_bounds(
     count and trials by ``max(fn_design_effect, 1)`` (fractional, not rounded: the effective
     counts of a score matrix, ``docs/lira.md``, "Dependence of the pooled counts"); each of its
     two rates gets the exact two-sided Clopper-Pearson interval at level
-    ``1 - (1 - confidence) / n_rates`` (Bonferroni over ``n_rates`` rates, by default the
-    ``2 T`` rates of these ``T`` targets), and the target's bound is the smallest eps whose
+    ``1 - share (1 - confidence) / n_rates`` (Bonferroni over ``n_rates`` rates, by default the
+    ``2 T`` rates of these ``T`` targets; ``share`` < 1 when these rates get only part of the
+    error, the rest going to other rates: a weighted Bonferroni correction), and the target's
+    bound is the smallest eps whose
     region R(eps, delta) meets the box of its rates (as in :func:`clopper_pearson_epsilon`).
     With design effects 1 the maximum over targets is the lower end of
     :func:`clopper_pearson_epsilon`. The one place the package computes the bound on effective
@@ -371,6 +374,12 @@ def clopper_pearson_target_bounds(
     n_rates : int, optional
         Number of rates the Bonferroni correction covers, at least ``2 T`` (more when these
         targets are part of a larger family, e.g. several groups of one posterior).
+    share : float, default 1
+        Share of ``1 - confidence`` that these ``n_rates`` rates get, in (0, 1]. A weighted
+        Bonferroni correction: targets declared before the audit (canaries) get ``share`` of
+        it over their rates, the others ``1 - share`` over theirs; the maximum over both holds
+        with probability at least ``confidence`` when all intervals do. Default 1 (plain
+        Bonferroni).
     fp_design_effect, fn_design_effect : float
         Design effects of the FP and FN counts, > 0; values below 1 count as 1 (counts are
         never inflated).
@@ -411,8 +420,9 @@ def clopper_pearson_target_bounds(
         n_rates = 2 * len(c)
     else:
         n_rates = check_positive_int("n_rates", n_rates, minimum=2 * len(c))
+    share = check_real("share", share, low=0.0, high=1.0, low_open=True)
     f_fp, f_fn = max(f_fp, 1.0), max(f_fn, 1.0)
-    level = 1.0 - (1.0 - confidence) / n_rates
+    level = 1.0 - share * (1.0 - confidence) / n_rates
     fpr_lo, fpr_hi = _cp_interval(c.fp / f_fp, c.n_neg / f_fp, level)
     fnr_lo, fnr_hi = _cp_interval(c.fn / f_fn, c.n_pos / f_fn, level)
     out = _eps_lower(fpr_hi, fnr_hi, delta)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 
 def evidence_from_mia(
     paths,
@@ -25,6 +27,7 @@ def evidence_from_mia(
     log: Callable[[str], None] | None = None,
     delta: float | None = None,
     extras: dict | None = None,
+    focus=None,
 ) -> list:
     """Read a score matrix or result folder with ``mia`` and return its evidence.
 
@@ -47,6 +50,9 @@ def evidence_from_mia(
     extras : dict, optional
         Receives ``"companion"``: :func:`mia.bounds.companion_bounds` of the counted scores at
         ``delta`` (score matrices and score folders only).
+    focus : array_like or str or path-like, optional
+        Score matrices and score folders: the targets declared before the audit
+        (``mia.ScoreMatrixCounts.to_evidence(focus=...)``).
 
     Returns
     -------
@@ -69,6 +75,11 @@ def evidence_from_mia(
         if isinstance(run, mia.AttackResultsRun):
             shown = ", ".join(str(f) for f in run.files)
             say(f"privacy-estimates attack results: {len(run.counts)} challenge bases from {shown}")
+            if focus is not None:
+                raise ValueError(
+                    "`focus` (--focus-targets) applies to score matrices and score folders; "
+                    f"found privacy-estimates attack results ({shown})"
+                )
             return [Evidence(run.counts, name="attack")]
         say(f"read {run.describe()}")
         scores, keep = run.scores, run.keep
@@ -98,4 +109,9 @@ def evidence_from_mia(
         from mia.bounds import companion_bounds
 
         extras["companion"] = companion_bounds(res, delta=delta, scores=scores, keep=keep)
-    return [res.to_evidence(name="lira")]
+    evidence = res.to_evidence(name="lira", focus=focus)
+    if focus is not None:
+        declared = evidence.dependence["focus_targets"]
+        counted = np.isin(declared, res.targets).sum()
+        say(f"targets declared in advance: {len(declared)}, of which {counted} counted")
+    return [evidence]

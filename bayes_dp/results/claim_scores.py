@@ -41,6 +41,10 @@ DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
 DOCS_UPPER = 'docs/lira.md, "Heterogeneous exposure at scale"'
 #: Targets the claim names (largest own bounds first).
 TOP_TARGETS = 5
+#: Share of the claim's error (1 - its confidence) that goes to the rates of the targets
+#: declared before the audit (``mia.ScoreMatrixCounts.to_evidence(focus=...)``); the other
+#: targets share the rest. Where every target is declared, they get all of it.
+FOCUS_SHARE = 0.9
 
 
 def _score_groups(st: dict) -> list[dict]:
@@ -54,23 +58,54 @@ def _score_groups(st: dict) -> list[dict]:
     ]
 
 
-def _column(rec: dict, row: int) -> int | None:
-    """Return the score-matrix column of counts row ``row`` (None when the record cannot say)."""
+def _columns(rec: dict, size: int) -> np.ndarray | None:
+    """Return the score-matrix columns of the first ``size`` rows of the counts (or None).
+
+    None when the record does not list the skipped targets.
+    """
     skipped = rec.get("skipped_targets")
     if skipped is None:
         return None
     skipped = np.unique(np.asarray(skipped, dtype=np.int64))
-    # rows are the kept columns in increasing order: the row-th column not skipped
-    col = row
-    for s in skipped:
-        if s <= col:
-            col += 1
-        else:
-            break
-    return int(col)
+    # rows are the kept columns in increasing order; the first `size` of them lie below
+    # size + (number skipped)
+    return np.setdiff1d(np.arange(size + skipped.size), skipped)[:size]
 
 
-def _ceiling(c: dict, alpha: float, delta: float, prob: float, n_rates: int, **deflate):
+def _column(rec: dict, row: int) -> int | None:
+    """Return the score-matrix column of counts row ``row`` (None when the record cannot say)."""
+    cols = _columns(rec, row + 1)
+    return None if cols is None else int(cols[row])
+
+
+def _focus_rows(rec: dict, size: int) -> np.ndarray:
+    """Return which of the ``size`` rows of a group's counts are targets declared in advance."""
+    focus = rec.get("focus_targets")
+    cols = _columns(rec, size)
+    if not focus or cols is None:
+        return np.zeros(size, dtype=bool)
+    return np.isin(cols, np.asarray(focus, dtype=np.int64))
+
+
+def _split_bounds(c: dict, focus: np.ndarray, plan: dict, delta: float, prob: float, **kw):
+    """Per-target bounds of counts ``c``, declared rows and the others at their own levels.
+
+    ``plan`` maps True (declared) and False (the others) to ``(n_rates, share)``.
+    """
+    out = np.zeros(focus.size)
+    for declared, (n_rates, share) in plan.items():
+        rows = focus == declared
+        if rows.any():
+            sub = (c[k][rows] for k in ("fp", "n_neg", "fn", "n_pos"))
+            out[rows] = clopper_pearson_target_bounds(
+                *sub, delta, prob, n_rates=n_rates, share=share, reflect=False, **kw
+            )
+    return out
+
+
+def _ceiling(
+    c: dict, alpha: float, delta: float, prob: float, n_rates: int, share: float, **deflate
+):
     """Return the bounds of the best target a level-``alpha`` test can give on each trial count.
 
     For every distinct (``n_neg``, ``n_pos``) of the counts ``c``: FP the nearest integer to
@@ -80,7 +115,16 @@ def _ceiling(c: dict, alpha: float, delta: float, prob: float, n_rates: int, **d
     n_neg, n_pos = pairs[:, 0], pairs[:, 1]
     fp = np.rint(alpha * n_neg).astype(np.int64)
     bounds = clopper_pearson_target_bounds(
-        fp, n_neg, np.zeros_like(fp), n_pos, delta, prob, n_rates=n_rates, reflect=False, **deflate
+        fp,
+        n_neg,
+        np.zeros_like(fp),
+        n_pos,
+        delta,
+        prob,
+        n_rates=n_rates,
+        share=share,
+        reflect=False,
+        **deflate,
     )
     return bounds, fp, n_neg, n_pos
 
@@ -92,7 +136,13 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     deflated by its group's design effects (floored at 1; groups recorded ``corrected``
     already hold effective counts and are not deflated again), each of the ``2 T`` rates of all
     ``T`` targets gets its Clopper-Pearson interval at level ``1 - (1 - prob) / (2 T)``, and
-    the largest per-target eps bound at the posterior's delta is kept
+    the largest per-target eps bound at the posterior's delta is kept. Where the records
+    declare targets in advance (``focus_targets``, from ``to_evidence(focus=...)``), the ``2 F``
+    rates of the ``F`` declared targets that were counted get levels ``1 - FOCUS_SHARE (1 -
+    prob) / (2 F)`` and the ``2 O`` rates of the others ``1 - (1 - FOCUS_SHARE) (1 - prob) /
+    (2 O)`` (a weighted Bonferroni correction: the maximum over all targets still holds with
+    probability ``prob``, and padding with targets that show nothing costs the declared ones
+    only the share given away)
     (:func:`~bayes_dp.core.region.clopper_pearson_target_bounds`, ``reflect=False``: only the
     decisions as made, never the test that says the opposite; a target that shows nothing can
     have cross-fed decisions wrong on both sides together, ``docs/lira.md``, "Cross-fed
@@ -111,10 +161,14 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         ``row`` (of the group's counts), ``target`` (its score-matrix column, or None when the
         record does not say), ``fp``, ``n_neg``, ``fn``, ``n_pos`` (its raw counts),
         ``fp_design_effect``, ``fn_design_effect`` (the deflation applied), ``n_rates``,
-        ``confidence``, ``level`` (of each rate's interval), ``n_targets``, ``n_positive``
-        (targets whose own bound is above 0: those that drive the lower end), ``top_targets``
-        (up to :data:`TOP_TARGETS` of them, largest bound first: ``target``, ``lower``,
-        ``group``, ``row``), and the ceiling: ``alpha`` (the level of the group that sets it),
+        ``confidence``, ``level`` (the error of each rate's interval of the targets not
+        declared; None when all are), ``n_targets``, ``n_positive`` (targets whose own bound
+        is above 0: those that drive the lower end), ``top_targets`` (up to
+        :data:`TOP_TARGETS` of them, largest bound first: ``target``, ``lower``, ``group``,
+        ``row``, ``declared``), ``focus`` (None without declared targets, else ``declared``,
+        ``counted`` (declared and not skipped), ``share``, ``level``, ``lower`` (their largest
+        bound) and ``n_positive``), and the ceiling (at the declared targets' level when
+        there are some): ``alpha`` (the level of the group that sets it),
         ``ceiling`` (on effective counts), ``raw_ceiling`` (on raw counts), ``ceiling_fp``,
         ``ceiling_n_neg``, ``ceiling_n_pos`` (the hypothetical target's counts; FN 0) and
         ``ceiling_group``, all None when a score-matrix group does not record its ``alpha``.
@@ -128,9 +182,21 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     n_rates = 2 * sum(sizes)
     alphas = [g["dependence"].get("alpha") for g in groups]
     with_ceiling = all(a is not None for a in alphas)
+    focus = [_focus_rows(g["dependence"], size) for g, size in zip(groups, sizes, strict=True)]
+    n_focus = sum(int(f.sum()) for f in focus)
+    n_other = n_rates // 2 - n_focus
+    if n_focus:
+        share = FOCUS_SHARE if n_other else 1.0
+        plan = {True: (2 * n_focus, share)}
+        if n_other:
+            plan[False] = (2 * n_other, 1.0 - share)
+    else:
+        plan = {False: (n_rates, 1.0)}
     best = None
     n_positive = 0
     raw_lower = 0.0
+    focus_lower = 0.0
+    focus_positive = 0
     top: list[tuple[float, int, int]] = []  # (bound, group index, row) of targets above 0
     ceil = dict.fromkeys(
         ("alpha", "ceiling", "raw_ceiling", "ceiling_fp", "ceiling_n_neg", "ceiling_n_pos")
@@ -146,12 +212,14 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
             f_fp = max(float(rec.get("fp_design_effect") or 1.0), 1.0)
             f_fn = max(float(rec.get("fn_design_effect") or 1.0), 1.0)
         deflate = {"fp_design_effect": f_fp, "fn_design_effect": f_fn}
-        args = (c["fp"], c["n_neg"], c["fn"], c["n_pos"], delta, prob)
-        eff = clopper_pearson_target_bounds(*args, n_rates=n_rates, reflect=False, **deflate)
-        raw = clopper_pearson_target_bounds(*args, n_rates=n_rates, reflect=False)
+        eff = _split_bounds(c, focus[gi], plan, delta, prob, **deflate)
+        raw = _split_bounds(c, focus[gi], plan, delta, prob)
         raw_lower = max(raw_lower, float(raw.max()))
         pos = np.flatnonzero(eff > 0)
         n_positive += int(pos.size)
+        if focus[gi].any():
+            focus_lower = max(focus_lower, float(eff[focus[gi]].max()))
+            focus_positive += int((eff[focus[gi]] > 0).sum())
         for r in pos[np.argsort(-eff[pos], kind="stable")][:TOP_TARGETS]:
             top.append((float(eff[r]), gi, int(r)))
         i = int(np.argmax(eff))
@@ -168,8 +236,10 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
             }
         if with_ceiling:
             alpha = float(alphas[gi])
-            b, fp, n_neg, n_pos = _ceiling(c, alpha, delta, prob, n_rates, **deflate)
-            b_raw = _ceiling(c, alpha, delta, prob, n_rates)[0]
+            # the best target the test could give, at the level of the declared targets if any
+            level = plan.get(True, plan.get(False))
+            b, fp, n_neg, n_pos = _ceiling(c, alpha, delta, prob, *level, **deflate)
+            b_raw = _ceiling(c, alpha, delta, prob, *level)[0]
             j = int(np.argmax(b))
             if ceil["ceiling"] is None or b[j] > ceil["ceiling"]:
                 ceil.update(
@@ -182,11 +252,24 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
                 )
             ceil["raw_ceiling"] = max(ceil["raw_ceiling"] or 0.0, float(b_raw.max()))
     top.sort(key=lambda t: (-t[0], t[1], t[2]))
+    declared = sum(len(g["dependence"].get("focus_targets") or ()) for g in groups)
+    focus_rec = None
+    if declared:
+        n_r, share = plan.get(True, (0, FOCUS_SHARE))
+        focus_rec = {
+            "declared": declared,
+            "counted": n_focus,
+            "share": share,
+            "level": (1.0 - prob) * share / n_r if n_focus else None,
+            "lower": focus_lower,
+            "n_positive": focus_positive,
+        }
+    others = plan.get(False)
     best.update(
         raw_lower=raw_lower,
         n_rates=n_rates,
         confidence=prob,
-        level=(1.0 - prob) / n_rates,
+        level=(1.0 - prob) * others[1] / others[0] if others else None,
         n_targets=n_rates // 2,
         n_positive=n_positive,
         top_targets=[
@@ -195,9 +278,11 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
                 "lower": b,
                 "group": groups[gi].get("name", "?"),
                 "row": r,
+                "declared": bool(focus[gi][r]),
             }
             for b, gi, r in top[:TOP_TARGETS]
         ],
+        focus=focus_rec,
         **ceil,
     )
     return best
@@ -209,6 +294,35 @@ def _pct(p: float) -> str:
 
 def _name(t: dict) -> str:
     return f"target {t['target']}" if t["target"] is not None else f"row {t['row']}"
+
+
+def _named(t: dict) -> str:
+    return f"{_name(t)}{' (declared)' if t.get('declared') else ''} ({t['lower']:.3g})"
+
+
+def _levels(fb: dict, prob: float) -> str:
+    """Say at which level each rate's interval was taken (plain or weighted Bonferroni)."""
+    f = fb.get("focus")
+    if f is None:
+        return f"all {fb['n_rates']} rates at level {1 - prob:g}/{fb['n_rates']}, Bonferroni"
+    skipped = f["declared"] - f["counted"]
+    gone = f"; {skipped} declared target(s) were not counted" if skipped else ""
+    if not f["counted"]:
+        return (
+            f"all {fb['n_rates']} rates at level {1 - prob:g}/{fb['n_rates']}, Bonferroni; "
+            f"none of the {f['declared']} targets declared in advance was counted"
+        )
+    n_f = 2 * f["counted"]
+    words = (
+        f"the {n_f} rates of the {f['counted']} targets declared in advance at level "
+        f"{f['share'] * (1 - prob):.3g}/{n_f}"
+    )
+    n_o = fb["n_rates"] - n_f
+    if n_o:
+        words += (
+            f", the {n_o} rates of the others at level {(1 - f['share']) * (1 - prob):.3g}/{n_o}"
+        )
+    return f"{words}, weighted Bonferroni{gone}"
 
 
 def _ceiling_words(fb: dict, upper: float) -> str:
@@ -282,18 +396,21 @@ def score_matrix_words(
     )
     what = (
         f"the largest per-target Clopper-Pearson bound of the score matrix on effective counts "
-        f"({how}, each deflated count's binomial tail assumed; all {fb['n_rates']} rates at "
-        f"level {1 - prob:g}/{fb['n_rates']}, Bonferroni)"
+        f"({how}, each deflated count's binomial tail assumed; {_levels(fb, prob)})"
     )
     if fb["n_positive"]:
         named = ""
         if fb["n_positive"] > 1:
-            largest = ", ".join(f"{_name(t)} ({t['lower']:.3g})" for t in fb["top_targets"])
+            largest = ", ".join(_named(t) for t in fb["top_targets"])
             named = f"; the largest: {largest}"
+        declared = ""
+        if fb["focus"] is not None:
+            declared = f", {fb['focus']['n_positive']} of them declared in advance"
         where = (
             f"; it is set by {who} of group {fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, FN "
             f"{fb['fn']}/{fb['n_pos']}), and {fb['n_positive']} of {fb['n_targets']} targets "
-            f"have a bound of their own above 0 (the targets that drive the lower end{named})"
+            f"have a bound of their own above 0{declared} (the targets that drive the lower "
+            f"end{named})"
         )
     else:
         where = (

@@ -426,3 +426,29 @@ def test_cli_score_file_error_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 1 and err.count("\n") == 1 and "rows 1 and 2" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_cli_focus_targets_reach_the_claim(tmp_path, capsys):
+    import json
+
+    scores, keep = mia.simulate_score_matrix(24, 6, np.r_[4.0, 4.0, np.zeros(4)], seed=1)
+    np.savez(tmp_path / "scores.npz", scores=scores, keep=keep)
+    (tmp_path / "canaries.txt").write_text("0\n1\n")
+    args = ["estimate", str(tmp_path / "scores.npz"), "--delta", "1e-5", *FAST, "--json"]
+    rc = main(
+        [*args, "--out", str(tmp_path / "o"), "--focus-targets", str(tmp_path / "canaries.txt")]
+    )
+    captured = capsys.readouterr()
+    assert rc in (0, 3), captured.err
+    assert "targets declared in advance: 2, of which 2 counted" in captured.err
+    claim = json.loads(captured.out)["claim"]
+    assert claim["frequentist"]["focus"]["counted"] == 2
+    assert "2 targets declared in advance" in claim["sentence"]
+    # a bad declaration ends the run with one error line naming the argument
+    (tmp_path / "bad.txt").write_text("0 9\n")
+    rc = main([*args, "--out", str(tmp_path / "o2"), "--focus-targets", str(tmp_path / "bad.txt")])
+    err = capsys.readouterr().err
+    last = err.splitlines()[-1]
+    assert (
+        rc == 1 and last == "bayes-dp: error: `focus` must hold target columns in [0, 6); found 9"
+    )
