@@ -271,7 +271,8 @@ class SBCResult:
     n_ranked : dict of str to numpy.ndarray of int
         The number L of thinned draws each rank is out of (the rank lies in 0..L).
     coverage : CoverageResult
-        The central ``level`` interval of all draws of each variable against its truth.
+        The central ``level`` interval of all draws of each variable against its truth; its
+        ``stats`` hold the numbers the replicates reported besides (:attr:`stats`).
     level : float
         Probability of the central intervals.
     """
@@ -290,6 +291,11 @@ class SBCResult:
     def n_reps(self) -> int:
         """Number of replicates."""
         return self.coverage.n_reps
+
+    @property
+    def stats(self) -> dict:
+        """Per replicate, the numbers the replicates returned besides the draws (name -> array)."""
+        return self.coverage.stats
 
     def _check(self, name: str) -> str:
         if name not in self.ranks:
@@ -346,17 +352,33 @@ def _draws_of(posterior, names) -> dict[str, np.ndarray]:
     )
 
 
-def _sbc_one(replicate, rng, level: float, thin: int) -> dict:
-    """Rank, number of ranked draws and interval of each variable in one replicate."""
+def _sbc_one(replicate, rng, level: float, thin: int) -> tuple[dict, dict]:
+    """Return the rank, ranked draws and interval of each variable, and the replicate's stats.
+
+    The stats are the numbers the replicate reported besides the draws (its third element).
+    """
     out = replicate(rng)
     try:
-        truth, posterior = out
+        truth, posterior, *extra = out
     except (TypeError, ValueError):
         raise TypeError(
-            f"`replicate` must return (truth, draws); found {type(out).__name__}"
+            f"`replicate` must return (truth, draws) or (truth, draws, stats); found "
+            f"{type(out).__name__}"
         ) from None
+    if len(extra) > 1:
+        raise TypeError(
+            f"`replicate` must return (truth, draws) or (truth, draws, stats); found a tuple "
+            f"of {2 + len(extra)}"
+        )
     if not isinstance(truth, Mapping):
         raise TypeError(f"the truth returned by `replicate` must be a mapping; found {truth!r}")
+    extra = extra[0] if extra else {}
+    if not isinstance(extra, Mapping) or not all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) for v in extra.values()
+    ):
+        raise TypeError(
+            f"the stats returned by `replicate` must map names to numbers; found {extra!r}"
+        )
     rows = {}
     for v, x in _draws_of(posterior, list(truth)).items():
         x = x.astype(float).ravel()
@@ -370,7 +392,7 @@ def _sbc_one(replicate, rng, level: float, thin: int) -> dict:
         raise ValueError(
             f"no variable of the truth {sorted(truth)} is among the draws returned by `replicate`"
         )
-    return rows
+    return rows, {k: float(v) for k, v in extra.items()}
 
 
 def run_sbc(
@@ -391,8 +413,10 @@ def run_sbc(
         the prior and data from the model, fits, and returns ``(truth, draws)``: ``truth`` maps
         variable names to the true values, ``draws`` is a mapping of name to posterior draws
         (any shape) or a :class:`bayes_dp.Posterior`. Variables of ``truth`` missing from the
-        draws are skipped; every replicate must give the same variables. See
-        :func:`sbc_replicate`. Must be picklable when ``n_jobs != 1``.
+        draws are skipped; every replicate must give the same variables. It may return a third
+        element, a mapping of name to number (e.g. the effective sample size or the seconds of
+        the fit), kept per replicate in ``SBCResult.stats``. See :func:`sbc_replicate`. Must be
+        picklable when ``n_jobs != 1``.
     n_reps : int
         Number of replicates (>= 1).
     seed : int or numpy.random.Generator, optional
@@ -434,14 +458,14 @@ def run_sbc(
         [(replicate, g, level, thin) for g in _replicate_generators(n_reps, seed=seed)],
         n_jobs,
     )
-    names = list(outs[0])
-    for i, o in enumerate(outs):
-        if list(o) != names:
+    names, extra_names = list(outs[0][0]), list(outs[0][1])
+    for i, (o, e) in enumerate(outs):
+        if list(o) != names or list(e) != extra_names:
             raise ValueError(
-                f"every replicate must give the same variables; replicate 0 gave {names}, "
-                f"replicate {i} {list(o)}"
+                f"every replicate must give the same variables and stats; replicate 0 gave "
+                f"{names} and {extra_names}, replicate {i} {list(o)} and {list(e)}"
             )
-    cols = {v: np.array([o[v] for o in outs], dtype=float) for v in names}
+    cols = {v: np.array([o[v] for o, _ in outs], dtype=float) for v in names}
     return SBCResult(
         ranks={v: c[:, 0].astype(np.int64) for v, c in cols.items()},
         n_ranked={v: c[:, 1].astype(np.int64) for v, c in cols.items()},
@@ -449,6 +473,7 @@ def run_sbc(
             {v: c[:, 2] for v, c in cols.items()},
             {v: c[:, 3] for v, c in cols.items()},
             {v: c[:, 4] for v, c in cols.items()},
+            {k: np.array([e[k] for _, e in outs], dtype=float) for k in extra_names},
         ),
         level=level,
     )
@@ -463,6 +488,7 @@ def sbc_replicate(
     n_neg=1000,
     n_pos=1000,
     likelihood: str = "bivariate_normal",
+    reflect: bool = True,
     chains: int = 2,
     draws: int = 2000,
     tune: int = 1000,
@@ -471,21 +497,34 @@ def sbc_replicate(
     """One SBC replicate of the package's model: truth from the prior, counts, posterior.
 
     Draws eps and s from ``prior``, for a correlated likelihood tau from ``prior.tau`` and (for
-    the bivariate normal) rho uniformly on its admissible interval, then one group of counts
-    from :func:`bayes_dp.core.simulate.simulate_counts` and its posterior from
+    the bivariate normal) rho uniformly on its admissible interval, then each base's error pair
+    (alpha, beta) uniformly on R_s(eps, delta) (:func:`bayes_dp.core.simulate.sample_band`,
+    exact at any area), its counts from the likelihood, and the posterior from
     :func:`bayes_dp.estimate_epsilon` (one core, no convergence check). Use it as
     ``run_sbc(functools.partial(sbc_replicate, prior=..., ...), n_reps)``.
+
+    With ``likelihood="exposure_mixture"`` it draws pi ~ Beta(PI_PRIOR) and kappa = KAPPA_MIN^u,
+    u ~ Beta(KAPPA_PRIOR) (:mod:`bayes_dp.core.likelihoods`), then each base independently:
+    exposed with probability pi (error pair uniform on R_s(eps, delta)), else unexposed
+    (uniform on R(kappa eps, delta), delta not scaled), and binomial counts. With
+    ``reflect=False`` every error pair is drawn from the lower-left half {alpha + beta <= 1} of
+    its region (the decisions as made, ``Evidence(reflect=False)``), and the fit reads the
+    counts so.
 
     Parameters
     ----------
     seed : int or numpy.random.Generator, optional
         Random seed (simulation and sampler).
     prior : bayes_dp.Prior, optional
-        Prior of the simulation and of the analysis (default ``Prior()``).
+        Prior of eps, s (and tau) of the simulation and of the analysis (default ``Prior()``);
+        the mixture's pi and kappa have the package's fixed priors.
     delta : float, default 1e-5
     n_neg, n_pos : int or array_like of int, default 1000
         Challenges per hypothesis of each base (their length sets the number of bases).
-    likelihood : {"binomial", "bivariate_normal", "beta_binomial"}
+    likelihood : {"binomial", "bivariate_normal", "beta_binomial", "exposure_mixture"}
+    reflect : bool, default True
+        Whether the error pairs may lie in the reflected half of the band (the paper's model)
+        or in the lower-left half only; ``False`` needs the binomial or the exposure mixture.
     chains, draws, tune : int
         Sampler settings.
     **estimate_kwargs
@@ -495,27 +534,46 @@ def sbc_replicate(
     Returns
     -------
     truth : dict of str to float
-        ``eps``, ``s`` (unless fixed by the prior) and ``tau_x``, ``rho_x`` for the correlated
-        likelihoods (the group is named ``"x"``).
+        ``eps``, ``s`` (unless fixed by the prior), ``tau_x``, ``rho_x`` for the correlated
+        likelihoods and ``pi_x``, ``kappa_x`` for the exposure mixture (the group is named
+        ``"x"``).
     posterior : bayes_dp.Posterior
+
+    Examples
+    --------
+    >>> truth, post = sbc_replicate(0, n_neg=[32] * 20, n_pos=[32] * 20,
+    ...                             likelihood="exposure_mixture", reflect=False,
+    ...                             draws=100, tune=100)  # doctest: +SKIP
+    >>> sorted(truth)  # doctest: +SKIP
+    ['eps', 'kappa_x', 'pi_x', 's']
     """
     from bayes_dp.core.evidence import Evidence
+    from bayes_dp.core.likelihoods import KAPPA_MIN, KAPPA_PRIOR, PI_PRIOR
     from bayes_dp.core.priors import Prior
-    from bayes_dp.core.simulate import simulate_counts
+    from bayes_dp.core.simulate import _simulate, sample_band
     from bayes_dp.inference.estimate import estimate_epsilon
 
     rng = as_generator(seed)
     prior = Prior() if prior is None else prior
     if not isinstance(prior, Prior):
         raise TypeError(f"`prior` must be a bayes_dp.Prior; found {prior!r}")
-    likelihoods = ("binomial", "bivariate_normal", "beta_binomial")
+    likelihoods = ("binomial", "bivariate_normal", "beta_binomial", "exposure_mixture")
     if likelihood not in likelihoods:
         raise ValueError(f"`likelihood` must be one of {likelihoods}; found {likelihood!r}")
+    if not isinstance(reflect, (bool, np.bool_)):
+        raise TypeError(f"`reflect` must be True or False; found {reflect!r}")
+    reflect = bool(reflect)
+    if not reflect and likelihood not in ("binomial", "exposure_mixture"):
+        raise ValueError(
+            "`reflect=False` needs likelihood 'binomial' or 'exposure_mixture'; found "
+            f"{likelihood!r}"
+        )
+    delta = check_real("delta", delta, low=0.0, high=1.0, high_open=True)
     eps = float(prior.eps.rvs(seed=rng))
     s = float(prior.s) if prior.s_fixed else float(prior.s.rvs(seed=rng))
     truth = {"eps": eps} if prior.s_fixed else {"eps": eps, "s": s}
     tau = rho = 0.0
-    if likelihood != "binomial":
+    if likelihood in ("bivariate_normal", "beta_binomial"):
         tau = float(prior.tau.rvs(seed=rng))
         truth["tau_x"] = tau
     if likelihood == "bivariate_normal":
@@ -524,11 +582,29 @@ def sbc_replicate(
         rmax = float(np.min(rho_max(tau, n0, n1)))  # admissible for every base
         rho = float(rng.uniform(-rmax, rmax))
         truth["rho_x"] = rho
-    counts, _, _ = simulate_counts(
-        eps, s, delta, n_neg, n_pos, likelihood=likelihood, tau=tau, rho=rho, seed=rng
-    )
+    if likelihood == "exposure_mixture":
+        pi = float(rng.beta(*PI_PRIOR))
+        kappa = float(KAPPA_MIN ** rng.beta(*KAPPA_PRIOR))
+        truth["pi_x"], truth["kappa_x"] = pi, kappa
+
+        def rates(n, g):
+            exposed = g.random(n) < pi
+            alpha, beta = np.empty(n), np.empty(n)
+            k = int(exposed.sum())
+            alpha[exposed], beta[exposed] = sample_band(eps, s, delta, k, reflect=reflect, seed=g)
+            alpha[~exposed], beta[~exposed] = sample_band(
+                kappa * eps, 0.0, delta, n - k, reflect=reflect, seed=g
+            )
+            return alpha, beta
+
+    else:
+
+        def rates(n, g):
+            return sample_band(eps, s, delta, n, reflect=reflect, seed=g)
+
+    counts, _, _ = _simulate(rates, n_neg, n_pos, likelihood, tau, rho, rng)
     post = estimate_epsilon(
-        Evidence(counts, likelihood=likelihood, name="x"),
+        Evidence(counts, likelihood=likelihood, name="x", reflect=reflect),
         delta=delta,
         prior=prior,
         chains=chains,

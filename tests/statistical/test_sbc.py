@@ -142,3 +142,30 @@ def test_replicate_variables_follow_the_likelihood_and_prior():
         sbc_replicate(1, likelihood="poisson")
     with pytest.raises(TypeError, match="`prior`"):
         sbc_replicate(1, prior={"eps": 1.0})
+
+
+def test_mixture_replicate_draws_pi_and_kappa_and_reads_as_made():
+    truth, post = sbc_replicate(
+        3,
+        n_neg=[32] * 20,
+        n_pos=[32] * 20,
+        likelihood="exposure_mixture",
+        reflect=False,
+        draws=50,
+        tune=50,
+        log_likelihood=False,
+    )
+    assert list(truth) == ["eps", "s", "pi_x", "kappa_x"] and set(truth) <= set(post.var_names)
+    assert 0 < truth["pi_x"] < 1 and 1e-15 <= truth["kappa_x"] <= 1
+    (group,) = post.settings["groups"]
+    assert group["likelihood"] == "exposure_mixture" and group["reflect"] is False
+    assert len(group["counts"]["fp"]) == 20
+
+
+def test_replicate_reflect_errors():
+    with pytest.raises(ValueError, match="`reflect=False`"):
+        sbc_replicate(1, likelihood="beta_binomial", reflect=False)
+    with pytest.raises(TypeError, match="`reflect`"):
+        sbc_replicate(1, likelihood="binomial", reflect="no")
+    with pytest.raises(ValueError, match="`delta`"):
+        sbc_replicate(1, likelihood="binomial", delta=1.0)

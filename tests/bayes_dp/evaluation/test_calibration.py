@@ -159,3 +159,27 @@ def test_bad_replicate_outputs_and_queries():
         r.coverage.rate("sigma")
     with pytest.raises(ValueError, match="`confidence`"):
         r.coverage.ci("mu", confidence=1.5)
+
+
+def test_sbc_keeps_the_stats_a_replicate_reports():
+    def rep(rng):
+        truth, draws = _normal_replicate(rng)
+        return truth, draws, {"ess": 99.0, "n": 4}
+
+    r = run_sbc(rep, 5, seed=2)
+    plain = run_sbc(_normal_replicate, 5, seed=2)
+    np.testing.assert_array_equal(r.ranks["mu"], plain.ranks["mu"])  # the draws are unchanged
+    assert set(r.stats) == {"ess", "n"} and np.all(r.stats["ess"] == 99.0)
+    assert r.stats["n"].shape == (5,) and plain.stats == {}
+    with pytest.raises(TypeError, match="stats"):
+        run_sbc(lambda rng: ({"a": 0.0}, {"a": [1.0]}, {"ess": "many"}), 2)
+    with pytest.raises(TypeError, match="stats"):
+        run_sbc(lambda rng: ({"a": 0.0}, {"a": [1.0]}, [1.0]), 2)
+    with pytest.raises(TypeError, match="a tuple of 4"):
+        run_sbc(lambda rng: ({"a": 0.0}, {"a": [1.0]}, {}, {}), 2)
+    with pytest.raises(ValueError, match="same variables and stats"):
+        run_sbc(
+            lambda rng: ({"a": 0.0}, {"a": [1.0]}, {("x" if rng.random() < 0.5 else "y"): 1}),
+            20,
+            seed=0,
+        )
