@@ -39,11 +39,13 @@ PILOT = 64
 INDEP_MIN_ESS = 0.5
 #: Smallest effective sample size (fraction of PILOT) of the pilot's weights for the
 #: independence move with the t proposal fitted to the warm-up, in a model with over-dispersed
-#: groups. Lower than the table's (INDEP_MIN_ESS, which binomial-only models use for the t as
-#: well, the table walk being their fallback): these chains have no table walk to fall back on,
-#: only the exact random walk and ridge moves, which give ~0.01-0.03 effective draws per
-#: iteration on the posteriors concerned (LiRA counts with tau and rho free), while the t's
-#: pilots there measured 0.16-0.34.
+#: or exposure-mixture groups. Lower than the table's (INDEP_MIN_ESS, which binomial-only
+#: models use for the t as well, the table walk being their fallback): these chains have no
+#: table walk to fall back on, only the exact random walk and ridge moves, which give
+#: ~0.01-0.03 effective draws per iteration on the posteriors concerned (LiRA counts with tau
+#: and rho free), while the t's pilots there measured 0.16-0.34; on the exposure mixture at
+#: 10,000 targets the pilots' median was 0.25-0.28 (docs/lira.md, "The exposure mixture at
+#: scale").
 FIT_MIN_ESS = 0.15
 
 
@@ -222,9 +224,9 @@ def choose_fitted(state, M, C, rng, w):
     The t (``state.fq``, :class:`samplers.exact.fitted_proposal.Fitted`) is fitted here to the
     count, sums and cross sums of z over the second half of the warm-up (``state.win_n``,
     ``win_sum``, ``win_cross``). PILOT draws from it and the exact posterior there decide, as in
-    :func:`choose_table_proposal` (threshold FIT_MIN_ESS with over-dispersed groups, else
-    INDEP_MIN_ESS); ``state.sg_on[0]`` becomes TABLE_FIT when they pass, else it is left as it
-    was.
+    :func:`choose_table_proposal` (threshold FIT_MIN_ESS with over-dispersed or
+    exposure-mixture groups, else INDEP_MIN_ESS); ``state.sg_on[0]`` becomes TABLE_FIT when
+    they pass, else it is left as it was.
     """
     fq, sg_on = state.fq, state.sg_on
     zp, llb_p, llc_p = w.zp, w.llb_p, w.llc_p
@@ -234,7 +236,10 @@ def choose_fitted(state, M, C, rng, w):
     for i in range(PILOT):
         fitted_proposal.draw(rng, fq, zp)
         lw[i] = log_posterior(zp, M, C, llb_p, llc_p) - fitted_proposal.log_density(zp, fq)
-    if _pilot_ess(lw) >= (INDEP_MIN_ESS if C is None else FIT_MIN_ESS):
+    # the models without a table (over-dispersed or exposure-mixture groups) have no table walk
+    # to fall back on: the lower threshold, as in the warm-up's use of the t (chain.py)
+    no_table = C is not None or M.n_mix > 0
+    if _pilot_ess(lw) >= (FIT_MIN_ESS if no_table else INDEP_MIN_ESS):
         sg_on[0] = TABLE_FIT
 
 
