@@ -20,6 +20,8 @@ the minor-mode flag, the claim's ``lower``, ``frequentist_lower``, ``posterior_l
     python benchmarks/lira_real_claim.py --models 64 --save lira_real
     python benchmarks/lira_real_claim.py --models 64 --algorithm dpsgd --save lira_real
     python benchmarks/lira_real_claim.py --models 64 --subsets declared --save lira_real
+    python benchmarks/lira_real_claim.py --models 64 --subsets canaries all --likelihood \
+        exposure_mixture --as-made --save lira_real
 
 With ``--save DIR`` the score matrix is stored in ``DIR`` (``.npz``, every 8 models): a rerun
 with the same settings trains only the models not yet stored, and then only analyses.
@@ -66,6 +68,9 @@ def main(argv=None) -> None:
     ap.add_argument("--max-time", type=float, default=None, help="per estimate (default 600 s)")
     ap.add_argument("--cores", type=int, default=None)
     ap.add_argument(
+        "--as-made", action="store_true", help="to_evidence(reflect=False): decisions as made"
+    )
+    ap.add_argument(
         "--likelihood", default=None, help="to_evidence(likelihood=...) (default: its default)"
     )
     ap.add_argument("--save", metavar="DIR", help="store (and resume) the score matrix here")
@@ -109,6 +114,7 @@ def main(argv=None) -> None:
             max_time=a.max_time,
             cores=a.cores,
             likelihood=a.likelihood,
+            reflect=not a.as_made,
         )
         out["subsets"].append(r)
         q = r["eps_q"]

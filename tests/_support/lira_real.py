@@ -149,6 +149,7 @@ def analyse(
     max_time: float | None = None,
     cores: int | None = None,
     likelihood: str | None = None,
+    reflect: bool = True,
 ) -> dict:
     """The default audit of one subset of the targets, as ``bayes-dp estimate`` runs it.
 
@@ -158,7 +159,8 @@ def analyse(
     ``skip=True``), its ``to_evidence()`` at defaults and ``bdp.estimate_epsilon`` with the CLI's
     arguments (``check=False``; ``draws``, ``tune``, ``max_time`` None: the defaults), then
     ``bdp.audit_claim`` at 95%. ``likelihood`` (None: ``to_evidence()``'s default) is passed to
-    ``to_evidence``, to compare another model on the same matrix. Returns a dict of figures (see the
+    ``to_evidence``, to compare another model on the same matrix; ``reflect=False`` reads the
+    decisions as made (``to_evidence(reflect=False)``). Returns a dict of figures (see the
     benchmark's printout); target ids are columns of the full matrix.
     """
     import bayes_dp as bdp
@@ -176,6 +178,8 @@ def analyse(
         warnings.simplefilter("ignore")  # DependenceWarning: recorded in `dependence` below
         res = mia.counts_from_score_matrix(scores[:, cols], keep[:, cols], alpha, skip=True)
     kw = {} if likelihood is None else {"likelihood": likelihood}
+    if not reflect:
+        kw["reflect"] = False
     if subset == "declared":
         kw["focus"] = np.flatnonzero(canary[cols])
     ev = res.to_evidence(name="lira", **kw)
