@@ -374,7 +374,7 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(q) - np.log1p(-q)
 
 
-def read_integer_file(path, name: str) -> np.ndarray:
+def _read_integer_file(path, name: str) -> np.ndarray:
     """Return the array in file ``path``: a ``.npy`` array, or text of integers.
 
     Text holds integers separated by commas, spaces or new lines. ``name`` is the argument the
@@ -401,7 +401,7 @@ def _read_indices(indices, n_samples: int) -> np.ndarray:
     the indices must be 1-d integers, distinct, in [0, n_samples).
     """
     if isinstance(indices, (str, os.PathLike)):
-        arr = read_integer_file(indices, "indices")
+        arr = _read_integer_file(indices, "indices")
         where = f"`indices` ({str(indices)!r})"
     else:
         arr = np.asarray(indices)

@@ -193,16 +193,16 @@ def _check_focus(focus, n_columns: int) -> np.ndarray:
     """Return the declared targets ``focus`` as sorted unique columns of the score matrix.
 
     ``focus``: columns, a boolean mask over the columns, or a file of either
-    (:func:`mia.readers.read_integer_file`).
+    (``mia.readers._read_integer_file``).
     """
     if isinstance(focus, bytes):
         raise TypeError(
             f"`focus` must be target columns, a boolean mask or a file; found {focus!r}"
         )
     if isinstance(focus, (str, os.PathLike)):
-        from .readers import read_integer_file
+        from .readers import _read_integer_file
 
-        focus = read_integer_file(focus, "focus")
+        focus = _read_integer_file(focus, "focus")
     arr = np.asarray(focus)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
