@@ -49,6 +49,26 @@ def test_upper_end_set_by_the_prior():
     assert "cite the lower bound" in c.sentence
 
 
+def test_a_lower_end_the_prior_sets_is_not_claimed():
+    # the posterior is the HalfNormal(10) prior itself (a likelihood flat in eps): reweighted to
+    # the scale f * 10, its 5% quantile becomes f times the quantile (exactly 0.5 and 2 at the
+    # two factors), a relative move of 1 >> PRIOR_SHIFT_MAX; with no frequentist bound beside
+    # it (no binomial or score-matrix group), the claim must fall to eps >= 0
+    rng = np.random.default_rng(5)
+    x = stats.halfnorm(scale=10).rvs(size=40_000, random_state=rng)
+    c = bdp.audit_claim(_post(x))
+    q05 = np.quantile(x, 0.05)
+    assert c.lower_shift == pytest.approx(1.0, abs=0.15)
+    assert c.lower == 0.0 and c.posterior_lower == pytest.approx(q05, rel=1e-6)
+    assert c.sentence.startswith("With 95% probability, eps >= 0 at delta = 1e-05: the data")
+    assert f"The posterior's lower end, {q05:.3g}, is set by the prior of eps" in c.sentence
+    assert "it is not a finding" in c.sentence
+    # a lower end the data set (sd 0.2 about 3) keeps the posterior's quantile as the claim
+    pinned = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000)))
+    assert pinned.lower_shift < PRIOR_SHIFT_MAX and pinned.lower > 2.5
+    assert pinned.posterior_lower is None and "not a finding" not in pinned.sentence
+
+
 def test_not_reliable_and_fixed_strength_are_said_first():
     rng = np.random.default_rng(2)
     stuck = np.concatenate([rng.normal(3, 0.2, 20_000), rng.normal(5, 0.2, 20_000)])
