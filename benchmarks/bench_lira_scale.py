@@ -23,7 +23,7 @@ written into the repository.
     python benchmarks/bench_lira_scale.py --sizes 64x1000 64x10000 --likelihood binomial
     python benchmarks/bench_lira_scale.py --sizes 64x50000 256x50000 --halves independent
     python benchmarks/bench_lira_scale.py --likelihood bivariate_normal --max-time 300
-    python benchmarks/bench_lira_scale.py --sizes 64x10000 64x50000 --likelihood exposure_mixture --as-made
+    python benchmarks/bench_lira_scale.py --sizes 64x50000 --likelihood exposure_mixture --as-made
 """
 
 from __future__ import annotations

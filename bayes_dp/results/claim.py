@@ -102,10 +102,11 @@ class AuditClaim:
         a Gaussian-DP posterior with score groups, the shape-free bound
         (``shape_free_lower``), which the sentence states first; for a posterior of counts
         (score-matrix groups or designed bases), the smaller of that quantile and
-        ``frequentist_lower``. When no frequentist bound exists (groups with an
-        over-dispersed likelihood only) and the prior sets that quantile (``lower_shift``
-        above :data:`PRIOR_SHIFT_MAX`), 0: the quantile is then the prior's, not a finding,
-        and is kept in ``posterior_lower``.
+        ``frequentist_lower``. When no other bound stands beside that quantile (groups with
+        an over-dispersed likelihood only; a Gaussian-DP posterior without score groups) and
+        the prior sets it (``lower_shift`` above :data:`PRIOR_SHIFT_MAX`), 0: the quantile is
+        then the prior's, not a finding, and is kept in ``posterior_lower`` (in
+        ``gaussian_lower`` for a Gaussian-DP posterior).
     upper : float
         The ``prob`` posterior quantile of eps.
     delta : float or None
@@ -355,14 +356,22 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             from bayes_dp.results.claim_counts import count_words
 
             lower, words, extra = count_words(st, prob, lower, words, at, strength)
-    if lower_by_prior and not extra and not isinstance(posterior, GdpPosterior):
-        # no frequentist bound (groups with an over-dispersed likelihood only): the posterior's
-        # quantile is all the claim has, and the prior sets it, so it is not a finding
-        words[0] = (
+    if (
+        lower_by_prior
+        and extra.get("frequentist_lower") is None
+        and extra.get("shape_free_lower") is None
+    ):
+        # no bound beside the posterior's quantile (groups with an over-dispersed likelihood
+        # only; a Gaussian-DP posterior without score groups): the quantile is all the claim
+        # has, and the prior sets it, so it is not a finding
+        words = [
             f"With {_pct(prob)} probability, eps >= 0{at}: the data alone do not bound eps "
-            "away from 0."
-        )
-        extra["posterior_lower"] = lower
+            "away from 0.",
+            "What the model says (not the finding): " + words[0][0].lower() + words[0][1:],
+            *words[1:],
+        ]
+        if not isinstance(posterior, GdpPosterior):
+            extra["posterior_lower"] = lower
         lower = 0.0
     if not reliable:
         words.insert(

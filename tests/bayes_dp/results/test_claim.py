@@ -61,6 +61,8 @@ def test_a_lower_end_the_prior_sets_is_not_claimed():
     assert c.lower_shift == pytest.approx(1.0, abs=0.15)
     assert c.lower == 0.0 and c.posterior_lower == pytest.approx(q05, rel=1e-6)
     assert c.sentence.startswith("With 95% probability, eps >= 0 at delta = 1e-05: the data")
+    model = "What the model says (not the finding): with 95% posterior probability, eps >= "
+    assert f"{model}{q05:.3g}" in c.sentence
     assert f"The posterior's lower end, {q05:.3g}, is set by the prior of eps" in c.sentence
     assert "it is not a finding" in c.sentence
     # a lower end the data set (sd 0.2 about 3) keeps the posterior's quantile as the claim
@@ -106,3 +108,27 @@ def test_bad_input(args, err, words):
     args = tuple(post if a == "post" else a for a in args)
     with pytest.raises(err, match=words.replace("(", r"\(").replace(")", r"\)")):
         bdp.audit_claim(*args)
+
+
+def test_a_gaussian_dp_lower_end_the_prior_sets_is_not_claimed():
+    # a Gaussian-DP posterior of count groups only (no score group, so no shape-free bound)
+    # whose draws of mu are its HalfNormal(5) prior: the 5% quantile of eps = eps(mu) moves
+    # with the prior's scale, so the claim falls to eps >= 0 and keeps the quantile in
+    # gaussian_lower
+    from bayes_dp.results.posterior import GdpPosterior
+
+    rng = np.random.default_rng(6)
+    mu = stats.halfnorm(scale=5).rvs(size=40_000, random_state=rng).reshape(4, -1)
+    eps = bdp.gdp_epsilon(mu, 1e-5)
+    settings = {
+        "model": "gdp",
+        "delta": 1e-5,
+        "mu_prior": ["HalfNormal", 5.0],
+        "groups": [{"name": "counts", "kind": "counts", "likelihood": "binomial"}],
+    }
+    c = bdp.audit_claim(GdpPosterior({"mu": mu, "eps": eps}, {}, settings))
+    q05 = np.quantile(eps, 0.05)
+    assert c.lower_shift > PRIOR_SHIFT_MAX and c.lower == 0.0
+    assert c.gaussian_lower == pytest.approx(q05, rel=1e-6) and c.posterior_lower is None
+    assert c.sentence.startswith("With 95% probability, eps >= 0 at delta = 1e-05")
+    assert "This assumes the mechanism is Gaussian" in c.sentence  # the GDP note is kept
