@@ -106,7 +106,9 @@ class AuditClaim:
         an over-dispersed likelihood only; a Gaussian-DP posterior without score groups) and
         the prior sets it (``lower_shift`` above :data:`PRIOR_SHIFT_MAX`), 0: the quantile is
         then the prior's, not a finding, and is kept in ``posterior_lower`` (in
-        ``gaussian_lower`` for a Gaussian-DP posterior).
+        ``gaussian_lower`` for a Gaussian-DP posterior). The same when the chains sit in a
+        minor mode (``settings["stop_reason"] == "minor_mode"``): the missed mode lies at eps
+        ~ 0, below every draw.
     upper : float
         The ``prob`` posterior quantile of eps.
     delta : float or None
@@ -356,17 +358,25 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             from bayes_dp.results.claim_counts import count_words
 
             lower, words, extra = count_words(st, prob, lower, words, at, strength)
+    minor = st.get("minor_mode") if st.get("stop_reason") == "minor_mode" else None
     if (
-        lower_by_prior
+        (lower_by_prior or isinstance(minor, dict))
         and extra.get("frequentist_lower") is None
         and extra.get("shape_free_lower") is None
     ):
         # no bound beside the posterior's quantile (groups with an over-dispersed likelihood
         # only; a Gaussian-DP posterior without score groups): the quantile is all the claim
-        # has, and the prior sets it, so it is not a finding
+        # has, and it is not a finding when the prior sets it or the chains missed a mode
+        if isinstance(minor, dict):
+            why = (
+                f"the chains missed a mode of higher posterior density at eps = "
+                f"{float(minor.get('eps', float('nan'))):.2g} (a minor-mode warning), so the "
+                "posterior's lower end lies below what the draws show"
+            )
+        else:
+            why = "the data alone do not bound eps away from 0"
         words = [
-            f"With {_pct(prob)} probability, eps >= 0{at}: the data alone do not bound eps "
-            "away from 0.",
+            f"With {_pct(prob)} probability, eps >= 0{at}: {why}.",
             "What the model says (not the finding): " + words[0][0].lower() + words[0][1:],
             *words[1:],
         ]

@@ -132,3 +132,24 @@ def test_a_gaussian_dp_lower_end_the_prior_sets_is_not_claimed():
     assert c.gaussian_lower == pytest.approx(q05, rel=1e-6) and c.posterior_lower is None
     assert c.sentence.startswith("With 95% probability, eps >= 0 at delta = 1e-05")
     assert "This assumes the mechanism is Gaussian" in c.sentence  # the GDP note is kept
+
+
+def test_a_minor_mode_drops_a_claim_that_rests_on_the_posterior_alone():
+    # draws pinned near 3 (a lower end the data set), but the run found a mode of higher log
+    # posterior density at eps = 1e-6 that no chain visited: the posterior's lower end lies
+    # below every draw, so a claim with no classical bound beside it is eps >= 0
+    rng = np.random.default_rng(7)
+    found = {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -20.0}
+    settings = {
+        **HALFNORMAL_10,
+        "converged": False,
+        "stop_reason": "minor_mode",
+        "minor_mode": found,
+    }
+    c = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000), settings))
+    assert c.lower_shift < PRIOR_SHIFT_MAX  # not the prior's: the minor mode alone decides
+    assert c.lower == 0.0 and c.posterior_lower > 2.5 and not c.reliable
+    assert "eps >= 0 at delta = 1e-05: the chains missed a mode" in c.sentence
+    assert "at eps = 1e-06 (a minor-mode warning)" in c.sentence
+    # the same draws without the flag keep their lower end
+    assert bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000))).lower > 2.5
