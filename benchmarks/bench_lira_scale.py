@@ -10,7 +10,8 @@ and Privacy Meter, whose ``split_dataset_for_training`` trains complementary pai
 per target: ``train.py`` run with ``--seed`` only, ``keep = uniform <= pkeep``, and other
 random-subset pipelines). The counts come from ``mia.counts_from_score_matrix`` (online test,
 alpha 0.1), the posterior from ``bayes_dp.estimate_epsilon`` with default settings (automatic
-length, 4 chains) and the likelihood asked for.
+length, 4 chains) and the likelihood asked for; ``--as-made`` reads each target's decisions as
+made (``to_evidence(reflect=False)``, "Decisions as made in the model" in docs/lira.md).
 
 Each case runs in its own subprocess, which reports its wall time (scores -> counts and
 sampling separately, compilation on first use included), its peak resident memory (RSS,
@@ -22,6 +23,7 @@ written into the repository.
     python benchmarks/bench_lira_scale.py --sizes 64x1000 64x10000 --likelihood binomial
     python benchmarks/bench_lira_scale.py --sizes 64x50000 256x50000 --halves independent
     python benchmarks/bench_lira_scale.py --likelihood bivariate_normal --max-time 300
+    python benchmarks/bench_lira_scale.py --sizes 64x50000 --likelihood exposure_mixture --as-made
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ def simulate(n_models: int, n_targets: int, halves: str, seed: int):
     return scores, keep, mu
 
 
-def _child(size: str, halves: str, likelihood: str, max_time: float, seed: int) -> None:
+def _child(
+    size: str, halves: str, likelihood: str, max_time: float, seed: int, as_made: bool
+) -> None:
     import warnings
 
     import bayes_dp as bdp
@@ -69,9 +73,10 @@ def _child(size: str, halves: str, likelihood: str, max_time: float, seed: int) 
     res = mia.counts_from_score_matrix(scores, keep, 0.1, skip=True)
     t_counts = time.perf_counter() - t0
     del scores
-    ev = res.to_evidence(name="lira", likelihood=likelihood)
+    ev = res.to_evidence(name="lira", likelihood=likelihood, reflect=not as_made)
     t1 = time.perf_counter()
     out = {"size": size, "halves": halves, "likelihood": likelihood, "counted": len(res.counts)}
+    out.update(as_made=as_made)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -111,10 +116,13 @@ def main() -> None:
     p.add_argument("--likelihood", nargs="+", choices=LIKELIHOODS, default=["binomial"])
     p.add_argument("--max-time", type=float, default=600.0, help="sampling budget per case (s)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--as-made", action="store_true", help="to_evidence(reflect=False): decisions as made"
+    )
     p.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:
-        _child(*a.child, max_time=a.max_time, seed=a.seed)
+        _child(*a.child, max_time=a.max_time, seed=a.seed, as_made=a.as_made)
         return
     head = (
         f"{'models x targets':>16} {'halves':>11} {'likelihood':>16} {'counts s':>8} "
@@ -127,6 +135,7 @@ def main() -> None:
             for lik in a.likelihood:
                 cmd = [sys.executable, __file__, "--child", size, halves, lik]
                 cmd += ["--max-time", str(a.max_time), "--seed", str(a.seed)]
+                cmd += ["--as-made"] if a.as_made else []
                 r = subprocess.run(cmd, capture_output=True, text=True)
                 if r.returncode != 0 or not r.stdout.strip():
                     tail = (r.stderr or "").strip().splitlines()[-1:] or ["no output"]

@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["AuditClaim", "audit_claim", "PRIOR_SHIFT_MAX"]
 
-#: The upper end counts as set by the data when halving or doubling the scale of the eps prior
-#: moves it by at most this fraction; by more, it is set by the prior.
+#: An end of the interval counts as set by the data when halving or doubling the scale of the
+#: eps prior moves it by at most this fraction; by more, it is set by the prior.
 PRIOR_SHIFT_MAX = 0.10
 #: The factors of the eps prior's scale the check reweights to.
 FACTORS = (0.5, 2.0)
@@ -102,7 +102,13 @@ class AuditClaim:
         a Gaussian-DP posterior with score groups, the shape-free bound
         (``shape_free_lower``), which the sentence states first; for a posterior of counts
         (score-matrix groups or designed bases), the smaller of that quantile and
-        ``frequentist_lower``.
+        ``frequentist_lower``. When no other bound stands beside that quantile (groups with
+        an over-dispersed likelihood only; a Gaussian-DP posterior without score groups) and
+        the prior sets it (``lower_shift`` above :data:`PRIOR_SHIFT_MAX`), 0: the quantile is
+        then the prior's, not a finding, and is kept in ``posterior_lower`` (in
+        ``gaussian_lower`` for a Gaussian-DP posterior). The same when the chains sit in a
+        minor mode (``settings["stop_reason"] == "minor_mode"``): the missed mode lies at eps
+        ~ 0, below every draw.
     upper : float
         The ``prob`` posterior quantile of eps.
     delta : float or None
@@ -128,7 +134,9 @@ class AuditClaim:
     upper_moved_to : dict
         ``{factor: upper end after reweighting}`` (empty when not checked).
     lower_shift : float or None
-        The same for ``lower``.
+        The same for the posterior's (1 - prob) quantile. Above :data:`PRIOR_SHIFT_MAX` the
+        sentence says that the prior sets it and that it is not a finding, and a claim with no
+        frequentist bound beside it states eps >= 0 (see ``lower``).
     reliable : bool
         False when the chains did not converge or mix enough (see
         :func:`bayes_dp.results.diagnostics.findings`), or when the counts are dependent
@@ -156,7 +164,8 @@ class AuditClaim:
         Its threshold, counts, number of thresholds and level.
     posterior_lower : float or None
         Posteriors of counts (None for Gaussian-DP posteriors): the posterior's (1 - prob)
-        quantile of eps, what the model says.
+        quantile of eps, what the model says; also set where the prior sets it and the claim
+        states 0 in its place (see ``lower``).
     frequentist_lower : float or None
         The same posteriors: the largest per-target Clopper-Pearson lower bound of eps on
         effective counts (every target's counts deflated by its group's design effects;
@@ -307,11 +316,14 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     else:
         strength = ", with the attack strength inferred from the data"
     words = [f"With {_pct(prob)} posterior probability, eps >= {lower:.3g}{at}{strength}."]
-    if shift_lo is not None and shift_lo > PRIOR_SHIFT_MAX:
-        words.append(
-            f"This lower bound also depends on the prior of {of} (it moves by "
-            f"{100 * shift_lo:.0f}% when the prior's scale is halved or doubled)."
+    lower_by_prior = shift_lo is not None and shift_lo > PRIOR_SHIFT_MAX
+    if lower_by_prior:
+        by_prior = (
+            f"The posterior's lower end, {lower:.3g}, is set by the prior of {of}, not by the "
+            f"data (it moves by {100 * shift_lo:.0f}% when the prior's scale is halved or "
+            "doubled): it is not a finding."
         )
+        words.append(by_prior)
     interval = f"the {_pct(interval_prob)} credible interval [{lower:.3g}, {upper:.3g}]"
     if source == "prior":
         big = max(moved, key=lambda f: abs(moved[f] / upper - 1.0))
@@ -346,6 +358,31 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             from bayes_dp.results.claim_counts import count_words
 
             lower, words, extra = count_words(st, prob, lower, words, at, strength)
+    minor = st.get("minor_mode") if st.get("stop_reason") == "minor_mode" else None
+    if (
+        (lower_by_prior or isinstance(minor, dict))
+        and extra.get("frequentist_lower") is None
+        and extra.get("shape_free_lower") is None
+    ):
+        # no bound beside the posterior's quantile (groups with an over-dispersed likelihood
+        # only; a Gaussian-DP posterior without score groups): the quantile is all the claim
+        # has, and it is not a finding when the prior sets it or the chains missed a mode
+        if isinstance(minor, dict):
+            why = (
+                f"the chains missed a mode of higher posterior density at eps = "
+                f"{float(minor.get('eps', float('nan'))):.2g} (a minor-mode warning), so the "
+                "posterior's lower end lies below what the draws show"
+            )
+        else:
+            why = "the data alone do not bound eps away from 0"
+        words = [
+            f"With {_pct(prob)} probability, eps >= 0{at}: {why}.",
+            "What the model says (not the finding): " + words[0][0].lower() + words[0][1:],
+            *words[1:],
+        ]
+        if not isinstance(posterior, GdpPosterior):
+            extra["posterior_lower"] = lower
+        lower = 0.0
     if not reliable:
         words.insert(
             0,

@@ -4,7 +4,8 @@
 includes score-matrix groups (groups that record a ``dependence`` diagnostic:
 ``mia.ScoreMatrixCounts.to_evidence()``, the CLI on a score file or a result folder). On
 Laplace-mechanism score matrices the binomial posterior's 90% interval lay entirely above the
-true eps in 16 of 100 audits (95% CI 9-25%), while the largest per-target Clopper-Pearson bound
+true eps in 16 of 100 audits (95% CI 9-25%), the exposure mixture's read as made in 36 of 50
+(:data:`MODEL_ACCUSATIONS`), while the largest per-target Clopper-Pearson bound
 lay above it in 0 of 200 audits per design (``docs/lira.md``, "The claim on score-matrix
 evidence"). So the claim's lower end is the smaller of the two and the sentence states the
 frequentist bound first, the posterior's lower end after it as what the model says.
@@ -39,6 +40,17 @@ from bayes_dp.core.region import clopper_pearson_target_bounds
 DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
 #: Where the docs measure the upper end against the strongest target's own eps.
 DOCS_UPPER = 'docs/lira.md, "Heterogeneous exposure at scale"'
+#: How often each score-matrix model's 90% interval lay entirely above the true eps of a Laplace
+#: mechanism at mu = 1 (an optimal attack: every target's error point on the boundary of
+#: R(1, delta)), 64 models x 64 targets, per-model shift sd 0 and 0.25, online test at alpha
+#: 0.1: ``(likelihood, reflect): (audits above the truth, audits, command)``
+#: (``docs/lira.md``, "The claim on score-matrix evidence").
+MODEL_ACCUSATIONS = {
+    ("binomial", True): (16, 100, "--likelihood binomial, seeds 0 and 100"),
+    ("binomial", False): (9, 50, "--likelihood binomial --as-made"),
+    ("exposure_mixture", True): (10, 10, "--likelihood exposure_mixture --audits 5"),
+    ("exposure_mixture", False): (36, 50, "--likelihood exposure_mixture --as-made"),
+}
 #: Targets the claim names (largest own bounds first).
 TOP_TARGETS = 5
 #: Share of the claim's error (1 - its confidence) that goes to the rates of the targets
@@ -342,6 +354,26 @@ def _ceiling_words(fb: dict, upper: float) -> str:
     return words
 
 
+def _model_record(st: dict) -> str:
+    """Return the words on how often the posterior's model accused a Laplace mechanism."""
+    g = _score_groups(st)[0]
+    lik, refl = g.get("likelihood", "binomial"), bool(g.get("reflect", True))
+    name = {"binomial": "binomial", "exposure_mixture": "exposure-mixture"}.get(lik, lik)
+    reading = "" if refl else ", decisions read as made"
+    where = "on Laplace-mechanism score matrices at an optimal attack"
+    if (lik, refl) in MODEL_ACCUSATIONS:
+        k, n, _ = MODEL_ACCUSATIONS[(lik, refl)]
+        return (
+            f"{where} this model's ({name}{reading}) 90% interval lay entirely above the true "
+            f"eps in {k} of {n} audits"
+        )
+    k, n, _ = MODEL_ACCUSATIONS[("binomial", True)]
+    return (
+        f"this model ({name}{reading}) was not measured against false accusations; {where} the "
+        f"binomial's 90% interval lay entirely above the true eps in {k} of {n} audits"
+    )
+
+
 def score_matrix_words(
     st: dict,
     prob: float,
@@ -430,9 +462,7 @@ def score_matrix_words(
         )
     model = (
         f"What the model says (not the finding): with {_pct(prob)} posterior probability, eps >= "
-        f"{lower:.3g}{at}{strength}; on Laplace-mechanism score matrices the binomial "
-        "posterior's 90% interval lay entirely above the true eps in 16 of 100 audits "
-        f"({DOCS})."
+        f"{lower:.3g}{at}{strength}; {_model_record(st)} ({DOCS})."
     )
     rest = list(words[1:])
     if beyond:

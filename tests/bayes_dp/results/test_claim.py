@@ -49,6 +49,28 @@ def test_upper_end_set_by_the_prior():
     assert "cite the lower bound" in c.sentence
 
 
+def test_a_lower_end_the_prior_sets_is_not_claimed():
+    # the posterior is the HalfNormal(10) prior itself (a likelihood flat in eps): reweighted to
+    # the scale f * 10, its 5% quantile becomes f times the quantile (exactly 0.5 and 2 at the
+    # two factors), a relative move of 1 >> PRIOR_SHIFT_MAX; with no frequentist bound beside
+    # it (no binomial or score-matrix group), the claim must fall to eps >= 0
+    rng = np.random.default_rng(5)
+    x = stats.halfnorm(scale=10).rvs(size=40_000, random_state=rng)
+    c = bdp.audit_claim(_post(x))
+    q05 = np.quantile(x, 0.05)
+    assert c.lower_shift == pytest.approx(1.0, abs=0.15)
+    assert c.lower == 0.0 and c.posterior_lower == pytest.approx(q05, rel=1e-6)
+    assert c.sentence.startswith("With 95% probability, eps >= 0 at delta = 1e-05: the data")
+    model = "What the model says (not the finding): with 95% posterior probability, eps >= "
+    assert f"{model}{q05:.3g}" in c.sentence
+    assert f"The posterior's lower end, {q05:.3g}, is set by the prior of eps" in c.sentence
+    assert "it is not a finding" in c.sentence
+    # a lower end the data set (sd 0.2 about 3) keeps the posterior's quantile as the claim
+    pinned = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000)))
+    assert pinned.lower_shift < PRIOR_SHIFT_MAX and pinned.lower > 2.5
+    assert pinned.posterior_lower is None and "not a finding" not in pinned.sentence
+
+
 def test_not_reliable_and_fixed_strength_are_said_first():
     rng = np.random.default_rng(2)
     stuck = np.concatenate([rng.normal(3, 0.2, 20_000), rng.normal(5, 0.2, 20_000)])
@@ -86,3 +108,48 @@ def test_bad_input(args, err, words):
     args = tuple(post if a == "post" else a for a in args)
     with pytest.raises(err, match=words.replace("(", r"\(").replace(")", r"\)")):
         bdp.audit_claim(*args)
+
+
+def test_a_gaussian_dp_lower_end_the_prior_sets_is_not_claimed():
+    # a Gaussian-DP posterior of count groups only (no score group, so no shape-free bound)
+    # whose draws of mu are its HalfNormal(5) prior: the 5% quantile of eps = eps(mu) moves
+    # with the prior's scale, so the claim falls to eps >= 0 and keeps the quantile in
+    # gaussian_lower
+    from bayes_dp.results.posterior import GdpPosterior
+
+    rng = np.random.default_rng(6)
+    mu = stats.halfnorm(scale=5).rvs(size=40_000, random_state=rng).reshape(4, -1)
+    eps = bdp.gdp_epsilon(mu, 1e-5)
+    settings = {
+        "model": "gdp",
+        "delta": 1e-5,
+        "mu_prior": ["HalfNormal", 5.0],
+        "groups": [{"name": "counts", "kind": "counts", "likelihood": "binomial"}],
+    }
+    c = bdp.audit_claim(GdpPosterior({"mu": mu, "eps": eps}, {}, settings))
+    q05 = np.quantile(eps, 0.05)
+    assert c.lower_shift > PRIOR_SHIFT_MAX and c.lower == 0.0
+    assert c.gaussian_lower == pytest.approx(q05, rel=1e-6) and c.posterior_lower is None
+    assert c.sentence.startswith("With 95% probability, eps >= 0 at delta = 1e-05")
+    assert "This assumes the mechanism is Gaussian" in c.sentence  # the GDP note is kept
+
+
+def test_a_minor_mode_drops_a_claim_that_rests_on_the_posterior_alone():
+    # draws pinned near 3 (a lower end the data set), but the run found a mode of higher log
+    # posterior density at eps = 1e-6 that no chain visited: the posterior's lower end lies
+    # below every draw, so a claim with no classical bound beside it is eps >= 0
+    rng = np.random.default_rng(7)
+    found = {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -20.0}
+    settings = {
+        **HALFNORMAL_10,
+        "converged": False,
+        "stop_reason": "minor_mode",
+        "minor_mode": found,
+    }
+    c = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000), settings))
+    assert c.lower_shift < PRIOR_SHIFT_MAX  # not the prior's: the minor mode alone decides
+    assert c.lower == 0.0 and c.posterior_lower > 2.5 and not c.reliable
+    assert "eps >= 0 at delta = 1e-05: the chains missed a mode" in c.sentence
+    assert "at eps = 1e-06 (a minor-mode warning)" in c.sentence
+    # the same draws without the flag keep their lower end
+    assert bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000))).lower > 2.5

@@ -178,6 +178,7 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     assert f"{f['n_positive']} of {len(cnt)} targets have a bound of their own above 0" in s
     model = s.index("What the model says (not the finding): with 95% posterior probability")
     assert first < model < s.index(f"eps >= {q:.3g}", model) and "16 of 100 audits" in s
+    assert "this model's (binomial) 90% interval" in s
     # JSON round trip
     d = c.to_dict()
     assert json.loads(json.dumps(d, allow_nan=False)) == d
@@ -580,3 +581,21 @@ def test_claim_of_a_one_run_posterior_states_the_one_run_bound_first():
     if claim.lower < claim.posterior_lower:
         assert claim.sentence.startswith(f"With 95% confidence, eps >= {claim.lower:.3g}")
         assert "the largest one-run bound of the audits" in claim.sentence
+
+
+def test_the_model_sentence_cites_the_models_own_record():
+    # each score-matrix model is cited with its own measured false-accusation count
+    # (MODEL_ACCUSATIONS), an unmeasured one says so and cites the default's
+    from bayes_dp.results.claim_scores import MODEL_ACCUSATIONS, _model_record
+
+    def st(lik, reflect):
+        return {"groups": [{"dependence": {}, "counts": {}, "likelihood": lik, "reflect": reflect}]}
+
+    k, n, _ = MODEL_ACCUSATIONS[("exposure_mixture", False)]
+    words = _model_record(st("exposure_mixture", False))
+    assert "(exposure-mixture, decisions read as made) 90% interval" in words
+    assert f"in {k} of {n} audits" in words and "not measured" not in words
+    k, n, _ = MODEL_ACCUSATIONS[("binomial", True)]
+    words = _model_record(st("beta_binomial", True))
+    assert words.startswith("this model (beta_binomial) was not measured")
+    assert f"the binomial's 90% interval lay entirely above the true eps in {k} of {n}" in words
