@@ -105,7 +105,9 @@ def _mixture_log_lik(z, M, eps, s, ll_b):
     :func:`samplers.model.binomial.log_tail_bound`) is taken when that left-out mass, in the
     mixture, is MIX_NEGLIGIBLE log units below the exposed component's term (so the base's log
     likelihood is exact to e^-MIX_NEGLIGIBLE ~ 2e-9, the quadrature's own accuracy), else the
-    exact value of the wide pass (~1 ms a base).
+    exact value of the wide pass, run alone (:func:`samplers.model.binomial.log_band_mass_tail`:
+    the fast pass is the one that found the mass below the threshold; 20-140 microseconds a
+    base at 32 + 32 trials).
     """
     lp = 0.0
     pa = M.mix_prior[0]
