@@ -9,6 +9,11 @@ made (``to_evidence(likelihood="exposure_mixture", reflect=False)``), delta 1e-5
 log posterior (``samplers.exact.driver._log_post``, the kernel every move calls) of the mixture
 and of the binomial read as made, at three fixed points (``--run`` also times it at its draws).
 
+``--passes`` instruments the per-base routine: at a few points of the band (exposed: eps 7, s
+0.2 / 0.5, eps 3, s 0.5; unexposed: s = 0 at kappa eps 7e-10 and 7e-3), which distinct rows go
+to the wide pass (fast-window mass below ``TAIL_PASS_BELOW``), what the fast pass found for them
+against the wide one, and each pass's time, integrand evaluations and table misses.
+
 ``--rows`` times one log posterior of models of subsets of the distinct rows (all; multiplicity
 >= 3 and <= 2; below and above the diagonal) at one point.
 
@@ -24,6 +29,7 @@ matrix's and the sampler's seed.
 
     python benchmarks/mixture_scale.py --cost --pad 300 1000 10000
     python benchmarks/mixture_scale.py --rows --pad 1000 10000
+    python benchmarks/mixture_scale.py --passes --pad 10000
     python benchmarks/mixture_scale.py --run --pad 1000 10000 --draws 10000 --tune 1000
     python benchmarks/mixture_scale.py --run --pad 1000 10000 --tune 1000   # also 500, 2000
     python benchmarks/mixture_scale.py --run --pad 10000 --tune 1000 --fix kappa=1e-12
@@ -46,10 +52,12 @@ DELTA = 1e-5
 LOG_KAPPA_MIN = float(np.log(1e-15))
 
 
-def evidence(n_pad: int, seed: int, likelihood: str = "exposure_mixture", fix=None):
-    """The ``Evidence`` of ``padded_counts(15, n_pad, seed)`` read as made."""
+def evidence(
+    n_pad: int, seed: int, likelihood: str = "exposure_mixture", fix=None, reflect: bool = False
+):
+    """The ``Evidence`` of ``padded_counts(15, n_pad, seed)`` read as made (or reflected)."""
     kw = {"fix": fix} if fix else {}
-    return padded_counts(15, n_pad, seed).to_evidence(likelihood=likelihood, reflect=False, **kw)
+    return padded_counts(15, n_pad, seed).to_evidence(likelihood=likelihood, reflect=reflect, **kw)
 
 
 def kernel(ev):
@@ -90,11 +98,15 @@ def z_of(eps, s, pi=None, kappa=None):
 
 def cost(pads, seed, repeat, points):
     """Print the distinct rows and the cost of one log posterior per size."""
-    print("| added | targets | distinct rows | point | mixture ms | binomial ms | ratio |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| added | targets | distinct rows | point | mixture ms | binomial ms | ratio "
+        "| binomial, paper's region ms |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for n_pad in pads:
         km_m = kernel(evidence(n_pad, seed))
         km_b = kernel(evidence(n_pad, seed, "binomial"))
+        km_r = kernel(evidence(n_pad, seed, "binomial", reflect=True))
         n_rows = km_m[0].b_grp.size
         n_t = int(km_m[0].b_mult.sum())
         for label, (eps, s, pi, kappa) in points:
@@ -102,9 +114,10 @@ def cost(pads, seed, repeat, points):
             zb = z_of(eps, s)[None, :]
             tm = time_log_post(km_m, zm, repeat)[0]
             tb = time_log_post(km_b, zb, repeat)[0]
+            tr = time_log_post(km_r, zb, repeat)[0]
             print(
                 f"| {n_pad:,} | {n_t:,} | {n_rows} | {label} | {1e3 * tm:.2f} | "
-                f"{1e3 * tb:.2f} | {tm / tb:.1f} |",
+                f"{1e3 * tb:.2f} | {tm / tb:.1f} | {1e3 * tr:.2f} |",
                 flush=True,
             )
 
@@ -161,6 +174,123 @@ def rows(n_pad, seed, repeat, point=(7.0, 0.2, 0.005, 1e-10)):
             f"| {label} | {int(sel.sum())} | {int(mult[sel].sum()):,} | "
             f"{1e3 * t['mixture']:.2f} | {1e3 * t['binomial']:.2f} |",
             flush=True,
+        )
+
+
+#: Points of ``--passes``: (label, eps, s) of the band integrated; s = 0 with eps = kappa eps is
+#: the unexposed component of the mixture.
+PASS_POINTS = (
+    ("exposed, eps 7, s 0.2", 7.0, 0.2),
+    ("exposed, eps 3, s 0.5", 3.0, 0.5),
+    ("exposed, eps 7, s 0.5", 7.0, 0.5),
+    ("unexposed, kappa eps 7e-10", 7e-10, 0.0),
+    ("unexposed, kappa eps 7e-3", 7e-3, 0.0),
+)
+
+
+def _counted_pass(B, i, wide, bd):
+    """Integrand evaluations and table misses of one pass (its pure-Python version, ``py_func``,
+    run with counting stand-ins for the compiled routines it calls)."""
+    import math
+
+    from samplers.model import binomial as bn
+
+    count = {"evals": 0, "tails": 0, "misses": 0}
+    names = ("_integrate_piece", "_log_integrand", "_cdf_diff", "_log_tail")
+    orig = {k: getattr(bn, k) for k in names}
+
+    def integrand(*a):
+        count["evals"] += 1
+        return orig["_log_integrand"].py_func(*a)
+
+    def tail(tab, tok, d, v, upper):
+        count["tails"] += 1
+        if 0.0 < v < 1.0:
+            w = (math.log(v) - math.log1p(-v)) * (-1.0 if d.refl else 1.0)
+            val = bn.log_tail_table(tab, tok, d.off, d.m, d.wlo, d.whi, w, upper != d.refl)
+            if val == val:
+                return val
+        count["misses"] += 1
+        return bn.log_tail_scipy(d.a, d.b, v, upper)
+
+    bn._integrate_piece = orig["_integrate_piece"].py_func
+    bn._log_integrand, bn._cdf_diff, bn._log_tail = integrand, orig["_cdf_diff"].py_func, tail
+    try:
+        bn._log_band_mass_window.py_func(B, i, wide, bd, False)
+    finally:
+        for k, f in orig.items():
+            setattr(bn, k, f)
+    return count
+
+
+def passes(n_pad, seed, repeat, top=8):
+    """Which distinct rows take the wide pass at PASS_POINTS, and what each pass costs.
+
+    For every distinct row of the +``n_pad`` matrix read as made: its band mass over the fast
+    windows (the per-base fast pass, ``_log_band_mass_window``), and, for the rows below
+    ``TAIL_PASS_BELOW`` (those the kernel sends to the wide pass), the wide pass's mass, the
+    time of each pass (median of ``repeat`` calls) and their integrand evaluations and table
+    misses (SciPy calls). Prints a summary per point and the ``top`` costliest rows.
+    """
+    import math
+
+    from samplers.model import binomial as bn
+    from samplers.model.region import make_band
+
+    km = kernel(evidence(n_pad, seed, "binomial"))
+    B, mult = km[0].B, km[0].b_mult
+    above = B.x / B.n0 + B.y / B.n1 > 1.0
+    thr = math.log(bn.TAIL_PASS_BELOW)
+
+    def timed(i, wide, bd):
+        bn._log_band_mass_window(B, i, wide, bd, False)
+        t = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            bn._log_band_mass_window(B, i, wide, bd, False)
+            t.append(time.perf_counter() - t0)
+        return float(np.median(t))
+
+    print(f"\n## passes of the +{n_pad:,} matrix ({B.x.size} distinct rows, read as made)")
+    print(
+        "| point | rows to the wide pass | above the diagonal | fast pass ms (those rows) "
+        "| wide pass ms | fast evals | wide evals | wide misses | max log(M_wide / M_fast) |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    detail = []
+    for label, eps, s in PASS_POINTS:
+        bd = make_band(eps, s, DELTA)
+        rows_w = [
+            i for i in range(B.x.size) if bn._log_band_mass_window(B, i, False, bd, False) < thr
+        ]
+        tf = tw = 0.0
+        ef = ew = mw = 0
+        gain = 0.0
+        for i in rows_w:
+            lf = bn._log_band_mass_window(B, i, False, bd, False)
+            lw = bn._log_band_mass_window(B, i, True, bd, False)
+            a, b = timed(i, False, bd), timed(i, True, bd)
+            cf, cw = _counted_pass(B, i, False, bd), _counted_pass(B, i, True, bd)
+            tf, tw = tf + a, tw + b
+            ef, ew, mw = ef + cf["evals"], ew + cw["evals"], mw + cw["misses"]
+            gain = max(gain, lw - lf)
+            detail.append((b, label, i, lf, lw, a, cf, cw))
+        print(
+            f"| {label} | {len(rows_w)} | {int(above[rows_w].sum())} | {1e3 * tf:.2f} | "
+            f"{1e3 * tw:.2f} | {ef} | {ew} | {mw} | {gain:.2g} |",
+            flush=True,
+        )
+    print(f"\ncostliest wide passes (top {top}):")
+    print(
+        "| point | row (fp/n_neg, fn/n_pos) | targets | log M fast | log M wide | fast us "
+        "| wide us | evals fast / wide | misses wide |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for b, label, i, lf, lw, a, cf, cw in sorted(detail, key=lambda r: -r[0])[:top]:
+        print(
+            f"| {label} | {int(B.x[i])}/{int(B.n0[i])}, {int(B.y[i])}/{int(B.n1[i])} | "
+            f"{int(mult[i])} | {lf:.3f} | {lw:.3f} | {1e6 * a:.0f} | {1e6 * b:.0f} | "
+            f"{cf['evals']} / {cw['evals']} | {cw['misses']} |"
         )
 
 
@@ -307,6 +437,7 @@ def main() -> None:
     ap.add_argument("--cost", action="store_true")
     ap.add_argument("--run", action="store_true")
     ap.add_argument("--rows", action="store_true", help="cost per distinct row")
+    ap.add_argument("--passes", action="store_true", help="which rows take the wide pass")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--tune", type=int, default=500)
@@ -324,6 +455,9 @@ def main() -> None:
     if args.rows:
         for n_pad in args.pad:
             rows(n_pad, args.seed, args.repeat)
+    if args.passes:
+        for n_pad in args.pad:
+            passes(n_pad, args.seed, args.repeat)
     if args.run:
         for n_pad in args.pad:
             run(n_pad, args.seed, args.chains, args.draws, args.tune, fix, args.repeat)

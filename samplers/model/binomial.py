@@ -64,6 +64,7 @@ __all__ = [
     "binomial_bases",
     "log_lik",
     "log_band_mass",
+    "log_band_mass_tail",
     "log_tail_bound",
     "WINDOW_TAIL",
     "NODE_DENSITY",
@@ -367,6 +368,11 @@ def _pieces(tab, tok, outer, inner, bd, rate, h, P, npc):
                 continue
             sc = _edge_scale(inner, pa, pb, bd.e1)
         else:
+            # below both kinks both edges are the diagonal y = x: the band has no width there
+            # and the integrand is exactly 0 (a large stretch when the region is R(t, delta)
+            # with t ~ 0, whose kinks are near 1/2)
+            if ub <= min(bd.xs1, bd.xs2):
+                continue
             p1a = psi(ua, bd.c1, bd.e1, bd.xs1)
             p1b = psi(ub, bd.c1, bd.e1, bd.xs1)
             p2a = psi(ua, bd.c2, bd.e2, bd.xs2)
@@ -574,6 +580,21 @@ def log_band_mass(T, i, eps, s, delta, bound_tails):
     if bound_tails and not rate:
         return log_tail_bound(lm), True
     return _log_band_mass_window(T, i, fast, bd, rate), False
+
+
+@njit(**JIT)
+def log_band_mass_tail(T, i, eps, s, delta):
+    """Return log M of base i of T from the wide pass alone.
+
+    For a caller that already knows the fast windows hold less than TAIL_PASS_BELOW (the
+    block quadrature of :mod:`samplers.model.binomial_block` integrates the same band over
+    windows that contain every member's fast ones): :func:`log_band_mass` would run the fast
+    pass again, find it below the threshold and return this.
+    """
+    bd = make_band(eps, s, delta)
+    rate = not bd.r > 0.0
+    # the pass as a run-time bool (see log_band_mass)
+    return _log_band_mass_window(T, i, rate or not rate, bd, rate)
 
 
 @njit(**JIT)

@@ -65,7 +65,7 @@ from numba import njit
 from ..numerics.jit import JIT
 from ..numerics.quadrature import gauss_legendre_table
 from ..numerics.smallsort import sort_small
-from .binomial import TAIL_PASS_BELOW, log_band_mass, log_tail_bound
+from .binomial import TAIL_PASS_BELOW, log_band_mass, log_band_mass_tail, log_tail_bound
 from .region import log_area_rate, make_band, psi
 
 __all__ = ["Blocks", "make_blocks", "fill_log_lik", "block_cost", "BLOCK_N_MAX"]
@@ -445,9 +445,13 @@ def _half(bd, sz, fo, fi, win, GX, GW, acc, PO, D, P, L, U, T):
     bp[4] = min(max(bd.c1, u_lo), u_hi)
     bp[5] = min(max(bd.c2, u_lo), u_hi)
     sort_small(bp, bp.shape[0])
+    # below both kinks both edges are the diagonal: no width, nothing to integrate
+    u_zero = min(bd.xs1, bd.xs2)
     for p in range(5):
         a = bp[p]
         b = bp[p + 1]
+        if b <= u_zero:
+            continue
         u = a
         while u < b:
             r = _density(u, n_o, n_i, bd)
@@ -553,6 +557,10 @@ def fill_log_lik(B, Q, base_k, eps, s, delta, k_only, ll, bound_tails):
                 if lm < thr and bound_tails:
                     lm = log_tail_bound(lm)
                     status = 2
+                elif lm < thr:
+                    # the band lies in the base's tails: the wide pass, without redoing the
+                    # fast one (its windows lie inside the block's, which found < thr)
+                    lm = log_band_mass_tail(B, i, eps, s[k], delta)
                 elif not lm >= thr:
                     todo[n_todo] = i
                     n_todo += 1

@@ -178,8 +178,21 @@ def log_tail_table(tab, ok, off, m, wlo, whi, w, upper):
 
 @njit(**JIT)
 def log_tail_scipy(a, b, v, upper):
-    """Return log F(v) or log(1 - F(v)) of Beta(a, b) from SciPy."""
-    p = betaincc(a, b, v) if upper else betainc(a, b, v)
+    """Return log F(v) or log(1 - F(v)) of Beta(a, b) from SciPy.
+
+    SciPy's ``betaincc`` costs about ten times its ``betainc`` (median 1.5 against 0.12
+    microseconds over counts up to 200, up to 22 microseconds), so the upper tail is taken from
+    ``betainc`` where that is exact: for v >= 1/2 as I_{1 - v}(b, a), 1 - v being exact in
+    floating point there (Sterbenz); below, as 1 - I_v(a, b) when I_v(a, b) <= 1/2 (the
+    result is then >= 1/2, so the subtraction loses nothing); else from ``betaincc``.
+    """
+    if not upper:
+        p = betainc(a, b, v)
+    elif v >= 0.5:
+        p = betainc(b, a, 1.0 - v)
+    else:
+        q = betainc(a, b, v)
+        p = 1.0 - q if q <= 0.5 else betaincc(a, b, v)
     if p > 0.0:
         return math.log(p)
     return -math.inf
