@@ -101,3 +101,44 @@ def test_bad_input():
         sample_band(0.0, 0.0, 0.0, 10)
     with pytest.raises(TypeError, match="`reflect`"):
         sample_band(1.0, 0.5, 1e-5, 10, reflect="no")
+
+
+def _local_eps(a, b, delta):
+    """The smallest eps' with (a, b) in R(eps', delta), straight from the four inequalities."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.stack(
+            [(1 - delta - b) / a, (1 - delta - a) / b, (a - delta) / (1 - b), (b - delta) / (1 - a)]
+        )
+    return np.log(np.maximum(np.nanmax(ratios, axis=0), 1.0))
+
+
+@pytest.mark.parametrize(
+    ("eps", "s", "xs"),
+    [
+        # truths of missed SBC replicates (benchmarks/sbc_score_matrix.py, T = 1,000)
+        (25.94, 0.065, [4.1, 6.0, 9.0, 11.0]),  # P(local eps > 11) = 5e-5: 100 expected
+        (4.05, 0.034, [0.5, 2.1, 3.7, 3.95]),
+        (0.19, 0.016, [0.02, 0.1, 0.17, 0.185]),
+    ],
+)
+def test_law_of_the_local_eps_near_the_outer_curve(eps, s, xs):
+    """The draws' tail towards the outer curve, where the evidence on eps lies.
+
+    For s eps <= x <= eps, R(x, delta) contains R(s eps, s delta), so a uniform point of
+    R_s(eps, delta) lies outside R(x, delta) with probability (|R(eps, delta)| - |R(x, delta)|)
+    / |R_s(eps, delta)| = (1 - delta)^2 (expit(-x) - expit(-eps)) / ((1 - s delta)^2
+    expit(-s eps) - (1 - delta)^2 expit(-eps)) (the paper's area formula). Those tails hold
+    down to 5e-5 of the band, beyond the reach of the rejection tests above. The count beyond x
+    is Binomial(n, p): the check allows 4.5 sd (a false failure with probability 7e-6 each).
+    """
+    from scipy.special import expit
+
+    delta, n = 1e-5, 2_000_000
+    a, b = sample_band(eps, s, delta, n, seed=11)
+    local = _local_eps(a, b, delta)
+    area = (1 - s * delta) ** 2 * expit(-s * eps) - (1 - delta) ** 2 * expit(-eps)
+    for x in xs:
+        p = (1 - delta) ** 2 * (expit(-x) - expit(-eps)) / area
+        assert n * p >= 100
+        count = np.sum(local > x)
+        assert abs(count - n * p) <= 4.5 * np.sqrt(n * p * (1 - p)), (x, count, n * p)
