@@ -318,12 +318,11 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     words = [f"With {_pct(prob)} posterior probability, eps >= {lower:.3g}{at}{strength}."]
     lower_by_prior = shift_lo is not None and shift_lo > PRIOR_SHIFT_MAX
     if lower_by_prior:
-        by_prior = (
+        words.append(
             f"The posterior's lower end, {lower:.3g}, is set by the prior of {of}, not by the "
             f"data (it moves by {100 * shift_lo:.0f}% when the prior's scale is halved or "
             "doubled): it is not a finding."
         )
-        words.append(by_prior)
     interval = f"the {_pct(interval_prob)} credible interval [{lower:.3g}, {upper:.3g}]"
     if source == "prior":
         big = max(moved, key=lambda f: abs(moved[f] / upper - 1.0))

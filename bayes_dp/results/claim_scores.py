@@ -355,23 +355,32 @@ def _ceiling_words(fb: dict, upper: float) -> str:
 
 
 def _model_record(st: dict) -> str:
-    """Return the words on how often the posterior's model accused a Laplace mechanism."""
-    g = _score_groups(st)[0]
-    lik, refl = g.get("likelihood", "binomial"), bool(g.get("reflect", True))
-    name = {"binomial": "binomial", "exposure_mixture": "exposure-mixture"}.get(lik, lik)
-    reading = "" if refl else ", decisions read as made"
-    where = "on Laplace-mechanism score matrices at an optimal attack"
-    if (lik, refl) in MODEL_ACCUSATIONS:
-        k, n, _ = MODEL_ACCUSATIONS[(lik, refl)]
-        return (
-            f"{where} this model's ({name}{reading}) 90% interval lay entirely above the true "
-            f"eps in {k} of {n} audits"
-        )
-    k, n, _ = MODEL_ACCUSATIONS[("binomial", True)]
-    return (
-        f"this model ({name}{reading}) was not measured against false accusations; {where} the "
-        f"binomial's 90% interval lay entirely above the true eps in {k} of {n} audits"
+    """Return the words on how often the posterior's model(s) accused a Laplace mechanism.
+
+    One phrase per distinct (likelihood, reading) of the score-matrix groups, from
+    :data:`MODEL_ACCUSATIONS`; an unmeasured one says so and cites the default's record.
+    """
+    keys = dict.fromkeys(
+        (g.get("likelihood", "binomial"), bool(g.get("reflect", True))) for g in _score_groups(st)
     )
+    where = "on Laplace-mechanism score matrices at an optimal attack"
+    out = []
+    for lik, refl in keys:
+        name = {"binomial": "binomial", "exposure_mixture": "exposure-mixture"}.get(lik, lik)
+        model = f"{name}{'' if refl else ', decisions read as made'}"
+        if (lik, refl) in MODEL_ACCUSATIONS:
+            k, n, _ = MODEL_ACCUSATIONS[(lik, refl)]
+            out.append(
+                f"{where} this model's ({model}) 90% interval lay entirely above the true eps "
+                f"in {k} of {n} audits"
+            )
+        else:
+            k, n, _ = MODEL_ACCUSATIONS[("binomial", True)]
+            out.append(
+                f"this model ({model}) was not measured against false accusations; {where} the "
+                f"binomial's 90% interval lay entirely above the true eps in {k} of {n} audits"
+            )
+    return "; ".join(out)
 
 
 def score_matrix_words(

@@ -599,3 +599,8 @@ def test_the_model_sentence_cites_the_models_own_record():
     words = _model_record(st("beta_binomial", True))
     assert words.startswith("this model (beta_binomial) was not measured")
     assert f"the binomial's 90% interval lay entirely above the true eps in {k} of {n}" in words
+    # two score groups of different models: each cites its own record
+    both = {"groups": st("binomial", True)["groups"] + st("exposure_mixture", False)["groups"]}
+    words = _model_record(both)
+    assert "this model's (binomial) 90% interval" in words
+    assert "this model's (exposure-mixture, decisions read as made) 90% interval" in words
