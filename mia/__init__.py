@@ -15,7 +15,7 @@ dask or flwr).
 
 from . import canary
 from .audit import AuditResult, run_audit
-from .bounds import companion_bounds, split_selection_bound
+from .bounds import companion_bounds, pooled_model_rates, pooled_split_bound, split_selection_bound
 from .data import ChallengeBase, draw_challenge_bases, load_digits
 from .dependence import DependenceDiagnostic, effective_counts, estimate_dependence
 from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
@@ -50,6 +50,8 @@ __all__ = [
     "TrainingAlgorithm",
     "canary",
     "companion_bounds",
+    "pooled_model_rates",
+    "pooled_split_bound",
     "split_selection_bound",
     "counts_from_score_matrix",
     "cross_entropy",

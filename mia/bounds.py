@@ -47,6 +47,8 @@ __all__ = [
     "SPLIT_SELECTED",
     "companion_bounds",
     "one_run_model_bound",
+    "pooled_model_rates",
+    "pooled_split_bound",
     "split_selection_bound",
 ]
 
@@ -438,3 +440,231 @@ def split_selection_bound(
         "half_a": half_a.tolist(),
         "half_b": half_b.tolist(),
     }
+
+
+def _fit_and_decide(x_ref, k_ref, x_test, alpha, method, fixed_variance, side):
+    """Fit every target's test on the reference models; decide the test models' scores.
+
+    Online: normals fitted to the target's IN and OUT scores of the reference models (sample
+    mean, unbiased variance; with ``fixed_variance`` one variance pooled over the targets'
+    within-side sums of squares), the exact likelihood-ratio test at ``alpha``
+    (:func:`mia.lira._decide`, the implementation of :func:`mia.learn_and_decide`). Offline:
+    the OUT normal only, one-sided at ``alpha`` on ``side``. Returns the decisions (True:
+    "member") and the boolean mask of targets the reference models can fit (enough models on
+    each side, spread); the others are not counted.
+    """
+    from .lira import _decide
+
+    k1 = k_ref
+    k0 = ~k_ref
+    n1 = k1.sum(axis=0)
+    n0 = k0.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m1 = np.where(k1, x_ref, 0.0).sum(axis=0) / n1
+        m0 = np.where(k0, x_ref, 0.0).sum(axis=0) / n0
+        q1 = np.where(k1, (x_ref - m1) ** 2, 0.0).sum(axis=0)
+        q0 = np.where(k0, (x_ref - m0) ** 2, 0.0).sum(axis=0)
+        online = method == "online"
+        if fixed_variance:
+            ok = (n0 >= 2) & ((n1 >= 2) if online else (n1 >= 0))
+            q = (q0[ok].sum() + (q1[ok].sum() if online else 0.0)) / max(
+                int((n0[ok] - 1).sum() + ((n1[ok] - 1).sum() if online else 0)), 1
+            )
+            sd0 = sd1 = np.full(x_ref.shape[1], np.sqrt(q))
+        else:
+            sd0 = np.sqrt(q0 / (n0 - 1))
+            sd1 = np.sqrt(q1 / (n1 - 1))
+            ok = (n0 >= 2) & (sd0 > 0)
+            if online:
+                ok &= (n1 >= 2) & (sd1 > 0)
+    ok &= np.isfinite(m0) & (np.isfinite(m1) | (not online))
+    if not online:
+        if side == "auto":
+            diff = float(np.nanmean(np.where(ok & (n1 > 0), m1 - m0, np.nan)))
+            side = "greater" if diff >= 0 else "less"
+        m1 = m0 + (1.0 if side == "greater" else -1.0)
+        sd1 = sd0
+    # targets the reference half cannot fit get harmless parameters; they are not counted
+    dec = _decide(
+        x_test,
+        np.where(ok, m0, 0.0),
+        np.where(ok, sd0, 1.0),
+        np.where(ok, m1, 1.0),
+        np.where(ok, sd1, 1.0),
+        alpha,
+    )
+    return dec & ok, ok
+
+
+def pooled_model_rates(
+    scores,
+    keep,
+    *,
+    alpha: float,
+    method: str = "online",
+    fixed_variance: bool = False,
+    side: str = "auto",
+    seed=0,
+) -> dict:
+    """Per-model error rates of a test fitted on half of the models, on the other half.
+
+    The models are split at random (``seed``) into a reference half (the larger when the
+    number is odd) and a test half. Every target's test is fitted on the reference models
+    only (:func:`mia.counts_from_score_matrix`'s test: ``method``, ``fixed_variance``,
+    ``side``; targets the reference half cannot fit are left out), and each test model's
+    scores are decided with it. A test model's FP rate is the share of its OUT targets decided
+    "member", its FN rate the share of its IN targets decided "non-member".
+
+    Given the reference half, the test is fixed, so models trained independently give
+    independent per-model rates whose means are the targets' mean rates of that test (when a
+    target's decision does not depend on how many other targets its model was trained on):
+    the units of :func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound`.
+
+    Parameters
+    ----------
+    scores, keep : array_like, shape (n_models, n_targets)
+        As in :func:`mia.counts_from_score_matrix` (a third axis of augmentations is averaged).
+    alpha : float
+        Level of the test, in (0, 1).
+    method : {"online", "offline"}
+    fixed_variance : bool
+    side : {"auto", "greater", "less"}
+        As in :func:`mia.counts_from_score_matrix`.
+    seed : int or numpy.random.Generator
+        The random split (default 0: the same split for the same matrix).
+
+    Returns
+    -------
+    dict
+        ``fpr``, ``fnr`` (lists, one per test model that has OUT and IN targets among the
+        fitted ones, in the models' order), ``test_models``, ``reference_models`` (row
+        indices), ``n_targets`` (fitted targets).
+
+    Examples
+    --------
+    >>> import mia
+    >>> scores, keep = mia.simulate_score_matrix(32, 200, mu=2.0, seed=0)
+    >>> r = pooled_model_rates(scores, keep, alpha=0.1, seed=1)
+    >>> len(r["fpr"]), r["n_targets"]
+    (16, 200)
+    >>> 0.05 < float(np.mean(r["fpr"])) < 0.15
+    True
+    """
+    from bayes_dp.core.validation import as_generator
+
+    from .lira import _check_alpha
+    from .scores import _check_keep, _check_options, _check_scores
+
+    arr = _check_scores(scores)
+    k = _check_keep(keep, arr.shape[:2])
+    a = _check_alpha("alpha", alpha)
+    if a.ndim != 0:
+        raise ValueError(f"`alpha` must be a single value; found shape {a.shape}")
+    _check_options(method, fixed_variance, False, side, None)
+    x = arr.mean(axis=2) if arr.ndim == 3 else arr
+    n_models = x.shape[0]
+    if n_models < 8:
+        raise ValueError(f"`scores` must have at least 8 models to split; found {n_models}")
+    rng = as_generator(seed)
+    perm = rng.permutation(n_models)
+    n_test = n_models // 2
+    test, ref = np.sort(perm[:n_test]), np.sort(perm[n_test:])
+    dec, ok = _fit_and_decide(x[ref], k[ref], x[test], float(a), method, fixed_variance, side)
+    if not ok.any():
+        raise ValueError(
+            "`scores`: the reference half of the models cannot fit the test of any target "
+            "(too few IN or OUT models, or no spread)"
+        )
+    kt = k[test][:, ok]
+    dt = dec[:, ok]
+    n_out = (~kt).sum(axis=1)
+    n_in = kt.sum(axis=1)
+    use = (n_out > 0) & (n_in > 0)
+    fpr = (dt & ~kt).sum(axis=1)[use] / n_out[use]
+    fnr = (~dt & kt).sum(axis=1)[use] / n_in[use]
+    return {
+        "fpr": fpr.tolist(),
+        "fnr": fnr.tolist(),
+        "test_models": test[use].tolist(),
+        "reference_models": ref.tolist(),
+        "n_targets": int(ok.sum()),
+    }
+
+
+def pooled_split_bound(
+    scores,
+    keep,
+    *,
+    alpha: float,
+    delta: float,
+    confidence: float = 0.95,
+    interval: str = "betting",
+    method: str = "online",
+    fixed_variance: bool = False,
+    side: str = "auto",
+    seed=0,
+) -> dict:
+    """Lower bound of eps from the error rates pooled over all targets, models as the units.
+
+    :func:`pooled_model_rates` (a test fitted on a random half of the models, applied to the
+    other half) and :func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` (one-sided
+    upper bounds of the mean FP and FN rates over the test models, at ``(1 - confidence) / 2``
+    each; ``interval`` ``"betting"``, finite-sample, or ``"t"``, asymptotic). R(eps, delta) is
+    convex, so under (eps, delta)-DP the targets' mean error point lies in it: the bound holds
+    with probability ``confidence`` when the test models are independent given the reference
+    half (models trained on independent random subsets) whatever the correlation of one
+    model's decisions (a per-model shift of all its scores included). Where every target is
+    equally exposed it is far above the max-over-targets bounds; targets that show nothing
+    dilute it (``docs/lira.md``, "The pooled bound").
+
+    Parameters
+    ----------
+    scores, keep : array_like, shape (n_models, n_targets)
+    alpha : float
+    method, fixed_variance, side
+        As in :func:`mia.counts_from_score_matrix`.
+    delta : float
+        In [0, 1).
+    confidence : float
+        In (0, 1); default 0.95.
+    interval : {"betting", "t"}
+        Default ``"betting"``.
+    seed : int or numpy.random.Generator
+        The model split; default 0.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`~bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` (``eps``,
+        ``fpr_upper``, ``fnr_upper``, ``fpr_mean``, ``fnr_mean``, ``n_models``, ``interval``,
+        ``error``) and ``n_targets`` (targets the reference half fitted).
+
+    Examples
+    --------
+    >>> import mia
+    >>> rng = np.random.default_rng(0)
+    >>> keep = rng.random((128, 500)) < 0.5
+    >>> scores = rng.laplace(0.0, 1.0, keep.shape) + 2.0 * keep   # a Laplace mechanism, eps = 2
+    >>> b = mia.pooled_split_bound(scores, keep, alpha=0.1, delta=1e-5)
+    >>> bool(1.0 < b["eps"] < 2.0)
+    True
+    """
+    from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
+
+    r = pooled_model_rates(
+        scores,
+        keep,
+        alpha=alpha,
+        method=method,
+        fixed_variance=fixed_variance,
+        side=side,
+        seed=seed,
+    )
+    if len(r["fpr"]) < 2:
+        raise ValueError(
+            f"`scores`: only {len(r['fpr'])} test model(s) have both IN and OUT targets; the "
+            "pooled bound needs at least 2"
+        )
+    out = pooled_rates_epsilon_bound(r["fpr"], r["fnr"], delta, confidence, interval)
+    out["n_targets"] = r["n_targets"]
+    return out

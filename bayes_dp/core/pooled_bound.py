@@ -1,0 +1,191 @@
+r"""A lower bound of eps from error rates pooled over many targets, with models as the units.
+
+Every target ``t`` of a score matrix has its own error point ``(FPR_t, FNR_t)`` of a fixed test,
+and under (eps, delta)-DP each lies in R(eps, delta). R is convex, so the mean point
+``(mean_t FPR_t, mean_t FNR_t)`` lies in it too: upper confidence bounds of the two mean rates
+give a lower bound of eps through the lower constraints of R (decisions as made, never
+reflected). The rates of one model's targets are correlated (a model that shifts all its
+targets' scores moves all its decisions together), so the decisions are not the units; the
+models are. Given a fixed test (fitted on other models), models trained independently give
+independent per-model rates, and a bound on the mean of independent variables in [0, 1] needs
+no model of their correlation: the idea of Pillutla et al. (2023), "Unleashing the power of
+randomization in auditing differentially private ML", whose intervals adapt to the
+correlation of the tests that share a model.
+
+Two intervals for the mean of ``n`` per-model rates in [0, 1]:
+
+* ``"betting"`` (finite-sample): the one-sided confidence bound of Waudby-Smith and Ramdas
+  (2024), "Estimating means of bounded random variables by betting" (JRSS-B), with their
+  predictable plug-in bets. For a candidate mean ``m`` the capital
+  ``K(m) = prod_i (1 + lambda_i(m) (m - x_i))`` with ``lambda_i(m) = min(lambda_i, c / (1 - m))``
+  and ``lambda_i = sqrt(2 log(1 / a) / (n sigma_{i-1}^2))`` (``sigma_{i-1}^2`` the regularized
+  running variance of the first ``i - 1`` values) is a nonnegative supermartingale when the
+  true mean is at least ``m``, so by Ville's (here Markov's) inequality
+  ``P(K(mean) >= 1 / a) <= a``; the bound is the smallest ``m`` with ``K(m) >= 1 / a`` (``K``
+  is nondecreasing in ``m``: its derivative in each factor is ``c (1 - x_i) / (1 - m)^2`` where
+  the cap binds and ``lambda_i`` where it does not). Valid for any ``n``; the price is the cap
+  ``c / (1 - m)``, which makes it wide with few models (32 models: about 0.1 above the mean rate).
+* ``"t"`` (asymptotic): Student's t upper bound ``mean + t_{1 - a, n - 1} sd / sqrt(n)``. It
+  relies on the per-model rates' mean being nearly normal and fails where they are not (rare
+  errors: with no model showing an error its bound is 0); ``docs/lira.md``, "The pooled
+  bound", measures where.
+
+The values enter in the order given, which must not depend on their values (the order of the
+models, fixed before the audit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from bayes_dp.core.region import _eps_lower
+from bayes_dp.core.validation import check_delta, check_real
+
+__all__ = ["INTERVALS", "mean_upper_bound", "pooled_rates_epsilon_bound"]
+
+#: The intervals :func:`mean_upper_bound` knows.
+INTERVALS = ("betting", "t")
+#: Cap of the betting fraction (Waudby-Smith and Ramdas's ``c``): at most ``c / (1 - m)``.
+BET_CAP = 0.75
+
+
+def _check_values(name: str, x) -> np.ndarray:
+    try:
+        v = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be an array of numbers in [0, 1]; found {x!r}") from None
+    if v.ndim != 1 or v.size < 2:
+        raise ValueError(f"`{name}` must be 1-D with at least 2 values; found shape {v.shape}")
+    bad = ~np.isfinite(v) | (v < 0) | (v > 1)
+    if bad.any():
+        raise ValueError(f"`{name}` must lie in [0, 1]; found {v[bad][0]!r}")
+    return v
+
+
+def _log_capital(m: float, x: np.ndarray, lam: np.ndarray) -> float:
+    bet = np.minimum(lam, BET_CAP / (1.0 - m))
+    return float(np.log1p(bet * (m - x)).sum())
+
+
+def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
+    """Upper confidence bound of the mean of independent values in [0, 1].
+
+    Parameters
+    ----------
+    x : array_like of float, shape (n,)
+        Independent values in [0, 1] (``n >= 2``), in an order fixed before they were seen.
+    error : float
+        One-sided error ``a`` in (0, 1): the mean lies above the bound with probability at most
+        ``a`` (``"betting"``: for any ``n``; ``"t"``: asymptotically).
+    interval : {"betting", "t"}
+        See the module.
+
+    Returns
+    -------
+    float
+        The bound, in [0, 1].
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.binomial(30, 0.1, size=200) / 30
+    >>> b, t = mean_upper_bound(x, 0.025), mean_upper_bound(x, 0.025, "t")
+    >>> bool(x.mean() < t < b < 0.2)
+    True
+    """
+    v = _check_values("x", x)
+    a = check_real("error", error, low=0.0, high=1.0, low_open=True, high_open=True)
+    if interval not in INTERVALS:
+        raise ValueError(f"`interval` must be one of {INTERVALS}; found {interval!r}")
+    n = v.size
+    if interval == "t":
+        up = v.mean() + stats.t.ppf(1.0 - a, n - 1) * v.std(ddof=1) / np.sqrt(n)
+        return float(min(max(up, 0.0), 1.0))
+    i = np.arange(1, n + 1)
+    run_mean = (0.5 + np.cumsum(v)) / (i + 1)
+    run_var = (0.25 + np.cumsum((v - run_mean) ** 2)) / (i + 1)
+    prev_var = np.concatenate(([0.25], run_var[:-1]))
+    lam = np.sqrt(2.0 * np.log(1.0 / a) / (n * prev_var))
+    target = np.log(1.0 / a)
+    lo, hi = 0.0, 1.0
+    if _log_capital(lo, v, lam) >= target:
+        return 0.0
+    # K(m) -> infinity as m -> 1 unless every value is 1; then 1 is the bound
+    if _log_capital(1.0 - 1e-12, v, lam) < target:
+        return 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if _log_capital(mid, v, lam) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return float(hi)
+
+
+def pooled_rates_epsilon_bound(
+    fpr, fnr, delta: float, confidence: float = 0.95, interval: str = "betting", share=1.0
+) -> dict:
+    """Lower bound of eps from per-model FP and FN rates pooled over targets (see the module).
+
+    Each rate's mean gets a one-sided upper bound at error ``share (1 - confidence) / 2``
+    (Bonferroni over the two), and the bound is the eps whose region's lower constraints pass
+    through the point of the two upper bounds: ``max(log((1 - delta - FNR+) / FPR+),
+    log((1 - delta - FPR+) / FNR+), 0)``. It holds with probability at least
+    ``1 - share (1 - confidence)`` when the per-model rates are independent across models and
+    their means are the mean rates over the targets of one fixed test.
+
+    Parameters
+    ----------
+    fpr, fnr : array_like of float, shape (n,)
+        Per-model false-positive rate (over the model's OUT targets) and false-negative rate
+        (over its IN targets), in [0, 1], in the models' order.
+    delta : float
+        In [0, 1).
+    confidence : float
+        In (0, 1); default 0.95.
+    interval : {"betting", "t"}
+        :func:`mean_upper_bound`'s interval.
+    share : float
+        Share of ``1 - confidence`` this bound gets, in (0, 1] (a weighted Bonferroni
+        correction with other bounds); default 1.
+
+    Returns
+    -------
+    dict
+        ``eps``, ``fpr_upper``, ``fnr_upper``, ``fpr_mean``, ``fnr_mean``, ``n_models``,
+        ``interval``, ``error`` (of each rate's bound).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> fpr = rng.binomial(500, 0.1, 400) / 500           # the Laplace test at eps = 1:
+    >>> fnr = rng.binomial(500, 1 - np.e * 0.1, 400) / 500  # FNR = 1 - e * FPR
+    >>> b = pooled_rates_epsilon_bound(fpr, fnr, delta=0.0)
+    >>> bool(0.8 < b["eps"] < 1.0)
+    True
+    """
+    f = _check_values("fpr", fpr)
+    g = _check_values("fnr", fnr)
+    if f.size != g.size:
+        raise ValueError(
+            f"`fpr` and `fnr` must have one value per model; found {f.size} and {g.size}"
+        )
+    delta = check_delta(delta)
+    confidence = check_real(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    share = check_real("share", share, low=0.0, high=1.0, low_open=True)
+    err = share * (1.0 - confidence) / 2.0
+    fu = mean_upper_bound(f, err, interval)
+    gu = mean_upper_bound(g, err, interval)
+    return {
+        "eps": float(_eps_lower(fu, gu, delta)),
+        "fpr_upper": fu,
+        "fnr_upper": gu,
+        "fpr_mean": float(f.mean()),
+        "fnr_mean": float(g.mean()),
+        "n_models": int(f.size),
+        "interval": interval,
+        "error": err,
+    }
