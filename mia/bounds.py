@@ -162,7 +162,14 @@ def one_run_model_bound(scores, keep, *, delta, confidence=0.95, fractions=ONE_R
 
 
 def companion_bounds(
-    res, *, delta: float, confidence: float = 0.95, scores=None, keep=None, split=None
+    res,
+    *,
+    delta: float,
+    confidence: float = 0.95,
+    scores=None,
+    keep=None,
+    split=None,
+    pooled_seed=0,
 ):
     """Frequentist lower bounds of eps for the counts of a score matrix (see the module).
 
@@ -180,6 +187,9 @@ def companion_bounds(
         Seed of the model split of :func:`split_selection_bound`: with ``scores`` and ``keep``,
         adds its row "max over selected targets, split models" (a prototype, left out by
         default).
+    pooled_seed : int or numpy.random.Generator
+        Seed of the model split of :func:`pooled_split_bound` (its two rows, "pooled over
+        targets, models as units", need ``scores`` and ``keep``); default 0.
 
     Returns
     -------
@@ -271,6 +281,7 @@ def companion_bounds(
             }
         )
     if scores is not None and keep is not None:
+        rows.extend(_pooled_rows(res, scores, keep, delta, confidence, pooled_seed))
         kp = np.asarray(keep, dtype=bool)
         share = kp.mean()
         balanced = np.unique(kp.sum(axis=0)).size == 1 and kp.shape[1] > 1
@@ -305,6 +316,52 @@ def companion_bounds(
                 }
             )
     return {"confidence": confidence, "delta": delta, "bounds": rows}
+
+
+def _pooled_rows(res, scores, keep, delta, confidence, seed) -> list[dict]:
+    """Return the rows of :func:`pooled_split_bound`: betting (finite-sample), t (asymptotic)."""
+    try:
+        r = pooled_model_rates(
+            scores,
+            keep,
+            alpha=res.alpha,
+            method=res.method,
+            fixed_variance=res.fixed_variance,
+            side=res.side or "auto",
+            seed=seed,
+        )
+    except ValueError as e:
+        return [
+            {
+                "name": "pooled over targets, models as units (betting)",
+                "eps": None,
+                "applicable": False,
+                "assumes": f"not applicable: {e}",
+            }
+        ]
+    from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
+
+    rows = []
+    for interval, words in (
+        ("betting", "finite-sample betting bounds (Waudby-Smith and Ramdas)"),
+        ("t", "Student t bounds, asymptotic: not for a claim"),
+    ):
+        b = pooled_rates_epsilon_bound(r["fpr"], r["fnr"], delta, confidence, interval)
+        rows.append(
+            {
+                "name": f"pooled over targets, models as units ({interval})",
+                "eps": b["eps"],
+                "applicable": True,
+                "assumes": (
+                    f"a test fitted on {len(r['reference_models'])} reference models, the "
+                    f"{b['n_models']} others independent given them; the mean FP rate "
+                    f"{b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
+                    f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}) over "
+                    f"{r['n_targets']} targets, {words}, each at {b['error']:g}"
+                ),
+            }
+        )
+    return rows
 
 
 def split_selection_bound(

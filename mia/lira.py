@@ -96,46 +96,44 @@ def fit_normal(losses) -> tuple[float, float]:
 def _decide(loss, mu0, sd0, mu1, sd1, alpha) -> np.ndarray:
     """Exact Gaussian LRT decisions; every argument broadcasts. ``True`` means "member" (H1).
 
-    ``sd0`` and ``sd1`` must be > 0 and all values finite (checked by the callers).
+    ``sd0`` and ``sd1`` must be > 0 and all values finite (checked by the callers). The test's
+    region is computed at the shape of the parameters (one per target when only the losses
+    vary by model), the decisions at the shape of everything broadcast.
     """
-    loss, mu0, sd0, mu1, sd1, alpha = np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (loss, mu0, sd0, mu1, sd1, alpha))
+    mu0, sd0, mu1, sd1, alpha = np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (mu0, sd0, mu1, sd1, alpha))
     )
-    u = (loss - mu0) / sd0
-    out = np.zeros(u.shape, dtype=bool)
     d = sd1 * sd1 - sd0 * sd0
-    # Equal variances: the log-LR is linear in l, reject on the side of mu1.
+    # Equal variances: the log-LR is linear in l, reject on the side of mu1. mu0 == mu1 and
+    # equal variances: the likelihood ratio is 1 everywhere; no non-randomised test has size
+    # alpha, and the LRT never rejects.
     eq = d == 0
-    if eq.any():
-        up = eq & (mu1 > mu0)
-        down = eq & (mu1 < mu0)
-        out[up] = u[up] >= ndtri(1.0 - alpha[up])
-        out[down] = u[down] <= ndtri(alpha[down])
-        # mu0 == mu1 and equal variances: the likelihood ratio is 1 everywhere; no
-        # non-randomised test has size alpha, and the LRT never rejects.
+    up = eq & (mu1 > mu0)
+    down = eq & (mu1 < mu0)
+    thr_up = np.where(up, ndtri(1.0 - alpha), np.inf)
+    thr_down = np.where(down, ndtri(alpha), -np.inf)
     neq = ~eq
-    if neq.any():
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            c = (mu0 - mu1) * sd0 / d
-        c = np.where(neq, c, 0.0)
-        dist = np.abs(u - c)
-        abs_c = np.abs(c)
-        narrow = neq & (d < 0)  # s0 > s1: accept region is outside an interval around c
-        wide = neq & (d > 0)  # s0 < s1: reject outside an interval around c
-        big = abs_c >= _C_ASYMPTOTIC
-        r = np.zeros(u.shape)
-        m = narrow & ~big
-        if m.any():
-            r[m] = np.sqrt(ncx2.ppf(alpha[m], 1, c[m] ** 2))
-        m = narrow & big
-        r[m] = abs_c[m] + ndtri(alpha[m])
-        m = wide & ~big
-        if m.any():
-            r[m] = np.sqrt(ncx2.ppf(1.0 - alpha[m], 1, c[m] ** 2))
-        m = wide & big
-        r[m] = abs_c[m] - ndtri(alpha[m])
-        out[narrow] = dist[narrow] <= r[narrow]
-        out[wide] = dist[wide] >= r[wide]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        c = np.where(neq, (mu0 - mu1) * sd0 / np.where(neq, d, 1.0), 0.0)
+    abs_c = np.abs(c)
+    narrow = neq & (d < 0)  # s0 > s1: accept region is outside an interval around c
+    wide = neq & (d > 0)  # s0 < s1: reject outside an interval around c
+    big = abs_c >= _C_ASYMPTOTIC
+    r = np.zeros(c.shape)
+    m = narrow & ~big
+    if m.any():
+        r[m] = np.sqrt(ncx2.ppf(alpha[m], 1, c[m] ** 2))
+    m = narrow & big
+    r[m] = abs_c[m] + ndtri(alpha[m])
+    m = wide & ~big
+    if m.any():
+        r[m] = np.sqrt(ncx2.ppf(1.0 - alpha[m], 1, c[m] ** 2))
+    m = wide & big
+    r[m] = abs_c[m] - ndtri(alpha[m])
+    u = (np.asarray(loss, dtype=np.float64) - mu0) / sd0
+    dist = np.abs(u - c)
+    out = (up & (u >= thr_up)) | (down & (u <= thr_down))
+    out |= (narrow & (dist <= r)) | (wide & (dist >= r))
     return out
 
 

@@ -67,9 +67,17 @@ def test_companion_rows_and_one_run_conditions():
     assert names == [
         "max over targets, Clopper-Pearson",
         "max over targets, effective counts",
+        "pooled over targets, models as units (betting)",
+        "pooled over targets, models as units (t)",
         "one-run (Steinke et al.), per model",
     ]
     eps = {r["name"]: r["eps"] for r in b["bounds"]}
+    # the pooled rows are mia.pooled_split_bound on the counts' test, split seed 0
+    for interval in ("betting", "t"):
+        pb = mia.pooled_split_bound(scores, keep, alpha=0.1, delta=1e-5, interval=interval, seed=0)
+        assert eps[f"pooled over targets, models as units ({interval})"] == pb["eps"]
+    # the t bound is asymptotic and narrower than the finite-sample betting bound here
+    assert eps[names[3]] >= eps[names[2]]
     # deflated counts carry less information: never a larger bound
     assert eps[names[1]] <= eps[names[0]]
     # the one-run bound equals one_run_epsilon_bound on the best audit, at the Bonferroni level
@@ -77,7 +85,7 @@ def test_companion_rows_and_one_run_conditions():
     run = bdp.OneRunCounts(m=200, r=one["r"], v=one["v"])
     level = 1 - 0.05 / one["audits"]
     assert one["eps"] == pytest.approx(bdp.one_run_epsilon_bound(run, 1e-5, level)[0])
-    assert 0 < eps[names[2]] < 3.0
+    assert 0 < eps[names[4]] < 3.0
     # balanced design: the one-run bound's condition fails and it is not computed
     scores, keep = _laplace_matrix(rng, 32, 50, 3.0, 0.0, "balanced")
     with warnings.catch_warnings():
