@@ -46,6 +46,7 @@ __all__ = [
     "ONE_RUN_FRACTIONS",
     "SPLIT_SELECTED",
     "companion_bounds",
+    "model_rates",
     "one_run_model_bound",
     "pooled_model_rates",
     "pooled_split_bound",
@@ -169,7 +170,6 @@ def companion_bounds(
     scores=None,
     keep=None,
     split=None,
-    pooled_seed=0,
 ):
     """Frequentist lower bounds of eps for the counts of a score matrix (see the module).
 
@@ -187,9 +187,6 @@ def companion_bounds(
         Seed of the model split of :func:`split_selection_bound`: with ``scores`` and ``keep``,
         adds its row "max over selected targets, split models" (a prototype, left out by
         default).
-    pooled_seed : int or numpy.random.Generator
-        Seed of the model split of :func:`pooled_split_bound` (its two rows, "pooled over
-        targets, models as units", need ``scores`` and ``keep``); default 0.
 
     Returns
     -------
@@ -280,8 +277,8 @@ def companion_bounds(
                 ),
             }
         )
+    rows.extend(_pooled_rows(res, delta, confidence))
     if scores is not None and keep is not None:
-        rows.extend(_pooled_rows(res, scores, keep, delta, confidence, pooled_seed))
         kp = np.asarray(keep, dtype=bool)
         share = kp.mean()
         balanced = np.unique(kp.sum(axis=0)).size == 1 and kp.shape[1] > 1
@@ -318,25 +315,22 @@ def companion_bounds(
     return {"confidence": confidence, "delta": delta, "bounds": rows}
 
 
-def _pooled_rows(res, scores, keep, delta, confidence, seed) -> list[dict]:
-    """Return the rows of :func:`pooled_split_bound`: betting (finite-sample), t (asymptotic)."""
-    try:
-        r = pooled_model_rates(
-            scores,
-            keep,
-            alpha=res.alpha,
-            method=res.method,
-            fixed_variance=res.fixed_variance,
-            side=res.side or "auto",
-            seed=seed,
-        )
-    except ValueError as e:
+def _pooled_rows(res, delta, confidence) -> list[dict]:
+    """Return the rows of the bound pooled over targets: betting (finite-sample), t (asymptotic).
+
+    From the counts' own per-model rates (``res.pooled``), the ones the claim uses.
+    """
+    r = res.pooled
+    if r is None:
         return [
             {
                 "name": "pooled over targets, models as units (betting)",
                 "eps": None,
                 "applicable": False,
-                "assumes": f"not applicable: {e}",
+                "assumes": (
+                    "not applicable: fewer than 8 models, or the reference half of the models "
+                    "fits no target"
+                ),
             }
         ]
     from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
@@ -353,7 +347,7 @@ def _pooled_rows(res, scores, keep, delta, confidence, seed) -> list[dict]:
                 "eps": b["eps"],
                 "applicable": True,
                 "assumes": (
-                    f"a test fitted on {len(r['reference_models'])} reference models, the "
+                    f"a test fitted on {r['n_reference']} reference models, the "
                     f"{b['n_models']} others independent given them; the mean FP rate "
                     f"{b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
                     f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}) over "
@@ -595,7 +589,9 @@ def pooled_model_rates(
     dict
         ``fpr``, ``fnr`` (lists, one per test model that has OUT and IN targets among the
         fitted ones, in the models' order), ``test_models``, ``reference_models`` (row
-        indices), ``n_targets`` (fitted targets).
+        indices), ``n_targets`` (fitted targets), ``columns`` (their columns), ``decisions``
+        and ``keep`` (the test models' decisions and memberships over those columns, for
+        :func:`model_rates` over a subset).
 
     Examples
     --------
@@ -634,18 +630,55 @@ def pooled_model_rates(
         )
     kt = k[test][:, ok]
     dt = dec[:, ok]
-    n_out = (~kt).sum(axis=1)
-    n_in = kt.sum(axis=1)
-    use = (n_out > 0) & (n_in > 0)
-    fpr = (dt & ~kt).sum(axis=1)[use] / n_out[use]
-    fnr = (~dt & kt).sum(axis=1)[use] / n_in[use]
+    fpr, fnr, use = model_rates(dt, kt)
     return {
         "fpr": fpr.tolist(),
         "fnr": fnr.tolist(),
         "test_models": test[use].tolist(),
         "reference_models": ref.tolist(),
         "n_targets": int(ok.sum()),
+        "columns": np.flatnonzero(ok),
+        "decisions": dt,
+        "keep": kt,
     }
+
+
+def model_rates(decisions, keep, columns=None):
+    """Per-model FP and FN rates of decisions over a set of targets.
+
+    Parameters
+    ----------
+    decisions, keep : numpy.ndarray of bool, shape (n_models, n_targets)
+        "Member" decisions and memberships.
+    columns : array_like of bool or int, optional
+        The targets to pool over (default: all).
+
+    Returns
+    -------
+    fpr, fnr : numpy.ndarray of float
+        Per model that has an OUT and an IN target among them: the share of its OUT targets
+        decided "member" and of its IN targets decided "non-member".
+    used : numpy.ndarray of bool, shape (n_models,)
+        The models that have both.
+
+    Examples
+    --------
+    >>> d = np.array([[True, False, False], [True, True, False]])
+    >>> k = np.array([[True, False, True], [False, False, True]])
+    >>> fpr, fnr, used = model_rates(d, k)
+    >>> fpr.tolist(), fnr.tolist(), used.tolist()
+    ([0.0, 1.0], [0.5, 1.0], [True, True])
+    """
+    dt = np.asarray(decisions, dtype=bool)
+    kt = np.asarray(keep, dtype=bool)
+    if columns is not None:
+        dt, kt = dt[:, columns], kt[:, columns]
+    n_out = (~kt).sum(axis=1)
+    n_in = kt.sum(axis=1)
+    used = (n_out > 0) & (n_in > 0)
+    fpr = (dt & ~kt).sum(axis=1)[used] / n_out[used]
+    fnr = (~dt & kt).sum(axis=1)[used] / n_in[used]
+    return fpr, fnr, used
 
 
 def pooled_split_bound(

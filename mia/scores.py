@@ -82,6 +82,12 @@ class ScoreMatrixCounts:
         (design effect per side, per-model effect); ``docs/lira.md``, "Dependence of the
         pooled counts". A :class:`~bayes_dp.core.exceptions.DependenceWarning` was raised when it
         is below one half.
+    pooled : dict or None
+        The per-model error rates of :func:`mia.pooled_model_rates` (``fpr``, ``fnr``,
+        ``test_models``, ``n_targets``, ``n_reference``, ``seed``; a test fitted on a random
+        half of the models, the split seeded by ``counts_from_score_matrix``'s ``seed``), from
+        which the claim computes the bound pooled over targets (``docs/lira.md``, "The pooled
+        bound"); None with fewer than 8 models or where the reference half fits no target.
     """
 
     counts: AttackCounts
@@ -96,6 +102,7 @@ class ScoreMatrixCounts:
     variance: float | None
     side: str | None
     dependence: DependenceDiagnostic | None = None
+    pooled: dict | None = None
 
     @property
     def n_skipped(self) -> int:
@@ -184,9 +191,41 @@ class ScoreMatrixCounts:
             }
             if focus is not None:
                 dep["focus_targets"] = _check_focus(focus, self.n_in.size).tolist()
+            rates = self._pooled_record(dep.get("focus_targets"))
+            if rates is not None:
+                dep["pooled_rates"] = rates
         elif focus is not None:
             raise ValueError("`focus` needs the counts' dependence record; found none")
         return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
+
+    def _pooled_record(self, focus):
+        """Return the per-model rates the claim pools (None where there are none).
+
+        Over all targets the reference half fitted, or, with declared targets, over those of
+        them (padding with targets that show nothing then leaves it as it is); models with no
+        OUT or no IN target among them are left out, and fewer than 2 models give None.
+        """
+        from .bounds import model_rates
+
+        p = self.pooled
+        if p is None:
+            return None
+        cols = None
+        if focus is not None:
+            cols = np.isin(p["columns"], focus)
+            if not cols.any():
+                return None
+        fpr, fnr, used = model_rates(p["decisions"], p["keep"], cols)
+        if used.sum() < 2:
+            return None
+        return {
+            "fpr": fpr.tolist(),
+            "fnr": fnr.tolist(),
+            "n_targets": int(p["columns"].size if cols is None else cols.sum()),
+            "targets": "all" if cols is None else "declared",
+            "n_reference": int(p["n_reference"]),
+            "seed": p.get("seed"),
+        }
 
 
 def _check_focus(focus, n_columns: int) -> np.ndarray:
@@ -351,6 +390,7 @@ def counts_from_score_matrix(
     side: str = "auto",
     min_models: int | None = None,
     skip: bool = False,
+    seed=0,
 ) -> ScoreMatrixCounts:
     """Cross-fed attack counts (paper Alg. 5) from a LiRA-style score matrix.
 
@@ -399,6 +439,10 @@ def counts_from_score_matrix(
         variances, whose shadow scores have no spread): raise ``ValueError`` naming the first
         few (False, the default), or leave them out and list them in the result's ``skipped``
         (True).
+    seed : int or numpy.random.Generator
+        The random split of the models behind the result's ``pooled`` rates
+        (:func:`mia.pooled_model_rates`: a test fitted on half of the models, applied to the
+        others); the counts do not depend on it. Default 0: the same split for the same matrix.
 
     Returns
     -------
@@ -439,6 +483,7 @@ def counts_from_score_matrix(
         raise ValueError(f"`alpha` must be a single value; found shape {a.shape}")
     alpha = float(a)
     t_in, t_out = _check_options(method, fixed_variance, skip, side, min_models)
+    rng = as_generator(seed)
     x = arr.mean(axis=2) if arr.ndim == 3 else arr
     n_models, n_targets = x.shape
     n_in = k.sum(axis=0).astype(np.int64)
@@ -460,6 +505,28 @@ def counts_from_score_matrix(
         decisions[:, kept], k[:, kept], threshold_var=threshold_var, scores=x[:, kept]
     )
     warn_if_dependent(dependence)
+    pooled = None
+    if n_models >= 8:
+        from .bounds import pooled_model_rates
+
+        try:
+            pooled = pooled_model_rates(
+                x[:, kept],
+                k[:, kept],
+                alpha=alpha,
+                method=method,
+                fixed_variance=fixed_variance,
+                side=used_side or "auto",
+                seed=rng,
+            )
+        except ValueError:
+            pooled = None  # the reference half fits no target: no pooled bound
+        if pooled is not None and len(pooled["fpr"]) >= 2:
+            pooled["seed"] = seed if isinstance(seed, int) else None
+            pooled["n_reference"] = len(pooled.pop("reference_models"))
+            pooled["columns"] = kept[pooled["columns"]]  # columns of the score matrix
+        else:
+            pooled = None
     return ScoreMatrixCounts(
         counts=counts,
         targets=kept,
@@ -473,6 +540,7 @@ def counts_from_score_matrix(
         variance=variance,
         side=used_side,
         dependence=dependence,
+        pooled=pooled,
     )
 
 

@@ -68,8 +68,9 @@ def _dependence_words(dep: dict, frequentist: bool = False) -> str:
     )
     if frequentist:
         return (
-            f"{head}; the per-target bound stated next allows for it (it deflates every "
-            "target's counts by the design effects), the model's figure after it does not "
+            f"{head}; the bounds stated next allow for it (the per-target bound deflates every "
+            "target's counts by the design effects, the pooled bound takes the models as its "
+            "units), the model's figure after them does not "
             '(docs/lira.md, "Dependence of the pooled counts"):'
         )
     if all(r.get("corrected", False) for r in dep.values()):

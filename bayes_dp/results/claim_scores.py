@@ -38,6 +38,8 @@ from bayes_dp.core.region import clopper_pearson_target_bounds
 
 #: Where the docs give the decision and the measured figures.
 DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
+#: Where the docs give the bound pooled over targets and its validity.
+DOCS_POOLED = 'docs/lira.md, "The pooled bound"'
 #: Where the docs measure the upper end against the strongest target's own eps.
 DOCS_UPPER = 'docs/lira.md, "Heterogeneous exposure at scale"'
 #: How often each score-matrix model's 90% interval lay entirely above the true eps of a Laplace
@@ -51,6 +53,12 @@ MODEL_ACCUSATIONS = {
     ("exposure_mixture", True): (10, 10, "--likelihood exposure_mixture --audits 5"),
     ("exposure_mixture", False): (36, 50, "--likelihood exposure_mixture --as-made"),
 }
+#: Share of the claim's error (1 - its confidence) that goes to the bound pooled over targets
+#: (models as units, :func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound`, betting)
+#: where the groups record per-model rates (``pooled_rates``); the per-target bounds get the
+#: rest. The pooled bound is strong where many targets are exposed alike and weak where a few
+#: are (padding dilutes their mean rates); the per-target bound the other way round.
+POOLED_SHARE = 0.5
 #: Targets the claim names (largest own bounds first).
 TOP_TARGETS = 5
 #: Share of the claim's error (1 - its confidence) that goes to the rates of the targets
@@ -197,13 +205,16 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     focus = [_focus_rows(g["dependence"], size) for g, size in zip(groups, sizes, strict=True)]
     n_focus = sum(int(f.sum()) for f in focus)
     n_other = n_rates // 2 - n_focus
+    pooled_groups = [gi for gi, g in enumerate(groups) if g["dependence"].get("pooled_rates")]
+    # the per-target bounds' share of the error; the pooled bound takes the rest
+    per_target = 1.0 - POOLED_SHARE if pooled_groups else 1.0
     if n_focus:
         share = FOCUS_SHARE if n_other else 1.0
-        plan = {True: (2 * n_focus, share)}
+        plan = {True: (2 * n_focus, share * per_target)}
         if n_other:
-            plan[False] = (2 * n_other, 1.0 - share)
+            plan[False] = (2 * n_other, (1.0 - share) * per_target)
     else:
-        plan = {False: (n_rates, 1.0)}
+        plan = {False: (n_rates, per_target)}
     best = None
     n_positive = 0
     raw_lower = 0.0
@@ -263,11 +274,12 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
                     ceiling_group=g.get("name", "?"),
                 )
             ceil["raw_ceiling"] = max(ceil["raw_ceiling"] or 0.0, float(b_raw.max()))
+    pooled = _pooled_bound(groups, pooled_groups, delta, prob)
     top.sort(key=lambda t: (-t[0], t[1], t[2]))
     declared = sum(len(g["dependence"].get("focus_targets") or ()) for g in groups)
     focus_rec = None
     if declared:
-        n_r, share = plan.get(True, (0, FOCUS_SHARE))
+        n_r, share = plan.get(True, (0, FOCUS_SHARE * per_target))
         focus_rec = {
             "declared": declared,
             "counted": n_focus,
@@ -277,7 +289,12 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
             "n_positive": focus_positive,
         }
     others = plan.get(False)
+    target_lower = best["lower"]
     best.update(
+        lower=max(target_lower, pooled["eps"]) if pooled else target_lower,
+        target_lower=target_lower,
+        pooled=pooled,
+        per_target_share=per_target,
         raw_lower=raw_lower,
         n_rates=n_rates,
         confidence=prob,
@@ -300,6 +317,35 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     return best
 
 
+def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: float):
+    """Return the largest pooled bound of the groups ``which`` (None without any).
+
+    Each group's per-model rates (its ``dependence`` record's ``pooled_rates``) get
+    :func:`~bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` with finite-sample betting
+    bounds at a share ``POOLED_SHARE / len(which)`` of ``1 - prob`` (Bonferroni over the
+    groups and, inside, over the two rates).
+    """
+    from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
+
+    best = None
+    for gi in which:
+        g = groups[gi]
+        rec = g["dependence"]["pooled_rates"]
+        b = pooled_rates_epsilon_bound(
+            rec["fpr"], rec["fnr"], delta, prob, "betting", share=POOLED_SHARE / len(which)
+        )
+        if best is None or b["eps"] > best["eps"]:
+            best = {
+                **b,
+                "group": g.get("name", "?"),
+                "n_targets": int(rec["n_targets"]),
+                "n_reference": int(rec["n_reference"]),
+                "targets": rec.get("targets", "all"),
+                "share": POOLED_SHARE / len(which),
+            }
+    return best
+
+
 def _pct(p: float) -> str:
     return f"{100 * p:g}%"
 
@@ -316,12 +362,14 @@ def _levels(fb: dict, prob: float) -> str:
     """Say at which level each rate's interval was taken (plain or weighted Bonferroni)."""
     f = fb.get("focus")
     if f is None:
-        return f"all {fb['n_rates']} rates at level {1 - prob:g}/{fb['n_rates']}, Bonferroni"
+        err = fb["per_target_share"] * (1 - prob)
+        return f"all {fb['n_rates']} rates at level {err:.3g}/{fb['n_rates']}, Bonferroni"
     skipped = f["declared"] - f["counted"]
     gone = f"; {skipped} declared target(s) were not counted" if skipped else ""
     if not f["counted"]:
+        err = fb["per_target_share"] * (1 - prob)
         return (
-            f"all {fb['n_rates']} rates at level {1 - prob:g}/{fb['n_rates']}, Bonferroni; "
+            f"all {fb['n_rates']} rates at level {err:.3g}/{fb['n_rates']}, Bonferroni; "
             f"none of the {f['declared']} targets declared in advance was counted"
         )
     n_f = 2 * f["counted"]
@@ -331,9 +379,7 @@ def _levels(fb: dict, prob: float) -> str:
     )
     n_o = fb["n_rates"] - n_f
     if n_o:
-        words += (
-            f", the {n_o} rates of the others at level {(1 - f['share']) * (1 - prob):.3g}/{n_o}"
-        )
+        words += f", the {n_o} rates of the others at level {fb['level'] * n_o:.3g}/{n_o}"
     return f"{words}, weighted Bonferroni{gone}"
 
 
@@ -346,9 +392,9 @@ def _ceiling_words(fb: dict, upper: float) -> str:
         f"{fb['ceiling']:.3g} (the bound and Bonferroni correction above; on raw counts "
         f"{fb['raw_ceiling']:.3g})"
     )
-    if fb["lower"] > fb["ceiling"]:
+    if fb["target_lower"] > fb["ceiling"]:
         words += (
-            f", and the largest bound a target reached, {fb['lower']:.3g} (its counts more "
+            f", and the largest bound a target reached, {fb['target_lower']:.3g} (its counts more "
             f"extreme than those), is below {upper:.3g} too"
         )
     return words
@@ -459,6 +505,25 @@ def score_matrix_words(
             "the score matrix shows no eps above 0 without a model"
         )
     raw = f"; on the raw counts the same bound is {fb['raw_lower']:.3g}"
+    pb = fb["pooled"]
+    if pb is not None and pb["eps"] > fb["target_lower"]:
+        # the pooled bound sets the frequentist part; the per-target one follows it
+        what = (
+            f"the error rates pooled over the {pb['n_targets']} targets"
+            f"{' declared in advance' if pb['targets'] == 'declared' else ''} of group "
+            f"{pb['group']!r}, with its {pb['n_models']} test models as the units (a test fitted "
+            f"on its {pb['n_reference']} other models; mean FP rate {pb['fpr_mean']:.3g}, at "
+            f"most {pb['fpr_upper']:.3g}, mean FN rate {pb['fnr_mean']:.3g}, at most "
+            f"{pb['fnr_upper']:.3g}: finite-sample betting bounds, each at level "
+            f"{pb['error']:.3g}; the targets' mean error point lies in R(eps, delta) when each "
+            f"target's does; {DOCS_POOLED}). Beside it, {what} is {fb['target_lower']:.3g}"
+        )
+        raw = ""
+    elif pb is not None:
+        raw += (
+            f"; pooled over the {pb['n_targets']} targets with the models as units "
+            f"({DOCS_POOLED}) the bound is {pb['eps']:.3g}"
+        )
     if claim >= f:
         first = (
             f"With {_pct(prob)} confidence, eps >= {f:.3g}{at}, whatever the attack strength: "

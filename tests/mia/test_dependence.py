@@ -232,7 +232,14 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     # the claim states the companion's effective-count bound (same delta, 95%) first, and its
     # lower end is never above it nor above the posterior's
     claim = res["claim"]
-    assert claim["frequentist_lower"] == res["companion"]["bounds"][1]["eps"]
+    f = claim["frequentist"]
+    assert claim["frequentist_lower"] == f["lower"] == max(f["target_lower"], f["pooled"]["eps"])
+    # the same per-target bound as the companion's row, at half the error (the pooled bound
+    # has the other half), and the pooled bound from the same per-model rates
+    assert f["target_lower"] <= res["companion"]["bounds"][1]["eps"]
+    row = res["companion"]["bounds"][2]
+    assert row["name"] == "pooled over targets, models as units (betting)"
+    assert f["pooled"]["eps"] <= row["eps"] and f["pooled"]["n_models"] == 16
     assert claim["lower"] == min(claim["frequentist_lower"], claim["posterior_lower"])
     assert "What the model says (not the finding)" in claim["sentence"]
     assert claim["frequentist"]["n_rates"] == 2 * 40 and claim["frequentist"]["group"] == "lira"
@@ -241,6 +248,8 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     assert post.settings["groups"][0]["dependence"]["dependent"] is True
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="dependence"' in page and 'id="companion"' in page
-    assert "the per-target bound stated next allows for it" in page
+    assert "the per-target bound deflates every target&#x27;s counts" in page or (
+        "the per-target bound deflates every target's counts" in page
+    )
     assert bdp.audit_claim(post).to_dict() == claim  # read back from the file: the same claim
     assert "Result not reliable" in page

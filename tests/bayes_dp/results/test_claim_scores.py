@@ -17,6 +17,7 @@ from scipy import stats
 
 import bayes_dp as bdp
 import mia
+from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_scores import _column, score_matrix_bound
 
@@ -131,11 +132,12 @@ def laplace_claim():
     post = bdp.estimate_epsilon(
         res.to_evidence(), delta=1e-5, chains=2, draws=400, tune=300, seed=3, check=False
     )
-    return res, post, bdp.audit_claim(post)
+    matrix = (scores[:, res.targets], keep[:, res.targets])  # the counted columns
+    return res, post, bdp.audit_claim(post), matrix
 
 
 def test_claim_states_the_per_target_bound_first(laplace_claim):
-    res, post, c = laplace_claim
+    res, post, c, (scores, keep) = laplace_claim
     assert res.n_skipped == 2
     q = post.quantile(0.05, "eps")
     f = c.frequentist
@@ -143,7 +145,8 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     assert c.frequentist_lower == f["lower"] > 0
     assert c.lower == min(c.posterior_lower, f["lower"]) and c.lower <= f["lower"]
     assert c.lower <= q * (1 + 1e-12)
-    # the target named is the row with the largest bound, and its column in the matrix
+    # the target named is the row with the largest bound, and its column in the matrix; the
+    # per-target bounds get half of the error, the bound pooled over targets the other half
     d, cnt = res.dependence, res.counts
     per = clopper_pearson_target_bounds(
         cnt.fp,
@@ -154,8 +157,15 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
         0.95,
         fp_design_effect=d.fp_design_effect,
         fn_design_effect=d.fn_design_effect,
+        share=0.5,
     )
-    assert f["row"] == int(np.argmax(per)) and f["lower"] == per.max()
+    assert f["row"] == int(np.argmax(per)) and f["target_lower"] == per.max()
+    # the pooled rates: a test fitted on a seed-0 half of the models, over the kept columns
+    rates = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
+    pooled = pooled_rates_epsilon_bound(rates["fpr"], rates["fnr"], 1e-5, 0.95, share=0.5)
+    assert f["pooled"]["eps"] == pooled["eps"] and f["pooled"]["n_models"] == 32
+    # an optimal attack on every target: the pooled bound is far above any target's own
+    assert f["lower"] == pooled["eps"] > 2 * f["target_lower"]
     assert f["target"] == int(res.targets[f["row"]]) and f["n_positive"] == int((per > 0).sum())
     assert (f["fp"], f["n_neg"]) == (int(cnt.fp[f["row"]]), int(cnt.n_neg[f["row"]]))
     assert f["n_rates"] == 2 * len(cnt) and f["confidence"] == 0.95
@@ -164,15 +174,19 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     assert [t["target"] for t in f["top_targets"]] == [int(res.targets[r]) for r in rows]
     assert [t["lower"] for t in f["top_targets"]] == [float(per[r]) for r in rows]
     # the ceiling: the level recorded by to_evidence, the same deflation (every target 32 + 32)
-    want = _ceiling_by_hand(0.1, 32, 32, 1e-5, 0.95, f["n_rates"], f_fn=d.fn_design_effect)[0]
+    want = _ceiling_by_hand(0.1, 32, 32, 1e-5, 0.975, f["n_rates"], f_fn=d.fn_design_effect)[0]
     assert f["alpha"] == 0.1 and f["ceiling"] == pytest.approx(want, rel=1e-9)
     assert f["upper_beyond_ceiling"] == (c.upper > max(f["ceiling"], f["lower"]))
-    raw = bdp.clopper_pearson_epsilon(cnt.fp, cnt.n_neg, cnt.fn, cnt.n_pos, 1e-5)[0]
-    assert f["raw_lower"] == pytest.approx(raw)
+    raw = clopper_pearson_target_bounds(cnt.fp, cnt.n_neg, cnt.fn, cnt.n_pos, 1e-5, share=0.5)
+    assert f["raw_lower"] == pytest.approx(raw.max())
     s = c.sentence
     # first the bound (after the dependence note, when the counts are that dependent)
     first = s.index(f"With 95% confidence, eps >= {c.lower:.3g} at delta = 1e-05")
     assert s.startswith("NOT RELIABLE: the pooled counts are dependent") or first == 0
+    assert "the error rates pooled over the 62 targets of group 'lira'" in s
+    assert "with its 32 test models as the units" in s
+    assert "Beside it, the largest per-target Clopper-Pearson bound" in s
+    assert f"is {f['target_lower']:.3g}; it is set by target {f['target']}" in s
     assert f"target {f['target']} (score-matrix column) of group 'lira'" in s
     assert f"(FP {f['fp']}/{f['n_neg']}, FN {f['fn']}/{f['n_pos']})" in s
     assert f"{f['n_positive']} of {len(cnt)} targets have a bound of their own above 0" in s
@@ -216,8 +230,11 @@ def test_a_dependent_score_matrix_says_which_bound_allows_for_it():
     post = bdp.Posterior({"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}, {}, st)
     c = bdp.audit_claim(post)
     assert not c.reliable and c.sentence.startswith("NOT RELIABLE: the pooled counts are dependent")
-    assert "the per-target bound stated next allows for it" in c.sentence
+    assert "the per-target bound deflates every target's counts" in c.sentence
+    assert "the pooled bound takes the models as its units" in c.sentence
     assert c.frequentist["fn_design_effect"] == 3.0
+    # no per-model rates recorded: no pooled bound, and the per-target bounds get all the error
+    assert c.frequentist["pooled"] is None and c.frequentist["per_target_share"] == 1.0
 
 
 def _designed_settings(counts, likelihoods=("binomial",)):
