@@ -149,9 +149,10 @@ def main() -> None:
         "| mechanism | shift sd | true eps | audits | above truth | rate (95% CI) | coverage | "
         "median lower / truth | median width | median FN deff | max r_hat | s/audit | "
         "claim above truth | claim rate (95% CI) | median claim / truth | max claim / truth | "
+        "median pooled / truth | max pooled / truth | "
         "per-target bound > 0 | claim ceiling / truth | uncorrected above truth |"
     )
-    print("| --- " * 19 + "|")
+    print("| --- " * 21 + "|")
     total_k = total_n = total_c = 0
     for i, config in enumerate(args.configs):
         t0 = time.perf_counter()
@@ -186,7 +187,10 @@ def main() -> None:
         kc = int(sum(r["claim_above_truth"] for r in res))
         total_c += kc
         claim = np.median([r["claim_lower"] / scale for r in res])
-        pos = sum(r["frequentist_lower"] > 0 for r in res)
+        pos = sum(r["target_lower"] > 0 for r in res)
+        pooled = [r["pooled_lower"] / scale for r in res if r["pooled_lower"] is not None]
+        p_med = np.median(pooled) if pooled else float("nan")
+        p_max = max(pooled) if pooled else float("nan")
         c_lo, c_hi = clopper_pearson(kc, n)
         c_max = max(r["claim_lower"] / scale for r in res)
         ceiling = np.median([r["claim_ceiling"] for r in res]) / scale
@@ -195,7 +199,8 @@ def main() -> None:
             f"| {mech} | {shift} | {truth:.3f} | {n} | {k} | {k / n:.3f} ({lo:.3f}, {hi:.3f}) | "
             f"{cover:.3f} | {ratio:.3f} | {width:.3f} | {deff:.2f} | "
             f"{max(r['max_r_hat'] for r in res):.3f} | {sec:.1f} | {kc} | "
-            f"{kc / n:.3f} ({c_lo:.3f}, {c_hi:.3f}) | {claim:.3f} | {c_max:.3f} | {pos} | "
+            f"{kc / n:.3f} ({c_lo:.3f}, {c_hi:.3f}) | {claim:.3f} | {c_max:.3f} | "
+            f"{p_med:.3f} | {p_max:.3f} | {pos} | "
             f"{ceiling:.3f} | {unc} |",
             flush=True,
         )
@@ -203,7 +208,7 @@ def main() -> None:
     clo, chi = clopper_pearson(total_c, total_n)
     print(
         f"| all | | | {total_n} | {total_k} | {total_k / total_n:.3f} ({lo:.3f}, {hi:.3f}) "
-        f"| | | | | | | {total_c} | {total_c / total_n:.3f} ({clo:.3f}, {chi:.3f}) | | | | | |"
+        f"| | | | | | | {total_c} | {total_c / total_n:.3f} ({clo:.3f}, {chi:.3f}) | | | | | | | |"
     )
     if args.save:
         with open(args.save, "w") as f:

@@ -200,8 +200,10 @@ def companion_bounds(
     >>> scores, keep = mia.simulate_score_matrix(16, 20, mu=3.0, seed=0)
     >>> res = mia.counts_from_score_matrix(scores, keep, alpha=0.1)
     >>> b = companion_bounds(res, delta=1e-5)
-    >>> [r["name"] for r in b["bounds"]]
-    ['max over targets, Clopper-Pearson', 'max over targets, effective counts']
+    >>> [r["name"] for r in b["bounds"]]  # doctest: +NORMALIZE_WHITESPACE
+    ['max over targets, Clopper-Pearson', 'max over targets, effective counts',
+     'pooled over targets, models as units (betting)',
+     'pooled over targets, models as units (t)']
     """
     from bayes_dp.core.validation import check_delta, check_real
 

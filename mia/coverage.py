@@ -236,13 +236,15 @@ def score_matrix_audit(
         ``"fp_design_effect"`` and ``"fn_design_effect"``
         (:class:`mia.dependence.DependenceDiagnostic`), and what
         :func:`bayes_dp.audit_claim` states at 95%: ``"claim_lower"`` (its lower end, the
-        smaller of the posterior's 5% quantile and the per-target Clopper-Pearson bound on
-        effective counts), ``"frequentist_lower"`` (that bound) and ``"claim_above_truth"``
+        smaller of the posterior's 5% quantile and the frequentist bound),
+        ``"frequentist_lower"`` (that bound: the larger of the per-target Clopper-Pearson
+        bound on effective counts, ``"target_lower"``, and the bound pooled over targets,
+        ``"pooled_lower"``, None without per-model rates) and ``"claim_above_truth"``
         (1.0 when ``claim_lower`` is above the true eps, else 0.0); ``"claim_ceiling"``, the
-        largest value the claim's frequentist part can take on this design (the bound, on raw
-        counts at the claim's Bonferroni level, of a target with no error in the most trials
-        any target has: a claim is never above it, so a mechanism whose eps is above it cannot
-        be falsely accused by the claim, ``docs/lira.md``, "The claim's ceiling"), and
+        largest value the per-target bound can take on this design (the bound, on raw
+        counts at the full Bonferroni level, of a target with no error in the most trials
+        any target has: the per-target bound is never above it, ``docs/lira.md``, "The
+        claim's ceiling"; the pooled bound can be), and
         ``"uncorrected_lower"``, the largest per-target bound on raw counts with each target's
         two rates at 95% jointly and no correction over targets (a control: the claim without
         its multiplicity correction and deflation).
@@ -311,6 +313,8 @@ def score_matrix_audit(
         "fn_design_effect": res.dependence.fn_design_effect,
         "claim_lower": claim.lower,
         "frequentist_lower": claim.frequentist_lower,
+        "target_lower": claim.frequentist["target_lower"],
+        "pooled_lower": (claim.frequentist["pooled"] or {}).get("eps"),
         "claim_above_truth": float(claim.lower > truth),
         "claim_ceiling": float(
             clopper_pearson_target_bounds(

@@ -346,6 +346,21 @@ def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: floa
     return best
 
 
+def _pooled_ceiling(fb: dict, delta: float) -> float:
+    """Return the most the pooled bound could state with its FP rates: log((1 - delta) / FPR+).
+
+    The pooled bound of the same upper FP rate and an FN rate bounded by 0 (no false negative
+    in any test model); 0 without a pooled bound. Stored as ``fb["pooled_ceiling"]``.
+    """
+    pb = fb.get("pooled")
+    c = 0.0
+    if pb is not None:
+        # the betting bound of a mean is never 0 (the capital at m = 0 never grows)
+        c = max(float(np.log((1.0 - delta) / max(pb["fpr_upper"], 1e-300))), 0.0)
+    fb["pooled_ceiling"] = c
+    return c
+
+
 def _pct(p: float) -> str:
     return f"{100 * p:g}%"
 
@@ -392,6 +407,13 @@ def _ceiling_words(fb: dict, upper: float) -> str:
         f"{fb['ceiling']:.3g} (the bound and Bonferroni correction above; on raw counts "
         f"{fb['raw_ceiling']:.3g})"
     )
+    pb = fb.get("pooled")
+    if pb is not None:
+        words += (
+            f"; pooled over the targets, with their mean FP rate at most {pb['fpr_upper']:.3g} "
+            f"as bounded above and no false negative at all, the pooled bound would be "
+            f"{fb['pooled_ceiling']:.3g}"
+        )
     if fb["target_lower"] > fb["ceiling"]:
         words += (
             f", and the largest bound a target reached, {fb['target_lower']:.3g} (its counts more "
@@ -463,9 +485,10 @@ def score_matrix_words(
         return lower, words, {}
     f = fb["lower"]
     claim = min(lower, f)
+    _pooled_ceiling(fb, st["delta"])
     beyond = None
     if fb["ceiling"] is not None and upper is not None:
-        beyond = bool(upper > max(fb["ceiling"], f))
+        beyond = bool(upper > max(fb["ceiling"], f, fb["pooled_ceiling"]))
     fb["upper_beyond_ceiling"] = beyond
     extra = {"posterior_lower": lower, "frequentist_lower": f, "frequentist": fb}
     who = (

@@ -119,7 +119,9 @@ def test_claim_never_above_the_truth_where_the_design_allows_it():
     for mech, targets, r in rows:
         truth = r["true_eps"][2]
         assert r["claim_ceiling"] > truth, (mech, targets, r["claim_ceiling"], truth)
-        assert r["claim_lower"] <= r["frequentist_lower"] <= r["claim_ceiling"]
+        assert r["claim_lower"] <= r["frequentist_lower"]
+        assert r["frequentist_lower"] == max(r["target_lower"], r["pooled_lower"])
+        assert r["target_lower"] <= r["claim_ceiling"]
         assert r["claim_lower"] <= r["true_eps"][0] * (1 + 1e-12)
         assert not r["claim_above_truth"], (mech, targets, r["claim_lower"], truth)
         if mech == "laplace":

@@ -176,7 +176,10 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     # the ceiling: the level recorded by to_evidence, the same deflation (every target 32 + 32)
     want = _ceiling_by_hand(0.1, 32, 32, 1e-5, 0.975, f["n_rates"], f_fn=d.fn_design_effect)[0]
     assert f["alpha"] == 0.1 and f["ceiling"] == pytest.approx(want, rel=1e-9)
-    assert f["upper_beyond_ceiling"] == (c.upper > max(f["ceiling"], f["lower"]))
+    # the pooled bound's own ceiling: its upper FP rate with no false negative at all
+    pc = math.log((1 - 1e-5) / f["pooled"]["fpr_upper"])
+    assert f["pooled_ceiling"] == pytest.approx(pc)
+    assert f["upper_beyond_ceiling"] == (c.upper > max(f["ceiling"], f["lower"], pc))
     raw = clopper_pearson_target_bounds(cnt.fp, cnt.n_neg, cnt.fn, cnt.n_pos, 1e-5, share=0.5)
     assert f["raw_lower"] == pytest.approx(raw.max())
     s = c.sentence
