@@ -10,6 +10,15 @@ lay above it in 0 of 200 audits per design (``docs/lira.md``, "The claim on scor
 evidence"). So the claim's lower end is the smaller of the two and the sentence states the
 frequentist bound first, the posterior's lower end after it as what the model says.
 
+The frequentist bound is the larger of two parts, each with half of the claim's error
+(:data:`POOLED_SHARE`): the per-target bound below, and, where the groups record per-model
+rates (``pooled_rates``, from ``mia.counts_from_score_matrix``: a test fitted on a random half
+of the models, applied to the other half), the bound pooled over targets with the models as
+the units (:func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound`, finite-sample
+betting bounds; ``docs/lira.md``, "The pooled bound"). The pooled part is what an optimal
+attack on many targets alike shows, which the per-target part loses to its correction over
+targets; with targets declared in advance it pools over those only.
+
 The bound needs the per-target counts and the design effects; both are in the posterior's
 settings already (``settings["groups"][i]["counts"]`` and the ``dependence`` record's
 ``fp_design_effect`` and ``fn_design_effect``), so nothing new is stored for it; the record's
