@@ -20,7 +20,7 @@ exact decision regions decide the test models' scores as ``mia.lira._decide`` di
 must be 0).
 
 Run: ``python benchmarks/pooled_validity.py --audits 200 --rows 0-78 --save out.json`` and
-``--audits 1000 --seed 1 --rows 46,62,78-86`` (``docs/pooled_bound.md``; about 22 and 8 min on
+``--audits 1000 --seed 1 --rows 46,62,78-86`` (``docs/pooled_bound.md``; about 22 and 5 min on
 one core). ``--list`` prints the grid.
 """
 
