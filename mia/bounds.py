@@ -495,19 +495,17 @@ def split_selection_bound(
     }
 
 
-def _fit_and_decide(x_ref, k_ref, x_test, alpha, method, fixed_variance, side):
-    """Fit every target's test on the reference models; decide the test models' scores.
+def _fit_reference(x_ref, k_ref, method, fixed_variance, side):
+    """Every target's test fitted on the reference models: its normals and the fittable mask.
 
     Online: normals fitted to the target's IN and OUT scores of the reference models (sample
     mean, unbiased variance; with ``fixed_variance`` one variance pooled over the targets'
-    within-side sums of squares), the exact likelihood-ratio test at ``alpha``
-    (:func:`mia.lira._decide`, the implementation of :func:`mia.learn_and_decide`). Offline:
-    the OUT normal only, one-sided at ``alpha`` on ``side``. Returns the decisions (True:
-    "member") and the boolean mask of targets the reference models can fit (enough models on
-    each side, spread); the others are not counted.
+    within-side sums of squares). Offline: the OUT normal only, and an IN normal one unit away
+    on ``side`` with the same variance (a one-sided test at ``alpha``). Returns
+    ``(m0, sd0, m1, sd1, ok)``: arrays over the targets, ``ok`` the boolean mask of targets the
+    reference models can fit (enough models on each side, spread); the others get harmless
+    parameters (0, 1, 1, 1) and must not be counted.
     """
-    from .lira import _decide
-
     k1 = k_ref
     k0 = ~k_ref
     n1 = k1.sum(axis=0)
@@ -537,15 +535,27 @@ def _fit_and_decide(x_ref, k_ref, x_test, alpha, method, fixed_variance, side):
             side = "greater" if diff >= 0 else "less"
         m1 = m0 + (1.0 if side == "greater" else -1.0)
         sd1 = sd0
-    # targets the reference half cannot fit get harmless parameters; they are not counted
-    dec = _decide(
-        x_test,
+    return (
         np.where(ok, m0, 0.0),
         np.where(ok, sd0, 1.0),
         np.where(ok, m1, 1.0),
         np.where(ok, sd1, 1.0),
-        alpha,
+        ok,
     )
+
+
+def _fit_and_decide(x_ref, k_ref, x_test, alpha, method, fixed_variance, side):
+    """Fit every target's test on the reference models; decide the test models' scores.
+
+    The fit is :func:`_fit_reference`'s; the test, the exact likelihood-ratio test between the
+    two fitted normals at ``alpha`` (:func:`mia.lira._decide`, the implementation of
+    :func:`mia.learn_and_decide`). Returns the decisions (True: "member") and the boolean mask
+    of targets the reference models can fit; the others are not counted (decided False).
+    """
+    from .lira import _decide
+
+    m0, sd0, m1, sd1, ok = _fit_reference(x_ref, k_ref, method, fixed_variance, side)
+    dec = _decide(x_test, m0, sd0, m1, sd1, alpha)
     return dec & ok, ok
 
 

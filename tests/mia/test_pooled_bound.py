@@ -1,0 +1,176 @@
+"""Per-model error rates of a test fitted on half the models (mia.pooled_model_rates) and the
+pooled bound; and the exact-rate machinery of its validity study (tests/_support/pooled_sim.py).
+
+References: the test fitted and applied target by target with the public
+:func:`mia.learn_and_decide` (sample mean and unbiased variance of the reference half); the
+decision regions against ``mia.lira._decide``; the Laplace + normal CDF against quadrature.
+"""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import mia
+from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
+from mia.bounds import _fit_and_decide, _fit_reference
+from mia.lira import _decide
+
+from tests._support.pooled_sim import audit, decision_region, in_region, laplace_normal_cdf
+
+
+def _tiny():
+    rng = np.random.default_rng(21)
+    keep = rng.random((10, 6)) < 0.5
+    keep[:, 0] = [True] * 5 + [False] * 5  # every target has IN and OUT models in both halves
+    scores = rng.normal(size=keep.shape) + 1.5 * keep
+    return scores, keep
+
+
+def test_rates_by_hand():
+    scores, keep = _tiny()
+    r = mia.pooled_model_rates(scores, keep, alpha=0.2, seed=3)
+    ref, test = np.array(r["reference_models"]), np.array(r["test_models"])
+    assert len(ref) == 5 and sorted(np.r_[ref, test].tolist()) == list(range(10))
+    fp = {j: [0, 0] for j in test}  # model: [decided member, OUT targets]
+    fn = {j: [0, 0] for j in test}
+    fitted = 0
+    for t in range(scores.shape[1]):
+        ins = scores[ref, t][keep[ref, t]]
+        outs = scores[ref, t][~keep[ref, t]]
+        if len(ins) < 2 or len(outs) < 2:
+            continue
+        fitted += 1
+        for j in test:
+            member = bool(mia.learn_and_decide(scores[j, t], outs, ins, 0.2))
+            if keep[j, t]:
+                fn[j][0] += not member
+                fn[j][1] += 1
+            else:
+                fp[j][0] += member
+                fp[j][1] += 1
+    assert r["n_targets"] == fitted
+    np.testing.assert_allclose(r["fpr"], [fp[j][0] / fp[j][1] for j in test], rtol=1e-15)
+    np.testing.assert_allclose(r["fnr"], [fn[j][0] / fn[j][1] for j in test], rtol=1e-15)
+
+
+def test_seed_and_split_bound():
+    scores, keep = mia.simulate_score_matrix(40, 50, mu=1.0, seed=2)
+    lists = ("fpr", "fnr", "test_models", "reference_models", "n_targets")
+    arrays = ("columns", "decisions", "keep")
+
+    def same(x, y):
+        return all(x[k] == y[k] for k in lists) and all(np.array_equal(x[k], y[k]) for k in arrays)
+
+    a = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=5)
+    assert same(a, mia.pooled_model_rates(scores, keep, alpha=0.1, seed=5))
+    b = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=np.random.default_rng(5))
+    assert same(a, b)
+    # the rates are model_rates of the returned decisions over the fitted columns
+    fpr, fnr, _ = mia.bounds.model_rates(a["decisions"], a["keep"])
+    assert fpr.tolist() == a["fpr"] and fnr.tolist() == a["fnr"]
+    assert (
+        a["test_models"] != mia.pooled_model_rates(scores, keep, alpha=0.1, seed=6)["test_models"]
+    )
+    s = mia.pooled_split_bound(scores, keep, alpha=0.1, delta=1e-5, interval="t", seed=5)
+    ref = pooled_rates_epsilon_bound(a["fpr"], a["fnr"], 1e-5, 0.95, "t")
+    assert s["eps"] == ref["eps"] and s["n_targets"] == a["n_targets"] == 50
+
+
+def test_errors():
+    scores, keep = mia.simulate_score_matrix(7, 20, mu=1.0, seed=0)
+    with pytest.raises(ValueError, match="at least 8 models.*7"):
+        mia.pooled_model_rates(scores, keep, alpha=0.1)
+    keep = np.zeros((10, 4), bool)
+    keep[:5] = True
+    with pytest.raises(ValueError, match="cannot fit"):
+        mia.pooled_model_rates(np.ones((10, 4)), keep, alpha=0.1)
+    scores, keep = mia.simulate_score_matrix(10, 4, mu=1.0, seed=0)
+    with pytest.raises(ValueError, match="`alpha`"):
+        mia.pooled_model_rates(scores, keep, alpha=1.5)
+
+
+def test_fit_reference_is_the_fit_of_fit_and_decide():
+    scores, keep = mia.simulate_score_matrix(20, 30, mu=1.0, seed=4)
+    m0, sd0, m1, sd1, ok = _fit_reference(scores[:10], keep[:10], "online", False, "auto")
+    dec, ok2 = _fit_and_decide(scores[:10], keep[:10], scores[10:], 0.1, "online", False, "auto")
+    assert (ok == ok2).all()
+    t = np.flatnonzero(ok)[0]
+    col, k = scores[:10, t], keep[:10, t]
+    assert m0[t] == pytest.approx(col[~k].mean()) and sd0[t] == pytest.approx(col[~k].std(ddof=1))
+    assert m1[t] == pytest.approx(col[k].mean()) and sd1[t] == pytest.approx(col[k].std(ddof=1))
+    np.testing.assert_array_equal(dec, _decide(scores[10:], m0, sd0, m1, sd1, 0.1) & ok)
+
+
+def test_decision_region_matches_decide():
+    # narrow (sd1 < sd0), wide (sd1 > sd0), equal variances either side, mu0 == mu1, and
+    # |c| beyond the asymptotic switch
+    rng = np.random.default_rng(8)
+    n = 400
+    m0 = rng.normal(size=n)
+    sd0 = rng.uniform(0.3, 2.0, n)
+    m1 = m0 + rng.normal(0, 2, n)
+    sd1 = sd0 * rng.uniform(0.5, 1.5, n)
+    sd1[:40] = sd0[:40]
+    m1[40:50] = m0[40:50]
+    sd1[50:60] = sd0[50:60] * 1.001  # |c| large
+    for alpha in (0.1, 0.001):
+        region = decision_region(m0, sd0, m1, sd1, alpha)
+        x = rng.normal(m0, 4 * sd0, (2000, n))
+        np.testing.assert_array_equal(in_region(x, region), _decide(x, m0, sd0, m1, sd1, alpha))
+
+
+@pytest.mark.parametrize("s", [0.25, 1.0])
+def test_laplace_normal_cdf(s):
+    for x in (-4.0, -0.5, 0.0, 0.7, 5.0):
+        q = integrate.quad(
+            lambda v, x=x: 0.5 * np.exp(-abs(v)) * stats.norm.cdf((x - v) / s), -50, 50
+        )
+        assert laplace_normal_cdf(x, s) == pytest.approx(q[0], abs=1e-10)
+
+
+def test_exact_rates_against_fresh_models():
+    # The exact mean rates of one audit's fitted test against 4,000 fresh test models per side
+    # (each a per-model shift plus its own noise): the Monte Carlo mean rate over 64 targets has
+    # sd <= sqrt(0.25 / 4000) = 0.008; checked within 4 sd.
+    from tests._support.pooled_sim import _cdfs, simulate, true_rates
+
+    cfg = {
+        "mech": "laplace",
+        "param": 1.0,
+        "shift": 1.0,
+        "design": "independent",
+        "models": 32,
+        "targets": 64,
+        "alpha": 0.1,
+    }
+    rng = np.random.default_rng(9)
+    x, keep, mu_t = simulate(cfg, rng)
+    fit = _fit_reference(x, keep, "online", False, "auto")
+    fpr_t, fnr_t, region = true_rates(cfg, mu_t, fit, 0.1)
+    ok = fit[4]
+    m = 4000
+    shift = rng.normal(size=(m, 1))
+    out = rng.laplace(size=(m, 64)) + shift
+    inn = rng.laplace(size=(m, 64)) + mu_t + shift
+    assert abs(in_region(out, region)[:, ok].mean() - fpr_t[ok].mean()) < 4 * 0.008
+    assert abs(1 - in_region(inn, region)[:, ok].mean() - fnr_t[ok].mean()) < 4 * 0.008
+    assert _cdfs(cfg, mu_t)[0](0.0) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "mech,param", [("laplace", 1.0), ("gauss", 0.0), ("rr", 1.0), ("hetero", 0.5)]
+)
+def test_audit_runs_and_regions_agree(mech, param):
+    cfg = {
+        "mech": mech,
+        "param": param,
+        "shift": 0.25,
+        "design": "balanced",
+        "models": 16,
+        "targets": 64,
+        "alpha": 0.1,
+    }
+    a = audit(cfg, np.random.default_rng(1), 1e-5)
+    assert a["mismatch"] == 0
+    assert 0 <= a["fpr_true"] <= 1 and 0 <= a["fnr_true"] <= 1
+    assert (a["truth"] == 0) == (mech == "gauss") and a["n_test"] == 8
