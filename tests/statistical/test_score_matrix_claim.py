@@ -77,11 +77,12 @@ def test_claim_never_above_the_truth_where_the_design_allows_it():
     # log(1 / FPR+) (above 1.2 here), so the claim can pass the truth in every case below; the
     # pooled part set the Laplace claims in the study (0.70-0.77 of the truth at most in 50
     # audits at 256 x 64, "The claim with the pooled bound, measured"; its validity: 0 of
-    # 26,800 betting bounds above the truth, docs/pooled_bound.md). Here every case has
-    # its per-target ceiling above the truth (asserted: the check can fail): 256 models (128 decisions a
-    # side; ceiling 2.67 at 64 targets, 2.38 at 1,000) and true eps 2.00 (Laplace, mu = 2)
-    # or 1.99 (Gaussian, mu = 0.5, its eps(1e-5) by the GDP conversion). The Laplace cases' own
-    # bounds are above 0 in every audit (asserted: the claim is not 0 by default there).
+    # 26,800 betting bounds above the truth, docs/pooled_bound.md). Here every case has its
+    # per-target ceiling above the truth (asserted: the check can fail): 256 models (128
+    # decisions a side; ceiling 2.67 at 64 targets, 2.38 at 1,000) and true eps 2.00
+    # (Laplace, mu = 2) or 1.99 (Gaussian, mu = 0.5, its eps(1e-5) by the GDP conversion).
+    # The Laplace cases' own bounds are above 0 in every audit (asserted: the claim is not 0
+    # by default there).
     # False failure: in the study these cases reduce (benchmarks/lira_false_accusations.py,
     # docs/lira.md "No false accusations of the claim, wider") no claim lay above the truth in
     # 0 of 120 Laplace audits (95% upper limit 3.0% per audit) and the largest claim was 0.60
