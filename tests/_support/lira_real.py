@@ -112,9 +112,9 @@ def train_scores(algo, X, y, keep, seed: int, path: str | Path | None = None, me
     return scores, {"trained": int(todo.size), "seconds": time.perf_counter() - t0}
 
 
-def _bound_rows(res, delta: float, prob: float):
+def _bound_rows(res, delta: float, prob: float, share: float = 1.0):
     """Every counted target's own Clopper-Pearson bound on effective counts (the claim's: the
-    decisions read as made, ``reflect=False``)."""
+    decisions read as made, ``reflect=False``, at the claim's share of the error)."""
     from bayes_dp.core.region import clopper_pearson_target_bounds
 
     c, dep = res.counts, res.dependence
@@ -131,6 +131,7 @@ def _bound_rows(res, delta: float, prob: float):
         fp_design_effect=f_fp,
         fn_design_effect=f_fn,
         reflect=False,
+        share=share,
     )
 
 
@@ -203,7 +204,8 @@ def analyse(
         n_positive = int(fb["n_positive"])
         n_positive_canaries = int(fb["focus"]["n_positive"])
     else:
-        positive = kept[_bound_rows(res, delta, claim.prob) > 0]
+        share = fb.get("per_target_share", 1.0)
+        positive = kept[_bound_rows(res, delta, claim.prob, share) > 0]
         n_positive, n_positive_canaries = int(positive.size), int(canary[positive].sum())
     top = [
         {

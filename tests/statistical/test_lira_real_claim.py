@@ -42,9 +42,10 @@ def _check_claim(r):
 def test_claim_on_trained_models_never_above_the_accountant_eps():
     # DP-SGD with much noise (noise multiplier 30, 20 epochs, lr 0.05, about 300 examples a
     # model): the PLD accountant's eps at delta = 1e-5 is about 0.3. A false failure needs the
-    # per-target Clopper-Pearson bound on effective counts (which the claim never exceeds) to
-    # lie above a mechanism's true eps: 0 of 200 audits per design on Laplace matrices
-    # (docs/lira.md, "The frequentist companion"), and here no target's bound is above 0 at all
+    # claim's frequentist part (which the claim never exceeds) to lie above a mechanism's true
+    # eps: the per-target bound on effective counts in 0 of 200 audits per design on Laplace
+    # matrices (docs/lira.md, "The frequentist companion"), the pooled bound in 0 of 26,800
+    # (docs/pooled_bound.md), and here no target's bound is above 0 at all
     # (32 decisions a side at alpha = 0.1 and this much noise show nothing); so a failure means
     # an invalid accountant or claim, not Monte Carlo noise. Power: the default posterior's own
     # 5% quantile of all targets lies above the accountant's eps on this run (about 0.5; 0.61
@@ -57,16 +58,18 @@ def test_claim_on_trained_models_never_above_the_accountant_eps():
         assert r["lower"] <= eps_lo, (r["subset"], r["lower"], eps_lo)
         assert r["frequentist_lower"] <= eps_lo, (r["subset"], r["frequentist_lower"], eps_lo)
     post_all = rows[0]["posterior_lower"]
-    # plain SGD (no guarantee): the claim's rule where the frequentist bound is above 0 (it is
-    # on this seed: 8 targets with a bound of their own above 0, 7 of them canaries; asserted,
-    # so that the rule is not checked only at 0)
-    _, _, (r,) = _audits("mlp", 100, 0.01, 0.0, ("all",))
+    # plain SGD (no guarantee): the claim's rule where the frequentist bound is above 0, on the
+    # canaries (asserted, so that the rule is not checked only at 0): the bound pooled over the
+    # 18 canaries (1.10-1.12 on the 54 canaries of the full run; docs/lira.md, "The claim with
+    # the pooled bound, measured"). On all 600 targets it is 0 on this seed: the canaries'
+    # rates are diluted by the targets that show nothing and no target's own bound passes 0 at
+    # half the error
+    _, _, (r,) = _audits("mlp", 100, 0.01, 0.0, ("canaries",))
     _check_claim(r)
     assert r["frequentist_lower"] > 0
-    assert r["n_positive_canaries"] >= 1
     print(
         f"DP-SGD accountant eps {eps_lo:.3f}-{eps_hi:.3f}, the posterior's 5% quantile (all "
-        f"targets) {post_all:.3f}, the claim {rows[0]['lower']:.3f}; MLP all targets: posterior "
+        f"targets) {post_all:.3f}, the claim {rows[0]['lower']:.3f}; MLP canaries: posterior "
         f"{np.round(r['eps_q'], 3)}, claim {r['lower']:.3f}, {r['n_positive']} targets with a "
         f"bound > 0 ({r['n_positive_canaries']} canaries)"
     )
