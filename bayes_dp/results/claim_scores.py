@@ -183,10 +183,18 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     targets' trial counts. A target whose FP count fell below the level by chance can exceed it;
     the claim compares the posterior's upper end with the larger of the two.
 
+    Where the groups record per-model rates (``pooled_rates``), the per-target levels above get
+    only ``1 - POOLED_SHARE`` of the error and the bound pooled over targets (:func:`_pooled_bound`)
+    the rest; ``lower`` is then the larger of the two.
+
     Returns
     -------
     dict or None
-        ``lower`` (the bound on effective counts), ``raw_lower`` (on raw counts), ``group``,
+        ``lower`` (the frequentist part: the larger of ``target_lower``, the per-target bound on
+        effective counts, and the pooled bound), ``pooled`` (None without per-model rates, else
+        the keys of :func:`~bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` and
+        ``group``, ``n_targets``, ``n_reference``, ``targets`` ("all" or "declared"),
+        ``share``), ``per_target_share``, ``raw_lower`` (on raw counts), ``group``,
         ``row`` (of the group's counts), ``target`` (its score-matrix column, or None when the
         record does not say), ``fp``, ``n_neg``, ``fn``, ``n_pos`` (its raw counts),
         ``fp_design_effect``, ``fn_design_effect`` (the deflation applied), ``n_rates``,
