@@ -68,6 +68,14 @@ MODEL_ACCUSATIONS = {
 #: rest. The pooled bound is strong where many targets are exposed alike and weak where a few
 #: are (padding dilutes their mean rates); the per-target bound the other way round.
 POOLED_SHARE = 0.5
+#: Fewest test models (per-model rates) for the pooled bound to enter the claim. The betting
+#: bound of a mean over n values in [0, 1] sits at least about log(1 / a) / (0.75 n) above it
+#: (5.8 / n at each rate's error a = 0.0125; ``docs/pooled_bound.md``), so with fewer than 16
+#: test models its FP bound is above 0.36 + the mean FP rate whatever the data and the pooled
+#: bound could say little (at most log(1 / 0.46) = 0.78 at alpha 0.1); the per-target bounds
+#: then keep all of the error.
+#: Fixed by the design (the number of models and the memberships), never by the outcomes.
+POOLED_MIN_MODELS = 16
 #: Targets the claim names (largest own bounds first).
 TOP_TARGETS = 5
 #: Share of the claim's error (1 - its confidence) that goes to the rates of the targets
@@ -183,7 +191,8 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     targets' trial counts. A target whose FP count fell below the level by chance can exceed it;
     the claim compares the posterior's upper end with the larger of the two.
 
-    Where the groups record per-model rates (``pooled_rates``), the per-target levels above get
+    Where the groups record per-model rates (``pooled_rates``) of at least
+    :data:`POOLED_MIN_MODELS` test models, the per-target levels above get
     only ``1 - POOLED_SHARE`` of the error and the bound pooled over targets (:func:`_pooled_bound`)
     the rest; ``lower`` is then the larger of the two.
 
@@ -222,7 +231,11 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     focus = [_focus_rows(g["dependence"], size) for g, size in zip(groups, sizes, strict=True)]
     n_focus = sum(int(f.sum()) for f in focus)
     n_other = n_rates // 2 - n_focus
-    pooled_groups = [gi for gi, g in enumerate(groups) if g["dependence"].get("pooled_rates")]
+    pooled_groups = [
+        gi
+        for gi, g in enumerate(groups)
+        if len((g["dependence"].get("pooled_rates") or {}).get("fpr", ())) >= POOLED_MIN_MODELS
+    ]
     # the per-target bounds' share of the error; the pooled bound takes the rest
     per_target = 1.0 - POOLED_SHARE if pooled_groups else 1.0
     if n_focus:

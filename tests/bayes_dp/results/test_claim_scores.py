@@ -624,3 +624,35 @@ def test_the_model_sentence_cites_the_models_own_record():
     words = _model_record(both)
     assert "this model's (binomial) 90% interval" in words
     assert "this model's (exposure-mixture, decisions read as made) 90% interval" in words
+
+
+def test_the_pooled_bound_needs_enough_test_models():
+    # 30 models: 15 test models, below POOLED_MIN_MODELS (a rule of the design, not of the
+    # data): the claim keeps all of its error for the per-target bounds; 32 models: 16, it pools
+    from bayes_dp.results.claim_scores import POOLED_MIN_MODELS
+
+    assert POOLED_MIN_MODELS == 16
+    for n_models, pooled in ((30, False), (32, True)):
+        scores, keep = mia.simulate_score_matrix(n_models, 40, mu=3.0, seed=5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = mia.counts_from_score_matrix(scores, keep, 0.1)
+        ev = res.to_evidence()
+        assert len(ev.dependence["pooled_rates"]["fpr"]) == n_models // 2
+        c = {k: getattr(res.counts, k).tolist() for k in ("fp", "n_neg", "fn", "n_pos")}
+        st = {"delta": 1e-5, "groups": [{"name": "g", "counts": c, "dependence": ev.dependence}]}
+        b = score_matrix_bound(st, 0.95)
+        assert (b["pooled"] is not None) == pooled
+        assert b["per_target_share"] == (0.5 if pooled else 1.0)
+        per = clopper_pearson_target_bounds(
+            res.counts.fp,
+            res.counts.n_neg,
+            res.counts.fn,
+            res.counts.n_pos,
+            1e-5,
+            0.95,
+            fp_design_effect=max(res.dependence.fp_design_effect, 1.0),
+            fn_design_effect=max(res.dependence.fn_design_effect, 1.0),
+            share=b["per_target_share"],
+        )
+        assert b["target_lower"] == pytest.approx(per.max())
