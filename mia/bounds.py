@@ -517,10 +517,11 @@ def _fit_reference(x_ref, k_ref, method, fixed_variance, side):
         q0 = np.where(k0, (x_ref - m0) ** 2, 0.0).sum(axis=0)
         online = method == "online"
         if fixed_variance:
-            ok = (n0 >= 2) & ((n1 >= 2) if online else (n1 >= 0))
+            ok = (n0 >= 2) & (n1 >= 2) if online else n0 >= 2
             q = (q0[ok].sum() + (q1[ok].sum() if online else 0.0)) / max(
                 int((n0[ok] - 1).sum() + ((n1[ok] - 1).sum() if online else 0)), 1
             )
+            ok &= q > 0  # no spread in the pool: no target can be fitted
             sd0 = sd1 = np.full(x_ref.shape[1], np.sqrt(q))
         else:
             sd0 = np.sqrt(q0 / (n0 - 1))

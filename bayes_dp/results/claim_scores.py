@@ -305,6 +305,8 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
                 )
             ceil["raw_ceiling"] = max(ceil["raw_ceiling"] or 0.0, float(b_raw.max()))
     pooled = _pooled_bound(groups, pooled_groups, delta, prob)
+    # groups whose per-model rates are too few for the pooled bound (said in the sentence)
+    too_few = any(g["dependence"].get("pooled_rates") for g in groups) and not pooled_groups
     top.sort(key=lambda t: (-t[0], t[1], t[2]))
     declared = sum(len(g["dependence"].get("focus_targets") or ()) for g in groups)
     focus_rec = None
@@ -324,6 +326,7 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         lower=max(target_lower, pooled["eps"]) if pooled else target_lower,
         target_lower=target_lower,
         pooled=pooled,
+        pooled_too_few=too_few,
         per_target_share=per_target,
         raw_lower=raw_lower,
         n_rates=n_rates,
@@ -576,6 +579,11 @@ def score_matrix_words(
         raw += (
             f"; pooled over the {pb['n_targets']} targets with the models as units "
             f"({DOCS_POOLED}) the bound is {pb['eps']:.3g}"
+        )
+    elif fb["pooled_too_few"]:
+        raw += (
+            f"; no bound pooled over the targets: fewer than {POOLED_MIN_MODELS} test models "
+            f"({DOCS_POOLED})"
         )
     if claim >= f:
         first = (

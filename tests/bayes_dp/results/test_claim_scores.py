@@ -656,3 +656,8 @@ def test_the_pooled_bound_needs_enough_test_models():
             share=b["per_target_share"],
         )
         assert b["target_lower"] == pytest.approx(per.max())
+        assert b["pooled_too_few"] == (not pooled)
+        draws = {"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}
+        sentence = bdp.audit_claim(bdp.Posterior(draws, {}, st)).sentence
+        said = "no bound pooled over the targets: fewer than 16 test models" in sentence
+        assert said == (not pooled)
