@@ -684,6 +684,10 @@ def model_rates(decisions, keep, columns=None):
     """
     dt = np.asarray(decisions, dtype=bool)
     kt = np.asarray(keep, dtype=bool)
+    if dt.ndim != 2 or dt.shape != kt.shape:
+        raise ValueError(
+            f"`decisions` and `keep` must be 2-D of the same shape; found {dt.shape} and {kt.shape}"
+        )
     if columns is not None:
         dt, kt = dt[:, columns], kt[:, columns]
     n_out = (~kt).sum(axis=1)

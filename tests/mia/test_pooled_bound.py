@@ -174,3 +174,20 @@ def test_audit_runs_and_regions_agree(mech, param):
     assert a["mismatch"] == 0
     assert 0 <= a["fpr_true"] <= 1 and 0 <= a["fnr_true"] <= 1
     assert (a["truth"] == 0) == (mech == "gauss") and a["n_test"] == 8
+
+
+def test_model_rates_by_hand_and_errors():
+    from mia.bounds import model_rates
+
+    d = np.array([[True, False, True, False], [False, False, True, True]])
+    k = np.array([[True, True, False, False], [True, False, False, False]])
+    fpr, fnr, used = model_rates(d, k)
+    # model 0: OUT targets 2, 3 -> 1 of 2 "member"; IN 0, 1 -> 1 of 2 "non-member"
+    # model 1: OUT 1, 2, 3 -> 2 of 3; IN 0 -> 1 of 1
+    assert fpr.tolist() == [0.5, 2 / 3] and fnr.tolist() == [0.5, 1.0] and used.all()
+    # over targets 0 and 1: model 0 has no OUT target among them (left out); model 1 has OUT
+    # target 1 (decided "non-member": FP rate 0) and IN target 0 (missed: FN rate 1)
+    fpr, fnr, used = model_rates(d, k, [0, 1])
+    assert used.tolist() == [False, True] and fpr.tolist() == [0.0] and fnr.tolist() == [1.0]
+    with pytest.raises(ValueError, match="same shape"):
+        model_rates(d, k[:, :3])
