@@ -56,6 +56,13 @@ __all__ = [
 #: Targets the split bound selects on one half of the models and bounds on the other.
 SPLIT_SELECTED = 5
 
+#: Targets the bound pooled over the most exposed targets pools over: the ones with the largest
+#: exposure statistic on the reference half of the models (:func:`select_exposed`). Fixed in
+#: advance (never from the outcomes): 8 keeps each test model's rates over about 4 OUT and 4 IN
+#: targets and picks few enough that a handful of exposed targets among thousands that show
+#: nothing fill it (``docs/lira.md``, "The pooled bound over the most exposed targets").
+POOLED_SELECTED = 8
+
 #: Guesses per side of each model's one-run audit, as fractions of the targets.
 ONE_RUN_FRACTIONS = (0.02, 0.05, 0.1, 0.25)
 
@@ -203,7 +210,8 @@ def companion_bounds(
     >>> [r["name"] for r in b["bounds"]]  # doctest: +NORMALIZE_WHITESPACE
     ['max over targets, Clopper-Pearson', 'max over targets, effective counts',
      'pooled over targets, models as units (betting)',
-     'pooled over targets, models as units (t)']
+     'pooled over targets, models as units (t)',
+     'pooled over the most exposed targets, models as units (betting)']
     """
     from bayes_dp.core.validation import check_delta, check_real
 
@@ -354,6 +362,27 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
                     f"{b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
                     f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}) over "
                     f"{r['n_targets']} targets, {words}, each at {b['error']:g}"
+                ),
+            }
+        )
+    # the same over the targets most exposed on the reference half (the claim's other
+    # pooled candidate; the record the claim reads)
+    sel = (res._pooled_record(None) or {}).get("selected")
+    if sel:
+        b = pooled_rates_epsilon_bound(sel["fpr"], sel["fnr"], delta, confidence, "betting")
+        cols = ", ".join(str(c) for c in sel["columns"])
+        rows.append(
+            {
+                "name": "pooled over the most exposed targets, models as units (betting)",
+                "eps": b["eps"],
+                "applicable": True,
+                "assumes": (
+                    f"the {sel['n_targets']} targets with the largest Welch t of IN against OUT "
+                    f"scores on the {r['n_reference']} reference models (columns {cols}), their "
+                    f"test fitted there, the {b['n_models']} others independent given them; the "
+                    f"mean FP rate {b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
+                    f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}), finite-sample betting "
+                    f"bounds, each at {b['error']:g}"
                 ),
             }
         )
@@ -531,9 +560,7 @@ def _fit_reference(x_ref, k_ref, method, fixed_variance, side):
                 ok &= (n1 >= 2) & (sd1 > 0)
     ok &= np.isfinite(m0) & (np.isfinite(m1) | (not online))
     if not online:
-        if side == "auto":
-            diff = float(np.nanmean(np.where(ok & (n1 > 0), m1 - m0, np.nan)))
-            side = "greater" if diff >= 0 else "less"
+        side = _resolve_side(m1 - m0, ok & (n1 > 0), side)
         m1 = m0 + (1.0 if side == "greater" else -1.0)
         sd1 = sd0
     return (
@@ -543,6 +570,93 @@ def _fit_reference(x_ref, k_ref, method, fixed_variance, side):
         np.where(ok, sd1, 1.0),
         ok,
     )
+
+
+def _resolve_side(diff, use, side: str) -> str:
+    """Return ``side``, or for ``"auto"`` the side of the mean IN-minus-OUT difference.
+
+    ``diff``: per-target differences of the IN and OUT means; ``use``: the targets to average.
+    """
+    if side != "auto":
+        return side
+    with np.errstate(invalid="ignore"):
+        mean = float(np.nanmean(np.where(use, diff, np.nan))) if np.any(use) else 0.0
+    return "greater" if not mean < 0 else "less"
+
+
+def reference_exposure(x_ref, k_ref, method: str = "online", side: str = "auto") -> np.ndarray:
+    """Each target's exposure on the reference models: Welch's t of its IN against OUT scores.
+
+    ``t = (mean IN - mean OUT) / sqrt(var IN / n IN + var OUT / n OUT)`` (unbiased variances);
+    for the online test (which separates the two normals either way) its absolute value, for
+    the offline one-sided test ``t`` on the test's side (``"auto"``: the side of the mean
+    difference over the targets). Targets with fewer than 2 IN or OUT models, or no spread,
+    get ``-inf``. The statistic ranks targets for :func:`select_exposed`; it uses the
+    reference models only, so the test half's rates over the targets it selects are as
+    independent of the selection as of the fitted test.
+
+    Parameters
+    ----------
+    x_ref : array_like of float, shape (n_models, n_targets)
+        Scores of the reference models.
+    k_ref : array_like of bool, shape (n_models, n_targets)
+        Their memberships.
+    method : {"online", "offline"}
+    side : {"auto", "greater", "less"}
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_targets,)
+
+    Examples
+    --------
+    >>> k = np.array([[True, False], [False, True], [True, False], [False, True]])
+    >>> x = np.array([[3.0, 0.1], [0.0, 0.3], [2.0, 0.0], [1.0, 0.5]])
+    >>> np.round(reference_exposure(x, k), 3).tolist()   # (2.5 - 0.5) / sqrt(0.5 / 2 + 0.5 / 2)
+    [2.828, 3.13]
+    """
+    x = np.asarray(x_ref, dtype=np.float64)
+    k1 = np.asarray(k_ref, dtype=bool)
+    if x.ndim != 2 or k1.shape != x.shape:
+        raise ValueError(
+            f"`x_ref` and `k_ref` must be 2-D of the same shape; found {x.shape} and {k1.shape}"
+        )
+    k0 = ~k1
+    n1 = k1.sum(axis=0)
+    n0 = k0.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m1 = np.where(k1, x, 0.0).sum(axis=0) / n1
+        m0 = np.where(k0, x, 0.0).sum(axis=0) / n0
+        v1 = np.where(k1, (x - m1) ** 2, 0.0).sum(axis=0) / (n1 - 1)
+        v0 = np.where(k0, (x - m0) ** 2, 0.0).sum(axis=0) / (n0 - 1)
+        se = np.sqrt(v1 / n1 + v0 / n0)
+        t = (m1 - m0) / se
+    ok = (n1 >= 2) & (n0 >= 2) & (se > 0) & np.isfinite(t)
+    if method == "online":
+        t = np.abs(t)
+    else:
+        t = t if _resolve_side(m1 - m0, ok, side) == "greater" else -t
+    return np.where(ok, t, -np.inf)
+
+
+def select_exposed(exposure, k: int = POOLED_SELECTED) -> np.ndarray:
+    """Return the indices of the ``k`` largest ``exposure`` values (ties: the lower index first).
+
+    Fewer when there are fewer finite values; none with ``-inf``.
+
+    Examples
+    --------
+    >>> select_exposed([0.5, 3.0, -np.inf, 3.0, 1.0], k=3).tolist()
+    [1, 3, 4]
+    """
+    from bayes_dp.core.validation import check_positive_int
+
+    k = check_positive_int("k", k)
+    e = np.asarray(exposure, dtype=np.float64)
+    if e.ndim != 1 or np.isnan(e).any():
+        raise ValueError(f"`exposure` must be 1-D without NaN; found shape {e.shape}")
+    order = np.argsort(-e, kind="stable")
+    return order[np.isfinite(e[order])][:k]
 
 
 def _fit_and_decide(x_ref, k_ref, x_test, alpha, method, fixed_variance, side):
@@ -604,7 +718,8 @@ def pooled_model_rates(
         fitted ones, in the models' order), ``test_models``, ``reference_models`` (row
         indices), ``n_targets`` (fitted targets), ``columns`` (their columns), ``decisions``
         and ``keep`` (the test models' decisions and memberships over those columns, for
-        :func:`model_rates` over a subset).
+        :func:`model_rates` over a subset), ``exposure`` (over those columns: each target's
+        :func:`reference_exposure` on the reference models, for :func:`select_exposed`).
 
     Examples
     --------
@@ -644,6 +759,7 @@ def pooled_model_rates(
     kt = k[test][:, ok]
     dt = dec[:, ok]
     fpr, fnr, use = model_rates(dt, kt)
+    exposure = reference_exposure(x[ref], k[ref], method, side)[ok]
     return {
         "fpr": fpr.tolist(),
         "fnr": fnr.tolist(),
@@ -653,6 +769,7 @@ def pooled_model_rates(
         "columns": np.flatnonzero(ok),
         "decisions": dt,
         "keep": kt,
+        "exposure": exposure,
     }
 
 

@@ -84,8 +84,9 @@ class ScoreMatrixCounts:
         is below one half.
     pooled : dict or None
         The per-model error rates of :func:`mia.pooled_model_rates` (``fpr``, ``fnr``,
-        ``test_models``, ``n_targets``, ``n_reference``, ``seed``; a test fitted on a random
-        half of the models, the split seeded by ``counts_from_score_matrix``'s ``seed``), from
+        ``test_models``, ``n_targets``, ``n_reference``, ``seed``, ``exposure``; a test fitted
+        on a random half of the models, the split seeded by ``counts_from_score_matrix``'s
+        ``seed``), from
         which the claim computes the bound pooled over targets (``docs/lira.md``, "The pooled
         bound"); None with fewer than 8 models or where the reference half fits no target.
     """
@@ -204,8 +205,14 @@ class ScoreMatrixCounts:
         Over all targets the reference half fitted, or, with declared targets, over those of
         them (padding with targets that show nothing then leaves it as it is); models with no
         OUT or no IN target among them are left out, and fewer than 2 models give None.
+        Without declared targets, and with more fitted targets than
+        :data:`mia.bounds.POOLED_SELECTED`, the record also holds ``selected``: the same rates
+        over the targets most exposed on the reference half (:func:`mia.bounds.select_exposed`
+        of the reference half's :func:`mia.bounds.reference_exposure`), with their
+        ``columns``, or None where fewer than 2 test models have an OUT and an IN target among
+        them.
         """
-        from .bounds import model_rates
+        from .bounds import POOLED_SELECTED, model_rates, select_exposed
 
         p = self.pooled
         if p is None:
@@ -218,7 +225,7 @@ class ScoreMatrixCounts:
         fpr, fnr, used = model_rates(p["decisions"], p["keep"], cols)
         if used.sum() < 2:
             return None
-        return {
+        rec = {
             "fpr": fpr.tolist(),
             "fnr": fnr.tolist(),
             "n_targets": int(p["columns"].size if cols is None else cols.sum()),
@@ -226,6 +233,19 @@ class ScoreMatrixCounts:
             "n_reference": int(p["n_reference"]),
             "seed": p.get("seed"),
         }
+        if cols is None and p["columns"].size > POOLED_SELECTED:
+            sel = select_exposed(p["exposure"], POOLED_SELECTED)
+            f_s, n_s, used_s = model_rates(p["decisions"], p["keep"], sel)
+            rec["selected"] = None
+            if sel.size and used_s.sum() >= 2:
+                rec["selected"] = {
+                    "fpr": f_s.tolist(),
+                    "fnr": n_s.tolist(),
+                    "n_targets": int(sel.size),
+                    "columns": p["columns"][sel].tolist(),
+                    "exposure": p["exposure"][sel].tolist(),
+                }
+        return rec
 
 
 def _check_focus(focus, n_columns: int) -> np.ndarray:

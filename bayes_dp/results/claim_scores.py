@@ -353,43 +353,88 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
 def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: float):
     """Return the largest pooled bound of the groups ``which`` (None without any).
 
-    Each group's per-model rates (its ``dependence`` record's ``pooled_rates``) get
+    The candidates: each group's per-model rates (its ``dependence`` record's
+    ``pooled_rates``: over all its fitted targets, or its declared ones) and, where the record
+    holds them from at least :data:`POOLED_MIN_MODELS` test models, the same rates over the
+    targets most exposed on the reference half (``selected``, chosen on the reference models
+    alone: ``docs/lira.md``, "The pooled bound over the most exposed targets"). Each gets
     :func:`~bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` with finite-sample betting
-    bounds at a share ``POOLED_SHARE / len(which)`` of ``1 - prob`` (Bonferroni over the
-    groups and, inside, over the two rates).
+    bounds at an equal share ``POOLED_SHARE / (number of candidates)`` of ``1 - prob``
+    (Bonferroni over the candidates and, inside, over the two rates). The result's
+    ``candidates`` lists each one's ``targets``, ``eps`` and ``n_targets``.
     """
     from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 
-    best = None
+    cands = []
     for gi in which:
+        rec = groups[gi]["dependence"]["pooled_rates"]
+        cands.append((gi, rec, rec.get("targets", "all"), rec))
+        sel = rec.get("selected")
+        if sel and len(sel.get("fpr", ())) >= POOLED_MIN_MODELS:
+            cands.append((gi, rec, "selected", sel))
+    share = POOLED_SHARE / len(cands) if cands else POOLED_SHARE
+    best = None
+    listed = []
+    for gi, rec, kind, rates in cands:
         g = groups[gi]
-        rec = g["dependence"]["pooled_rates"]
         b = pooled_rates_epsilon_bound(
-            rec["fpr"], rec["fnr"], delta, prob, "betting", share=POOLED_SHARE / len(which)
+            rates["fpr"], rates["fnr"], delta, prob, "betting", share=share
+        )
+        listed.append(
+            {
+                "group": g.get("name", "?"),
+                "targets": kind,
+                "eps": b["eps"],
+                "n_targets": int(rates["n_targets"]),
+                "fpr_upper": b["fpr_upper"],
+            }
         )
         if best is None or b["eps"] > best["eps"]:
             best = {
                 **b,
                 "group": g.get("name", "?"),
-                "n_targets": int(rec["n_targets"]),
+                "n_targets": int(rates["n_targets"]),
                 "n_reference": int(rec["n_reference"]),
-                "targets": rec.get("targets", "all"),
-                "share": POOLED_SHARE / len(which),
+                "targets": kind,
+                "columns": list(rates["columns"]) if kind == "selected" else None,
+                "share": share,
             }
+    if best is not None:
+        best["candidates"] = listed
     return best
+
+
+def _pooled_which(pb: dict) -> str:
+    """Words for the targets the pooled bound pooled over (all of them: nothing)."""
+    if pb["targets"] == "declared":
+        return " declared in advance"
+    if pb["targets"] == "selected":
+        cols = ", ".join(str(c) for c in pb["columns"])
+        n_other = len(pb.get("candidates", ())) - 1
+        return (
+            f" most exposed on the reference models alone (score-matrix columns {cols}: the "
+            "largest Welch t of IN against OUT scores there, so the test models' rates over "
+            f"them are independent of the choice; one of {n_other + 1} pooled bounds, each at "
+            "its share of the error)"
+        )
+    return ""
 
 
 def _pooled_ceiling(fb: dict, delta: float) -> float:
     """Return the most the pooled bound could state with its FP rates: log((1 - delta) / FPR+).
 
-    The pooled bound of the same upper FP rate and an FN rate bounded by 0 (no false negative
-    in any test model); 0 without a pooled bound. Stored as ``fb["pooled_ceiling"]``.
+    The pooled bound of the smallest upper FP rate of its candidates (stored as
+    ``pb["ceiling_fpr_upper"]``) and an FN rate bounded by 0 (no false negative in any test
+    model); 0 without a pooled bound. Stored as ``fb["pooled_ceiling"]``.
     """
     pb = fb.get("pooled")
     c = 0.0
     if pb is not None:
+        # the smallest upper FP rate of the pooled candidates: the most any of them could state
+        fpr = min(x["fpr_upper"] for x in pb.get("candidates", [pb]))
+        pb["ceiling_fpr_upper"] = fpr
         # the betting bound of a mean is never 0 (the capital at m = 0 never grows)
-        c = max(float(np.log((1.0 - delta) / max(pb["fpr_upper"], 1e-300))), 0.0)
+        c = max(float(np.log((1.0 - delta) / max(fpr, 1e-300))), 0.0)
     fb["pooled_ceiling"] = c
     return c
 
@@ -443,7 +488,8 @@ def _ceiling_words(fb: dict, upper: float) -> str:
     pb = fb.get("pooled")
     if pb is not None:
         words += (
-            f"; pooled over the targets, with their mean FP rate at most {pb['fpr_upper']:.3g} "
+            f"; pooled over the targets, with their mean FP rate at most "
+            f"{pb['ceiling_fpr_upper']:.3g} "
             f"as bounded above and no false negative at all, the pooled bound would be "
             f"{fb['pooled_ceiling']:.3g}"
         )
@@ -566,7 +612,7 @@ def score_matrix_words(
         # the pooled bound sets the frequentist part; the per-target one follows it
         what = (
             f"the error rates pooled over the {pb['n_targets']} targets"
-            f"{' declared in advance' if pb['targets'] == 'declared' else ''} of group "
+            f"{_pooled_which(pb)} of group "
             f"{pb['group']!r}, with its {pb['n_models']} test models as the units (a test fitted "
             f"on its {pb['n_reference']} other models; mean FP rate {pb['fpr_mean']:.3g}, at "
             f"most {pb['fpr_upper']:.3g}, mean FN rate {pb['fnr_mean']:.3g}, at most "
@@ -577,7 +623,8 @@ def score_matrix_words(
         raw = ""
     elif pb is not None:
         raw += (
-            f"; pooled over the {pb['n_targets']} targets with the models as units "
+            f"; pooled over the {pb['n_targets']} targets{_pooled_which(pb)} with the models "
+            "as units "
             f"({DOCS_POOLED}) the bound is {pb['eps']:.3g}"
         )
     elif fb["pooled_too_few"]:

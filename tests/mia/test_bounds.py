@@ -13,6 +13,7 @@ from scipy import stats
 
 import bayes_dp as bdp
 import mia
+from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.exceptions import DependenceWarning
 from bayes_dp.core.region import _cp_interval, _eps_lower
 from mia.bounds import companion_bounds, one_run_model_bound
@@ -69,6 +70,7 @@ def test_companion_rows_and_one_run_conditions():
         "max over targets, effective counts",
         "pooled over targets, models as units (betting)",
         "pooled over targets, models as units (t)",
+        "pooled over the most exposed targets, models as units (betting)",
         "one-run (Steinke et al.), per model",
     ]
     eps = {r["name"]: r["eps"] for r in b["bounds"]}
@@ -78,6 +80,24 @@ def test_companion_rows_and_one_run_conditions():
         assert eps[f"pooled over targets, models as units ({interval})"] == pb["eps"]
     # the t bound is asymptotic and narrower than the finite-sample betting bound here
     assert eps[names[3]] >= eps[names[2]]
+    # the selected row: the 8 targets with the largest |Welch t| on the reference half, rates
+    # and bound worked out here from the split's decisions
+    r = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
+    ref = r["reference_models"]
+    xr, kr = scores[ref][:, r["columns"]], keep[ref][:, r["columns"]]
+    t = [
+        abs(stats.ttest_ind(xr[kr[:, j], j], xr[~kr[:, j], j], equal_var=False).statistic)
+        for j in range(xr.shape[1])
+    ]
+    top = np.argsort(-np.asarray(t), kind="stable")[:8]
+    dt, kt = r["decisions"][:, top], r["keep"][:, top]
+    use = (~kt).any(axis=1) & kt.any(axis=1)
+    fpr = (dt & ~kt).sum(axis=1)[use] / (~kt).sum(axis=1)[use]
+    fnr = (~dt & kt).sum(axis=1)[use] / kt.sum(axis=1)[use]
+    want = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95)["eps"]
+    assert eps[names[4]] == pytest.approx(want, rel=1e-12)
+    row = b["bounds"][4]
+    assert all(f" {int(r['columns'][j])}" in row["assumes"] for j in top)
     # deflated counts carry less information: never a larger bound
     assert eps[names[1]] <= eps[names[0]]
     # the one-run bound equals one_run_epsilon_bound on the best audit, at the Bonferroni level
@@ -85,7 +105,7 @@ def test_companion_rows_and_one_run_conditions():
     run = bdp.OneRunCounts(m=200, r=one["r"], v=one["v"])
     level = 1 - 0.05 / one["audits"]
     assert one["eps"] == pytest.approx(bdp.one_run_epsilon_bound(run, 1e-5, level)[0])
-    assert 0 < eps[names[4]] < 3.0
+    assert 0 < eps[names[5]] < 3.0
     # balanced design: the one-run bound's condition fails and it is not computed
     scores, keep = _laplace_matrix(rng, 32, 50, 3.0, 0.0, "balanced")
     with warnings.catch_warnings():
@@ -133,8 +153,9 @@ def test_bounds_valid_on_laplace_matrices(design, shift):
         for r in companion_bounds(res, delta=delta, scores=scores, keep=keep)["bounds"]:
             if r["eps"] is not None:
                 over[r["name"]] = over.get(r["name"], 0) + (r["eps"] > truth)
-    # the two per-target rows, the two pooled rows (betting, t) and, independent only, one-run
-    assert len(over) == (4 if design == "balanced" else 5)
+    # the two per-target rows, the three pooled rows (betting, t, the most exposed targets)
+    # and, independent only, one-run
+    assert len(over) == (5 if design == "balanced" else 6)
     for name, k in over.items():
         ci = stats.binomtest(k, reps).proportion_ci(0.95, method="exact")
         assert k <= 11, (name, k, ci)

@@ -6,13 +6,16 @@ References: the test fitted and applied target by target with the public
 decision regions against ``mia.lira._decide``; the Laplace + normal CDF against quadrature.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
 import mia
+from bayes_dp.core.exceptions import DependenceWarning
 from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
-from mia.bounds import _fit_and_decide, _fit_reference
+from mia.bounds import _fit_and_decide, _fit_reference, reference_exposure, select_exposed
 from mia.lira import _decide
 
 from tests._support.pooled_sim import audit, decision_region, in_region, laplace_normal_cdf
@@ -191,3 +194,64 @@ def test_model_rates_by_hand_and_errors():
     assert used.tolist() == [False, True] and fpr.tolist() == [0.0] and fnr.tolist() == [1.0]
     with pytest.raises(ValueError, match="same shape"):
         model_rates(d, k[:, :3])
+
+
+def test_reference_exposure_is_welchs_t():
+    rng = np.random.default_rng(4)
+    keep = rng.random((20, 7)) < 0.5
+    keep[:, 6] = [True] * 19 + [False]  # one OUT model: not fitted, -inf
+    x = rng.normal(size=keep.shape) + 2.0 * keep * np.arange(7)
+    want = [
+        stats.ttest_ind(x[keep[:, j], j], x[~keep[:, j], j], equal_var=False).statistic
+        for j in range(6)
+    ]
+    got = reference_exposure(x, keep)
+    np.testing.assert_allclose(got[:6], np.abs(want), rtol=1e-12)
+    assert got[6] == -np.inf
+    # offline: signed on the test's side; "auto" follows the mean difference (here greater)
+    np.testing.assert_allclose(reference_exposure(x, keep, "offline")[:6], want, rtol=1e-12)
+    np.testing.assert_allclose(
+        reference_exposure(x, keep, "offline", "less")[:6], -np.asarray(want), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        reference_exposure(-x, keep, "offline")[:6], want, rtol=1e-12
+    )  # IN lower: "auto" reads the side as "less"
+    with pytest.raises(ValueError, match="same shape"):
+        reference_exposure(x, keep[:, :3])
+
+
+def test_select_exposed_order_ties_and_errors():
+    assert select_exposed([1.0, 5.0, 5.0, -np.inf, 2.0], 3).tolist() == [1, 2, 4]
+    assert select_exposed([-np.inf, 1.0], 5).tolist() == [1]
+    assert select_exposed([-np.inf], 2).size == 0
+    with pytest.raises(ValueError, match="`k`"):
+        select_exposed([1.0], 0)
+    with pytest.raises(ValueError, match="NaN"):
+        select_exposed([np.nan, 1.0], 1)
+
+
+def _counts(scores, keep):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        return mia.counts_from_score_matrix(scores, keep, 0.1)
+
+
+def test_selection_uses_the_reference_half_only():
+    # 4 exposed targets among 40: changing every test model's scores changes the rates but
+    # never which targets are selected (they are chosen on the reference half alone)
+    mu = np.r_[np.full(4, 4.0), np.zeros(36)]
+    scores, keep = mia.simulate_score_matrix(32, 40, mu, seed=5)
+    res = _counts(scores, keep)
+    sel = res.to_evidence().dependence["pooled_rates"]["selected"]
+    assert set(range(4)) <= set(sel["columns"]) and sel["n_targets"] == 8
+    test = np.array(res.pooled["test_models"])
+    other = scores.copy()
+    other[test] = np.random.default_rng(6).normal(size=(test.size, 40))
+    res2 = _counts(other, keep)
+    sel2 = res2.to_evidence().dependence["pooled_rates"]["selected"]
+    assert sel2["columns"] == sel["columns"] and sel2["fnr"] != sel["fnr"]
+    # declared targets: no selection (the declaration is the choice)
+    assert "selected" not in res.to_evidence(focus=[0, 1]).dependence["pooled_rates"]
+    # 8 targets or fewer: the selection would be all of them, so there is none
+    few = _counts(scores[:, :8], keep[:, :8])
+    assert "selected" not in few.to_evidence().dependence["pooled_rates"]
