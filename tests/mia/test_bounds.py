@@ -13,8 +13,8 @@ from scipy import stats
 
 import bayes_dp as bdp
 import mia
-from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.exceptions import DependenceWarning
+from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.region import _cp_interval, _eps_lower
 from mia.bounds import companion_bounds, one_run_model_bound
 
