@@ -230,11 +230,11 @@ class AuditClaim:
     def cites_model_lower(self) -> bool:
         """Whether ``lower``, the bound to cite, is the model's own lower end.
 
-        False when a smaller bound (a frequentist or shape-free bound, or 0 where the prior
-        or a missed mode sets the quantile) replaced it: the credible interval's lower end is
+        False when another bound (a frequentist or shape-free bound, or 0 where the prior or a
+        missed mode sets the quantile) took its place: the credible interval's lower end is
         then what the model says, not a finding, and :meth:`interval_words` says so.
         """
-        return not self.lower < self.model_lower
+        return math.isclose(self.lower, self.model_lower, rel_tol=1e-12, abs_tol=1e-300)
 
     def interval_words(self) -> str:
         """Return the line that heads a summary: the model's interval, and what to cite.
@@ -242,9 +242,9 @@ class AuditClaim:
         The equal-tailed ``2 prob - 1`` interval [``model_lower``, ``upper``]; when its lower
         end is not what the claim states (:attr:`cites_model_lower` False), the line says so
         and gives the claim's ``lower`` beside it, so that the figure a reader takes from the
-        summary is never a lower end the claim does not sign (a false accusation, where the
-        model's lower end lies above the truth: docs/lira.md, "The claim on score-matrix
-        evidence"; docs/concepts.md, section 6).
+        summary is the bound the claim signs, never a lower end it does not sign (a false
+        accusation, where the model's lower end lies above the truth: docs/lira.md, "The
+        claim on score-matrix evidence"; docs/concepts.md, section 6).
 
         Examples
         --------

@@ -257,7 +257,7 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     # wherever that bound is below the interval's lower end
     lo, hi = res["eps"]["credible_interval"]
     assert claim["model_lower"] == pytest.approx(lo, rel=1e-12)
-    assert claim["cites_model_lower"] is (claim["lower"] >= claim["model_lower"])
+    assert claim["cites_model_lower"] is (claim["lower"] == claim["model_lower"])
     head = f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
     assert claim["interval_words"].startswith(head)
     if not claim["cites_model_lower"]:
