@@ -475,10 +475,10 @@ def _estimate(args, out, log) -> dict:
 
         summ = post.summary()
         print(summ.round(3).to_string(), file=out)
-        lo, hi = post.interval(0.9, "eps")
         if result["exit_status"] == NOT_CONVERGED:
             print(f"\nNOT CONVERGED: {_not_converged_words(post)}", file=out)
-        print(f"\n90% credible interval for eps: [{lo:.3g}, {hi:.3g}]", file=out)
+        # the model's interval, and the claim's lower bound where it is not the model's
+        print("\n" + textwrap.fill(result["claim"]["interval_words"], width=100), file=out)
         acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
         print(f"acceptance: {acc}", file=out)
         print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)

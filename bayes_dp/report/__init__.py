@@ -510,6 +510,7 @@ def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
     at = f", at δ = {delta:g}" if delta is not None else ""
     median = posterior.quantile(0.5, "eps")
     unreliable = _unreliable(posterior)
+    claim = None
     if "eps" in posterior.var_names:
         # first, what the audit shows, in a sentence to cite (NOT RELIABLE first when it is not)
         claim = audit_claim(posterior, (1 + prob) / 2)
@@ -527,6 +528,13 @@ def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
             f'<p class="warn" id="headline"><b>Result not reliable.</b> {html.escape(unreliable)} '
             f"For orientation only, these draws give a {pct} credible interval for ε of "
             f"[{lo:.3g}, {hi:.3g}] and a median of {median:.3g}{at}.</p>"
+        )
+    elif claim is not None and not claim.cites_model_lower:
+        # the model's lower end is not what the claim signs: the bound it signs heads the page
+        parts.append(
+            f'<p id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}{at} (the sentence above). '
+            f"The model's {pct} credible interval for ε, [{lo:.3g}, {hi:.3g}] (posterior "
+            f"median {median:.3g}), is what the model says: its lower end is not a finding.</p>"
         )
     else:
         parts.append(

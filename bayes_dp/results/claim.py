@@ -214,9 +214,69 @@ class AuditClaim:
     frequentist_lower: float | None = None
     frequentist: dict | None = None
 
+    @property
+    def model_lower(self) -> float:
+        """The posterior's own (1 - prob) quantile of eps: the lower end of its interval.
+
+        ``posterior_lower`` (counts) or ``gaussian_lower`` (Gaussian DP) where a bound took
+        its place in ``lower``; ``lower`` itself where none did.
+        """
+        for v in (self.posterior_lower, self.gaussian_lower):
+            if v is not None:
+                return v
+        return self.lower
+
+    @property
+    def cites_model_lower(self) -> bool:
+        """Whether ``lower``, the bound to cite, is the model's own lower end.
+
+        False when another bound (a frequentist or shape-free bound, or 0 where the prior or a
+        missed mode sets the quantile) took its place: the credible interval's lower end is
+        then what the model says, not a finding, and :meth:`interval_words` says so.
+        """
+        return math.isclose(self.lower, self.model_lower, rel_tol=1e-12, abs_tol=1e-300)
+
+    def interval_words(self) -> str:
+        """Return the line that heads a summary: the model's interval, and what to cite.
+
+        The equal-tailed ``2 prob - 1`` interval [``model_lower``, ``upper``]; when its lower
+        end is not what the claim states (:attr:`cites_model_lower` False), the line says so
+        and gives the claim's ``lower`` beside it, so that the figure a reader takes from the
+        summary is the bound the claim signs, never a lower end it does not sign (a false
+        accusation, where the model's lower end lies above the truth: docs/lira.md, "The
+        claim on score-matrix evidence"; docs/concepts.md, section 6).
+
+        Examples
+        --------
+        >>> from bayes_dp.results.claim import AuditClaim
+        >>> c = AuditClaim(prob=0.95, lower=0.2, upper=2.0, delta=1e-5, upper_source="prior",
+        ...                upper_shift=None, upper_moved_to={}, lower_shift=None,
+        ...                reliable=True, sentence="", posterior_lower=0.98,
+        ...                frequentist_lower=0.2)
+        >>> c.interval_words().split(" (")[0]
+        '90% credible interval for eps: [0.98, 2]'
+        >>> c.interval_words().endswith("the audit shows eps >= 0.2, the claim below)")
+        True
+        """
+        lo = self.model_lower
+        line = f"{_pct(2 * self.prob - 1)} credible interval for eps: [{lo:.3g}, {self.upper:.3g}]"
+        if self.cites_model_lower:
+            return line
+        return (
+            f"{line} (what the model says; its lower end is not a finding: the audit shows "
+            f"eps >= {self.lower:.3g}, the claim below)"
+        )
+
     def to_dict(self) -> dict:
-        """Return the fields as a JSON-ready dict (non-finite numbers become None)."""
+        """Return the fields as a JSON-ready dict (non-finite numbers become None).
+
+        Besides the fields: ``model_lower``, ``cites_model_lower`` and ``interval_words`` (see
+        those members).
+        """
         out = asdict(self)
+        out["model_lower"] = self.model_lower
+        out["cites_model_lower"] = self.cites_model_lower
+        out["interval_words"] = self.interval_words()
         out["upper_moved_to"] = {f"{k:g}": v for k, v in self.upper_moved_to.items()}
         for k, v in list(out.items()):
             if isinstance(v, float) and not math.isfinite(v):

@@ -258,3 +258,18 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     )
     assert bdp.audit_claim(post).to_dict() == claim  # read back from the file: the same claim
     assert "Result not reliable" in page
+    # the line above the sentence: the model's interval, and the claim's lower bound beside it
+    # wherever that bound is below the interval's lower end
+    lo, hi = res["eps"]["credible_interval"]
+    assert claim["model_lower"] == pytest.approx(lo, rel=1e-12)
+    assert claim["cites_model_lower"] is (claim["lower"] == claim["model_lower"])
+    head = f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
+    assert claim["interval_words"].startswith(head)
+    if not claim["cites_model_lower"]:
+        assert f"the audit shows eps >= {claim['lower']:.3g}" in claim["interval_words"]
+    # the text output prints that line (the same run, without --json)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DependenceWarning)
+        main([a if a != str(out) else str(tmp_path / "t") for a in argv if a != "--json"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert " ".join(claim["interval_words"].split()) in text

@@ -365,3 +365,30 @@ def test_report_shows_prior_sensitivity(one_group):
         assert float(row.group(1)) == pytest.approx(lo, rel=2e-3)
         assert float(row.group(2)) == pytest.approx(hi, rel=2e-3)
         assert ("rough figure" in row.group(3)) == (not r["reliable"])
+
+
+def test_headline_states_the_claims_bound_where_the_model_lower_end_is_not_it(tmp_path):
+    """Designed bases whose classical bound (2.51) is below the posterior's 5% quantile
+    (2.67): the headline states the bound the claim signs, and the model's interval after it,
+    marked as not a finding; where the quantile is the claim, the interval heads the page."""
+    rng = np.random.default_rng(7)
+    counts = {"fp": [40, 50], "n_neg": [1000, 1000], "fn": [250, 200], "n_pos": [1000, 1000]}
+    group = {"name": "g0", "likelihood": "binomial", "strength": "shared", "counts": counts}
+    st = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5, "groups": [{**group, "fix": {}}]}
+    for centre, cites in ((3.0, False), (2.0, True)):
+        draws = {
+            "eps": rng.normal(centre, 0.2, 40000).reshape(4, -1),
+            "s": rng.uniform(0, 1, 40000).reshape(4, -1),
+        }
+        post = bdp.Posterior(draws, {}, dict(st))
+        claim = bdp.audit_claim(post)
+        assert claim.cites_model_lower is cites
+        text = post.report(tmp_path / f"r{centre}.html").read_text(encoding="utf-8")
+        head = text[text.index('id="headline"') :].split("</p>")[0]
+        lo, hi = post.interval(0.9, "eps")
+        if cites:
+            assert f"90% credible interval for ε: [{lo:.3g}, {hi:.3g}]" in head
+            assert "not a finding" not in head
+        else:
+            assert head.startswith(f'id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}, at δ')
+            assert f"[{lo:.3g}, {hi:.3g}]" in head and "its lower end is not a finding" in head

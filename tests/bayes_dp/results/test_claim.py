@@ -65,10 +65,15 @@ def test_a_lower_end_the_prior_sets_is_not_claimed():
     assert f"{model}{q05:.3g}" in c.sentence
     assert f"The posterior's lower end, {q05:.3g}, is set by the prior of eps" in c.sentence
     assert "it is not a finding" in c.sentence
+    # the line above the sentence keeps the model's interval and cites 0 beside it
+    assert not c.cites_model_lower and c.model_lower == c.posterior_lower
+    assert c.interval_words().endswith("the audit shows eps >= 0, the claim below)")
     # a lower end the data set (sd 0.2 about 3) keeps the posterior's quantile as the claim
     pinned = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000)))
     assert pinned.lower_shift < PRIOR_SHIFT_MAX and pinned.lower > 2.5
     assert pinned.posterior_lower is None and "not a finding" not in pinned.sentence
+    assert pinned.cites_model_lower and pinned.model_lower == pinned.lower
+    assert "not a finding" not in pinned.interval_words()
 
 
 def test_not_reliable_and_fixed_strength_are_said_first():

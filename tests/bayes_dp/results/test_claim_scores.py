@@ -678,3 +678,28 @@ def test_the_pooled_bound_needs_enough_test_models():
         sentence = bdp.audit_claim(bdp.Posterior(draws, {}, st)).sentence
         said = "no bound pooled over the targets: fewer than 16 test models" in sentence
         assert said == (not pooled)
+
+
+def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_not_it():
+    """The line above the sentence (``interval_words``): the model's 90% interval always; where
+    a smaller bound took the lower end's place, that bound beside it and "not a finding"."""
+    rng = np.random.default_rng(7)
+    counts = {"fp": [40, 50], "n_neg": [1000, 1000], "fn": [250, 200], "n_pos": [1000, 1000]}
+    st = _designed_settings(counts)
+    for centre, cites in ((3.0, False), (2.0, True)):
+        post = bdp.Posterior({"eps": rng.normal(centre, 0.2, 40000).reshape(4, -1)}, {}, st)
+        c = bdp.audit_claim(post)
+        lo, hi = post.interval(0.9, "eps")
+        assert c.model_lower == pytest.approx(lo, rel=1e-12)
+        assert c.upper == pytest.approx(hi, rel=1e-12)
+        assert c.cites_model_lower is cites and (c.lower == c.posterior_lower) is cites
+        words = c.interval_words()
+        assert words.startswith(f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]")
+        if cites:
+            assert words == f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
+        else:
+            assert "its lower end is not a finding" in words
+            assert f"the audit shows eps >= {c.frequentist_lower:.3g}" in words
+        d = c.to_dict()
+        assert d["interval_words"] == words and d["cites_model_lower"] is cites
+        assert d["model_lower"] == c.model_lower
