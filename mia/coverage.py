@@ -236,7 +236,7 @@ def score_matrix_audit(
         ``"fp_design_effect"`` and ``"fn_design_effect"``
         (:class:`mia.dependence.DependenceDiagnostic`), and what
         :func:`bayes_dp.audit_claim` states at 95%: ``"claim_lower"`` (its lower end, the
-        smaller of the posterior's 5% quantile and the frequentist bound),
+        frequentist bound),
         ``"frequentist_lower"`` (that bound: the larger of the per-target Clopper-Pearson
         bound on effective counts, ``"target_lower"``, and the bound pooled over targets,
         ``"pooled_lower"``, None without per-model rates) and ``"claim_above_truth"``

@@ -101,8 +101,11 @@ class AuditClaim:
     lower : float
         The (1 - prob) posterior quantile of eps: eps >= lower with probability ``prob``; for
         a Gaussian-DP posterior with score groups, the shape-free bound
-        (``shape_free_lower``), which the sentence states first; for a posterior of counts
-        (score-matrix groups or designed bases), the smaller of that quantile and
+        (``shape_free_lower``), which the sentence states first; for a posterior with
+        score-matrix groups, ``frequentist_lower`` whatever that quantile is (the bound holds
+        without the model; a quantile below it is the model's reading of the targets that
+        show nothing: docs/lira.md, "The claim's lower end: the frequentist bound alone");
+        for a posterior of designed bases, the smaller of that quantile and
         ``frequentist_lower``. When no other bound stands beside that quantile (groups with
         an over-dispersed likelihood only; a Gaussian-DP posterior without score groups) and
         the prior sets it (``lower_shift`` above :data:`PRIOR_SHIFT_MAX`), 0: the quantile is
@@ -171,15 +174,17 @@ class AuditClaim:
         The same posteriors: the largest per-target Clopper-Pearson lower bound of eps on
         effective counts (every target's counts deflated by its group's design effects;
         Bonferroni over the 2 T rates of all score-matrix targets; confidence ``prob``; at the
-        posterior's delta). ``lower`` is the smaller of it and ``posterior_lower``, and the
-        sentence states it first: the binomial posterior's interval lay above the true eps of
-        a Laplace mechanism in 16 of 100 audits, this bound in none of 200 per design
-        (docs/lira.md, "The claim on score-matrix evidence"). Posteriors of designed bases
+        posterior's delta) and the bound pooled over targets, the larger. It is ``lower``
+        (see there), and the sentence states it first: the binomial posterior's interval lay
+        above the true eps of a Laplace mechanism in 16 of 100 audits, this bound in none of
+        200 per design (docs/lira.md, "The claim on score-matrix evidence"). Posteriors of
+        designed bases
         (binomial groups, no score matrix): the largest per-base Clopper-Pearson lower bound,
         Bonferroni over the 2 n rates of the binomial groups' n bases
-        (:func:`bayes_dp.results.claim_counts.count_bound`); the posterior's quantile sits
-        near the point estimate of what the attack shows, above the true eps in about half of
-        audits of an optimal attack (docs/concepts.md, "What the audit shows").
+        (:func:`bayes_dp.results.claim_counts.count_bound`), and ``lower`` is the smaller of
+        it and ``posterior_lower``; the posterior's quantile sits near the point estimate of
+        what the attack shows, above the true eps in about half of audits of an optimal
+        attack (docs/concepts.md, "What the audit shows").
     frequentist : dict or None
         Its inputs and the base that attains it (designed bases:
         :func:`bayes_dp.results.claim_counts.count_bound`; score matrices, below, see

@@ -7,8 +7,13 @@ Laplace-mechanism score matrices the binomial posterior's 90% interval lay entir
 true eps in 16 of 100 audits (95% CI 9-25%), the exposure mixture's read as made in 36 of 50
 (:data:`MODEL_ACCUSATIONS`), while the largest per-target Clopper-Pearson bound
 lay above it in 0 of 200 audits per design (``docs/lira.md``, "The claim on score-matrix
-evidence"). So the claim's lower end is the smaller of the two and the sentence states the
-frequentist bound first, the posterior's lower end after it as what the model says.
+evidence"). So the claim's lower end is the frequentist bound and the sentence states it
+first, the posterior's lower end after it as what the model says, above or below it. The
+frequentist bound holds without the model; a posterior lower end below it is the model's
+reading of the targets that show nothing (each target votes on the shared eps: padding a
+matrix with such targets pulls it down, "Padding of the claim"), not evidence against the
+bound, so it does not lower the claim (``docs/lira.md``, "The claim's lower end: the
+frequentist bound alone").
 
 The frequentist bound is the larger of two parts, each with half of the claim's error
 (:data:`POOLED_SHARE`): the per-target bound below, and, where the groups record per-model
@@ -47,6 +52,8 @@ from bayes_dp.core.region import clopper_pearson_target_bounds
 
 #: Where the docs give the decision and the measured figures.
 DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
+#: Where the docs say why a posterior lower end below the frequentist bound leaves the claim.
+DOCS_BELOW = 'docs/lira.md, "The claim\'s lower end: the frequentist bound alone"'
 #: Where the docs give the bound pooled over targets and its validity.
 DOCS_POOLED = 'docs/lira.md, "The pooled bound"'
 #: Where the docs measure the upper end against the strongest target's own eps.
@@ -546,7 +553,7 @@ def score_matrix_words(
     interval, the last of them about its upper end; ``lower`` and ``upper`` are the
     posterior's (1 - ``prob``) and ``prob`` quantiles and ``source`` what the prior check said
     of the upper end (``AuditClaim.upper_source``). Returns the lower end the claim states
-    (the smaller of ``lower`` and the frequentist bound), the new sentences and the extra
+    (the frequentist bound, whatever ``lower`` is), the new sentences and the extra
     fields of :class:`~bayes_dp.AuditClaim` (``posterior_lower``, ``frequentist_lower``,
     ``frequentist``; empty without a score-matrix group), with ``upper_source`` among them
     when the ceiling changes it.
@@ -563,7 +570,9 @@ def score_matrix_words(
     if fb is None:
         return lower, words, {}
     f = fb["lower"]
-    claim = min(lower, f)
+    # the frequentist bound holds without the model: it is the claim whether the posterior's
+    # lower end lies above or below it (module docstring)
+    claim = f
     _pooled_ceiling(fb, st["delta"])
     beyond = None
     if fb["ceiling"] is not None and upper is not None:
@@ -632,19 +641,20 @@ def score_matrix_words(
             f"; no bound pooled over the targets: fewer than {POOLED_MIN_MODELS} test models "
             f"({DOCS_POOLED})"
         )
-    if claim >= f:
-        first = (
-            f"With {_pct(prob)} confidence, eps >= {f:.3g}{at}, whatever the attack strength: "
-            f"{what}{where}{raw}."
-        )
-    else:
-        first = (
-            f"With {_pct(prob)} confidence, eps >= {claim:.3g}{at}: the smaller of the model's "
-            f"lower end (next sentence) and {what}, {f:.3g}{where}{raw}."
+    first = (
+        f"With {_pct(prob)} confidence, eps >= {f:.3g}{at}, whatever the attack strength: "
+        f"{what}{where}{raw}."
+    )
+    below = ""
+    if lower < f:
+        below = (
+            f"; it lies below the bound above, which holds without the model: the model reads "
+            "every target as tested by one attack of a shared strength, so targets that show "
+            f"little pull its lower end down ({DOCS_BELOW})"
         )
     model = (
         f"What the model says (not the finding): with {_pct(prob)} posterior probability, eps >= "
-        f"{lower:.3g}{at}{strength}; {_model_record(st)} ({DOCS})."
+        f"{lower:.3g}{at}{strength}{below}; {_model_record(st)} ({DOCS})."
     )
     rest = list(words[1:])
     if beyond:

@@ -143,8 +143,8 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     f = c.frequentist
     assert c.posterior_lower == pytest.approx(q)
     assert c.frequentist_lower == f["lower"] > 0
-    assert c.lower == min(c.posterior_lower, f["lower"]) and c.lower <= f["lower"]
-    assert c.lower <= q * (1 + 1e-12)
+    # the claim is the frequentist bound, whatever the posterior's lower end
+    assert c.lower == f["lower"]
     # the target named is the row with the largest bound, and its column in the matrix; the
     # per-target bounds get half of the error, the bound pooled over targets the other half
     d, cnt = res.dependence, res.counts
@@ -219,8 +219,10 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     assert d["frequentist"]["target"] == f["target"] and d["posterior_lower"] == c.posterior_lower
 
 
-def test_claim_keeps_the_posterior_end_when_it_is_lower():
-    # a posterior whose 5% quantile (about 0.67) lies below the per-target bound of its counts
+def test_a_posterior_lower_end_below_the_bound_leaves_the_claim():
+    # a posterior whose 5% quantile (about 0.67) lies below the per-target bound of its counts:
+    # the bound holds without the model, so it is the claim, and the model's figure follows
+    # it with the reason it is lower; the interval line cites the bound
     rng = np.random.default_rng(4)
     counts = {"fp": [0, 3], "n_neg": [60, 60], "fn": [0, 30], "n_pos": [60, 60]}
     rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
@@ -228,10 +230,15 @@ def test_claim_keeps_the_posterior_end_when_it_is_lower():
     post = bdp.Posterior({"eps": rng.normal(1.0, 0.2, 40_000).reshape(4, -1)}, {}, st)
     c = bdp.audit_claim(post)
     f = score_matrix_bound(st, 0.95)["lower"]
-    assert c.lower == c.posterior_lower < f == c.frequentist_lower
+    assert c.posterior_lower < f == c.frequentist_lower == c.lower
     assert c.sentence.startswith(
-        f"With 95% confidence, eps >= {c.lower:.3g} at delta = 1e-05: the smaller"
+        f"With 95% confidence, eps >= {f:.3g} at delta = 1e-05, whatever the attack strength"
     )
+    model = f"with 95% posterior probability, eps >= {c.posterior_lower:.3g} at delta = 1e-05"
+    assert model in c.sentence
+    assert "it lies below the bound above, which holds without the model" in c.sentence
+    assert not c.cites_model_lower
+    assert f"the audit shows eps >= {f:.3g}" in c.interval_words()
 
 
 def test_corrected_counts_are_not_deflated_again():
