@@ -42,7 +42,7 @@ def _check_claim(r):
 def test_claim_on_trained_models_never_above_the_accountant_eps():
     # DP-SGD with much noise (noise multiplier 30, 20 epochs, lr 0.05, about 300 examples a
     # model): the PLD accountant's eps at delta = 1e-5 is about 0.3. A false failure needs the
-    # claim's frequentist part (which the claim never exceeds) to lie above a mechanism's true
+    # claim's frequentist part (which is the claim) to lie above a mechanism's true
     # eps: the per-target bound on effective counts in 0 of 200 audits per design on Laplace
     # matrices (docs/lira.md, "The frequentist companion"), the pooled bound in 0 of 26,800
     # (docs/pooled_bound.md), and here no target's bound is above 0 at all
@@ -61,9 +61,7 @@ def test_claim_on_trained_models_never_above_the_accountant_eps():
     # plain SGD (no guarantee): the claim's rule where the frequentist bound is above 0, on the
     # canaries (asserted, so that the rule is not checked only at 0): the bound pooled over the
     # 18 canaries (1.10-1.12 on the 54 canaries of the full run; docs/lira.md, "The claim with
-    # the pooled bound, measured"). On all 600 targets it is 0 on this seed: the canaries'
-    # rates are diluted by the targets that show nothing and no target's own bound passes 0 at
-    # half the error
+    # the pooled bound, measured").
     _, _, (r,) = _audits("mlp", 100, 0.01, 0.0, ("canaries",))
     _check_claim(r)
     assert r["frequentist_lower"] > 0
