@@ -415,14 +415,21 @@ def _pooled_which(pb: dict) -> str:
     """Words for the targets the pooled bound pooled over (all of them: nothing)."""
     if pb["targets"] == "declared":
         return " declared in advance"
+    others = [c for c in pb.get("candidates", ()) if c["targets"] != pb["targets"]]
     if pb["targets"] == "selected":
         cols = ", ".join(str(c) for c in pb["columns"])
-        n_other = len(pb.get("candidates", ())) - 1
         return (
             f" most exposed on the reference models alone (score-matrix columns {cols}: the "
             "largest Welch t of IN against OUT scores there, so the test models' rates over "
-            f"them are independent of the choice; one of {n_other + 1} pooled bounds, each at "
-            "its share of the error)"
+            f"them are independent of the choice; the larger of {len(others) + 1} pooled "
+            "bounds, each at its share of the error)"
+        )
+    sel = [c for c in others if c["targets"] == "selected"]
+    if sel:
+        return (
+            f" (the larger of {len(others) + 1} pooled bounds, each at its share of the error; "
+            f"over the {sel[0]['n_targets']} targets most exposed on the reference models it "
+            f"is {sel[0]['eps']:.3g})"
         )
     return ""
 

@@ -179,3 +179,29 @@ def test_declared_targets_keep_their_bound_under_padding():
     assert sel["targets"] == "selected" and set(sel["columns"]) <= set(range(15))
     assert alone_all["pooled"]["columns"] == sel["columns"]
     assert plain["lower"] == pytest.approx(alone, rel=1e-12)
+
+
+def test_the_sentence_names_the_most_exposed_targets_it_pools_over():
+    # 15 exposed targets among 300 that show nothing, none declared: the claim pools over the 8
+    # most exposed on the reference half, names their columns, and states that bound whatever
+    # the posterior's lower end (here a posterior pulled down to about 0.5 by the padding)
+    scores, keep = padded_matrix(15, 300, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = mia.counts_from_score_matrix(scores, keep, 0.1)
+    ev = res.to_evidence()
+    c = {k: getattr(res.counts, k).tolist() for k in ("fp", "n_neg", "fn", "n_pos")}
+    group = {"name": "l", "counts": c, "dependence": ev.dependence, "likelihood": "binomial"}
+    st = {"delta": 1e-5, "eps_prior": ["HalfNormal", 10.0], "groups": [group]}
+    rng = np.random.default_rng(3)
+    post = bdp.Posterior({"eps": rng.normal(0.8, 0.2, 40_000).reshape(4, -1)}, {}, st)
+    claim = bdp.audit_claim(post)
+    pb = claim.frequentist["pooled"]
+    assert pb["targets"] == "selected" and set(pb["columns"]) <= set(range(15))
+    assert claim.lower == claim.frequentist_lower == pb["eps"] > claim.posterior_lower
+    cols = ", ".join(str(x) for x in pb["columns"])
+    assert "the error rates pooled over the 8 targets most exposed on the reference" in (
+        claim.sentence
+    )
+    assert f"(score-matrix columns {cols}:" in claim.sentence
+    assert "it lies below the bound above, which holds without the model" in claim.sentence
