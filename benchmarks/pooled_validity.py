@@ -35,7 +35,7 @@ must be 0).
 
 Run: ``python benchmarks/pooled_validity.py --audits 200 --rows 0-78 --save out.json`` and
 ``--audits 1000 --seed 1 --rows 46,62,78-86`` (``docs/pooled_bound.md``; about 22 and 5 min on
-one core); the bound over the most exposed targets: ``--audits 200 --seed 0 --rows 0-99`` and
+one core); the bound over the most exposed targets: ``--audits 200 --seed 0 --rows 0-101`` and
 ``--audits 1000 --seed 1 --rows 0,12,55,62,74,87-99``. ``--list`` prints the grid.
 """
 
@@ -159,6 +159,8 @@ def grid():
     # test models (the bound closest to its expected point)
     rows.append(_cfg("rr", 1.0, 0.0, "balanced", 1024, 64, 0.1))
     rows.append(_cfg("laplace", 1.0, 0.25, "balanced", 1024, 1000, 0.1, 10))
+    rows.append(_cfg("rr", 1.0, 0.0, "balanced", 1024, 64, 0.01))
+    rows.append(_cfg("gauss", 0.0, 0.0, "balanced", 1024, 64, 0.1))
     return rows
 
 
@@ -240,6 +242,7 @@ def _selected_row(res, truth):
         "point_true_median": float(np.median(pt)),
         "point_true_above": int(np.sum(pt > truth + _TIE * np.maximum(truth, 1))),
         "point_true_max_ratio": float(np.max(_ratio(pt, truth))),
+        "point_true_max_excess": float(np.max(pt - truth)),
     }
     for iv in INTERVALS:
         key = "sel_" + iv
