@@ -58,13 +58,14 @@ def test_betting_bound_no_false_accusations(config):
 # POOLED_SELECTED = 8 targets; docs/pooled_bound.md, "The bound over the most exposed targets"):
 # its closest cases in benchmarks/pooled_validity.py. Laplace eps0 = 1 at alpha 0.1 with 1,024
 # models (every target's point on the straight boundary of R; balanced: the design where the
-# per-model weighting moves the expected point above the truth), randomized response at R's
-# corner, Laplace eps0 = 3 on 10 of 1,000 targets (the others show nothing) at alpha 0.01, and
-# 10 Gaussian targets with mu ~ U(2, 4) among 1,000.
+# per-model weighting moves the expected point above the truth), randomized response eps 2 at
+# R's corner (the worst row: 1 of 1,000 bounds above the truth, after an FN bound's miss),
+# Laplace eps0 = 3 on 10 of 1,000 targets (the others show nothing) at alpha 0.01, and 10
+# Gaussian targets with mu ~ U(2, 4) among 1,000.
 SELECTED_CONFIGS = [
     ("laplace", 1.0, 0.0, "independent", 1024, 64, 0.1, None),
     ("laplace", 1.0, 0.0, "balanced", 1024, 64, 0.1, None),
-    ("rr", 1.0, 0.0, "balanced", 256, 64, 0.1, None),
+    ("rr", 2.0, 0.0, "balanced", 256, 64, 0.1, None),
     ("laplace", 3.0, 0.0, "independent", 1024, 1000, 0.01, 10),
     ("few", 0.0, 0.25, "balanced", 256, 1000, 0.1, 10),
 ]
