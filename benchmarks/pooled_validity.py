@@ -14,6 +14,20 @@ Per configuration (mechanism, per-model shift, design, models, targets, alpha) a
   (each target weighted by its chance to be OUT / IN in a test model given the reference half;
   it differs from the plain mean only in the balanced design).
 
+The bound over the most exposed targets (the claim's second pooled candidate: the same
+per-model rates over the ``mia.bounds.POOLED_SELECTED`` targets with the largest
+``mia.bounds.reference_exposure`` on the reference half) is reported on the lines
+``sel-betting`` / ``sel-t`` of each row (``selected`` in the JSON): the same columns, the rate
+misses against the exact expected per-model rate over the selected targets
+(``tests._support.pooled_sim.expected_model_rates``; ``miss_w`` against the design-weighted mean),
+``all`` (the median bound/truth of the bound over all targets), ``larger`` (audits where it is
+larger than the bound over all targets), ``max`` (median bound/truth of the larger of the two)
+and ``pt>tr`` (audits whose exact expected point over the selected targets has an eps above the
+truth; ``all``: the same for the all-targets design-weighted point). In the balanced design the
+per-model FP rate weights each target by its chance to be OUT in a test model and the FN rate by
+its chance to be IN, so the expected point is not a mixture of the targets' points and can lie
+outside R(eps); ``pt>tr`` measures how often and by how much.
+
 Every audit's generator is spawned from ``--seed`` (row ``i``, audit ``j``: ``SeedSequence(seed,
 spawn_key=(i, j))``), so a row reproduces alone (``--rows``). Every audit also checks that the
 exact decision regions decide the test models' scores as ``mia.lira._decide`` did (``mismatch``
@@ -21,7 +35,8 @@ must be 0).
 
 Run: ``python benchmarks/pooled_validity.py --audits 200 --rows 0-78 --save out.json`` and
 ``--audits 1000 --seed 1 --rows 46,62,78-86`` (``docs/pooled_bound.md``; about 22 and 5 min on
-one core). ``--list`` prints the grid.
+one core); the bound over the most exposed targets: ``--audits 200 --seed 0 --rows 0-101`` and
+``--audits 1000 --seed 1 --rows 0,12,55,62,74,87-99``. ``--list`` prints the grid.
 """
 
 from __future__ import annotations
@@ -40,10 +55,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests packag
 from tests._support.pooled_sim import audit  # noqa: E402
 
 INTERVALS = ("betting", "t")
+#: Relative excess of an exact expected point over the truth counted as above it (rounding: at
+#: randomized response's corner every target's point is the truth's to ~1e-13).
+_TIE = 1e-9
 
 
-def _cfg(mech, param, shift, design, models, targets, alpha):
-    return {
+def _cfg(mech, param, shift, design, models, targets, alpha, exposed=None):
+    c = {
         "mech": mech,
         "param": param,
         "shift": shift,
@@ -52,6 +70,9 @@ def _cfg(mech, param, shift, design, models, targets, alpha):
         "targets": targets,
         "alpha": alpha,
     }
+    if exposed is not None:
+        c["exposed"] = exposed
+    return c
 
 
 def grid():
@@ -120,13 +141,34 @@ def grid():
     rows.append(_cfg("rr", 3.0, 0.0, "balanced", 64, 64, 0.1))
     rows.append(_cfg("rr", 3.0, 0.0, "balanced", 256, 64, 0.1))
     rows.append(_cfg("gauss", 3.0, 0.0, "balanced", 16, 64, 0.001))
+    # a few exposed targets among many that show nothing (where selecting on the reference half
+    # matters): 10 Gaussian targets with mu ~ U(2, 4) among 1,000 (truth: the largest one's eps),
+    # and Laplace eps0 = 1 or 3 on 10 (or 4: fewer than the 8 selected) of 1,000 targets
+    rows.append(_cfg("few", 0.0, 0.25, "balanced", 256, 1000, 0.1, 10))
+    rows.append(_cfg("few", 0.0, 0.0, "independent", 64, 1000, 0.1, 10))
+    rows.append(_cfg("few", 0.0, 1.0, "independent", 1024, 1000, 0.01, 10))
+    rows.append(_cfg("few", 0.0, 0.25, "balanced", 16, 1000, 0.1, 10))
+    rows.append(_cfg("laplace", 3.0, 0.0, "independent", 1024, 1000, 0.01, 10))
+    rows.append(_cfg("laplace", 1.0, 0.0, "independent", 1024, 1000, 0.1, 10))
+    rows.append(_cfg("laplace", 1.0, 0.25, "balanced", 256, 1000, 0.1, 10))
+    rows.append(_cfg("laplace", 3.0, 1.0, "balanced", 256, 1000, 0.01, 10))
+    rows.append(_cfg("laplace", 3.0, 0.0, "independent", 1024, 1000, 0.01, 4))
+    rows.append(_cfg("laplace", 3.0, 0.0, "balanced", 64, 64, 0.1, 8))
+    rows.append(_cfg("gauss", 1.0, 0.25, "balanced", 256, 1000, 0.1, 10))
+    # the balanced design, where the per-model rates weight the targets unequally, with many
+    # test models (the bound closest to its expected point)
+    rows.append(_cfg("rr", 1.0, 0.0, "balanced", 1024, 64, 0.1))
+    rows.append(_cfg("laplace", 1.0, 0.25, "balanced", 1024, 1000, 0.1, 10))
+    rows.append(_cfg("rr", 1.0, 0.0, "balanced", 1024, 64, 0.01))
+    rows.append(_cfg("gauss", 0.0, 0.0, "balanced", 1024, 64, 0.1))
     return rows
 
 
 def label(c):
+    ex = f" {c['exposed']}ex" if c.get("exposed") is not None else ""
     return (
         f"{c['mech']:7s} {c['param']:4g} sh{c['shift']:<4g} {c['design'][:3]} "
-        f"{c['models']:3d}x{c['targets']:<4d} a{c['alpha']:g}"
+        f"{c['models']:3d}x{c['targets']:<4d} a{c['alpha']:g}{ex}"
     )
 
 
@@ -146,6 +188,12 @@ def run_row(i, cfg, n_audits, seed, delta, confidence):
         "n_test_median": float(np.median([r["n_test"] for r in res])),
         "fpr_true_median": float(np.median([r["fpr_true"] for r in res])),
         "fnr_true_median": float(np.median([r["fnr_true"] for r in res])),
+        "point_true_w_above": int(
+            np.sum(np.array([r["point_true_w"] for r in res]) > truth + _TIE * np.maximum(truth, 1))
+        ),
+        "point_true_w_max_ratio": float(
+            np.max(_ratio(np.array([r["point_true_w"] for r in res]), truth))
+        ),
     }
     for iv in INTERVALS:
         eps = np.array([r[iv]["eps"] for r in res])
@@ -172,7 +220,62 @@ def run_row(i, cfg, n_audits, seed, delta, confidence):
             "fnr_miss_w": int(np.sum(g_w > gu)),
             "infinite": int(np.sum(~np.isfinite(eps))),
         }
+    row["selected"] = _selected_row(res, truth)
     return row
+
+
+def _selected_row(res, truth):
+    """The bound over the most exposed targets in a row's audits (``SELECTED`` in the module)."""
+    n = len(res)
+    f_w = np.array([r["sel_fpr_true_w"] for r in res])
+    g_w = np.array([r["sel_fnr_true_w"] for r in res])
+    f_e = np.array([r["sel_fpr_true_e"] for r in res])
+    g_e = np.array([r["sel_fnr_true_e"] for r in res])
+    pt = np.array([r["sel_point_true"] for r in res])
+    avail = np.array([("sel_betting" in r) for r in res])
+    out = {
+        "mismatch": int(sum(r["sel_mismatch"] for r in res)),
+        "available": int(avail.sum()),
+        "recorded": int(sum(r["sel_recorded"] for r in res)),
+        "n_test_median": float(np.median([r["sel_n_test"] for r in res])),
+        "point_median": float(np.median([r["sel_point"] for r in res])),
+        "point_true_median": float(np.median(pt)),
+        "point_true_above": int(np.sum(pt > truth + _TIE * np.maximum(truth, 1))),
+        "point_true_max_ratio": float(np.max(_ratio(pt, truth))),
+        "point_true_max_excess": float(np.max(pt - truth)),
+    }
+    for iv in INTERVALS:
+        key = "sel_" + iv
+        eps = np.array([r[key]["eps"] if key in r else 0.0 for r in res])
+        fu = np.array([r[key]["fpr_upper"] if key in r else 1.0 for r in res])
+        gu = np.array([r[key]["fnr_upper"] if key in r else 1.0 for r in res])
+        full = np.array([r[iv]["eps"] for r in res])
+        above = int(np.sum(eps > truth))
+        ci = stats.binomtest(above, n).proportion_ci(0.95, method="exact")
+        out[iv] = {
+            "above": above,
+            "rate": above / n,
+            "ci": [float(ci.low), float(ci.high)],
+            "median_bound": float(np.median(eps)),
+            "median_ratio": float(np.median(_ratio(eps, truth))),
+            "max_ratio": float(np.max(_ratio(eps, truth))),
+            "fpr_miss_w": int(np.sum(f_w > fu)),
+            "fnr_miss_w": int(np.sum(g_w > gu)),
+            "fpr_miss_e": int(np.sum(f_e > fu)),
+            "fnr_miss_e": int(np.sum(g_e > gu)),
+            "either_miss_e": int(np.sum((f_e > fu) | (g_e > gu))),
+            "infinite": int(np.sum(~np.isfinite(eps))),
+            "all_median_ratio": float(np.median(_ratio(full, truth))),
+            "larger": int(np.sum(eps > full)),
+            "max_median_ratio": float(np.median(_ratio(np.maximum(eps, full), truth))),
+        }
+    return out
+
+
+def _ratio(eps, truth):
+    """bound / truth (a bound above a truth of 0: inf; 0 over 0: 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(truth > 0, eps / truth, np.where(eps > 0, np.inf, 0.0))
 
 
 def print_header():
@@ -198,6 +301,27 @@ def print_row(row):
             f"[{s['ci'][0]:.3f},{s['ci'][1]:.3f}] {s['median_ratio']:8.3f} "
             f"{s['fpr_miss']:6d} {s['fnr_miss']:6d} {s['either_miss']:6d} "
             f"{s['fpr_miss_w']:3d}/{s['fnr_miss_w']:<3d}",
+            flush=True,
+        )
+
+
+def print_selected(row):
+    s = row["selected"]
+    for iv in INTERVALS:
+        v = s[iv]
+        print(
+            f"{'':3s} {'  most exposed ' + str(s['available']) + ' avail, n_test ':>40s}"
+            f"{s['n_test_median']:<6g} {s['point_median']:6.3f} | sel-{iv:4s} "
+            f"{v['above']:3d}/{row['audits']:<3d} [{v['ci'][0]:.3f},{v['ci'][1]:.3f}] "
+            f"{v['median_ratio']:8.3f} {v['fpr_miss_e']:6d} {v['fnr_miss_e']:6d} "
+            f"{v['either_miss_e']:6d} {v['fpr_miss_w']:3d}/{v['fnr_miss_w']:<3d} "
+            f"all {v['all_median_ratio']:.3f} larger {v['larger']} max {v['max_median_ratio']:.3f}"
+            + (
+                f" pt>tr {s['point_true_above']} (max {s['point_true_max_ratio']:.4f}; all "
+                f"{row['point_true_w_above']}, max {row['point_true_w_max_ratio']:.4f})"
+                if iv == INTERVALS[0]
+                else ""
+            ),
             flush=True,
         )
 
@@ -234,7 +358,10 @@ def main(argv=None) -> int:
     for i in pick:
         row = run_row(i, rows[i], a.audits, a.seed, a.delta, a.confidence)
         print_row(row)
+        print_selected(row)
         out.append(row)
+        if row["mismatch"] or row["selected"]["mismatch"]:
+            print(f"    !! {row['selected']['mismatch']} selected-rate mismatches", flush=True)
         if row["mismatch"]:
             print(f"    !! {row['mismatch']} decision mismatches with mia.lira._decide", flush=True)
     print(f"{time.time() - t0:.0f} s")
@@ -246,6 +373,25 @@ def main(argv=None) -> int:
             f"CI [{worst[iv]['ci'][0]:.3f}, {worst[iv]['ci'][1]:.3f}]; "
             f"rate misses FP {worst[iv]['fpr_miss']}, FN {worst[iv]['fnr_miss']}"
         )
+    worst = max(
+        out, key=lambda r: (r["selected"]["betting"]["rate"], r["selected"]["betting"]["max_ratio"])
+    )
+    w = worst["selected"]["betting"]
+    print(
+        f"worst for the most exposed targets (betting): row {worst['row']} "
+        f"({label(worst['config'])}): {w['above']}/{worst['audits']} above, "
+        f"CI [{w['ci'][0]:.3f}, {w['ci'][1]:.3f}], largest bound/truth {w['max_ratio']:.3f}; "
+        f"rate misses (exact expected) FP {w['fpr_miss_e']}, FN {w['fnr_miss_e']}"
+    )
+    tot = sum(r["audits"] for r in out)
+    print(
+        f"most exposed, betting: {sum(r['selected']['betting']['above'] for r in out)}/{tot} "
+        f"above the truth; exact expected point above the truth in "
+        f"{sum(r['selected']['point_true_above'] for r in out)}/{tot} (largest ratio "
+        f"{max(r['selected']['point_true_max_ratio'] for r in out):.4f}); all targets' weighted "
+        f"point above in {sum(r['point_true_w_above'] for r in out)}/{tot} (largest ratio "
+        f"{max(r['point_true_w_max_ratio'] for r in out):.4f})"
+    )
     if a.save:
         meta = {
             "command": "python benchmarks/pooled_validity.py " + " ".join(argv or sys.argv[1:]),

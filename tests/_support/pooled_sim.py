@@ -9,7 +9,12 @@ Shared by ``benchmarks/pooled_validity.py`` and ``tests/statistical/test_pooled_
   ``e^eps / (1 + e^eps)`` IN and ``1 / (1 + e^eps)`` OUT, plus ``N(0, jitter^2)`` so that the
   reference fits have spread; ``param`` is ``eps``) or ``"hetero"`` (Gaussian, every target its
   own ``mu_t``, log-normal with median ``param`` and log-sd ``HETERO_LOG_SD``; the truth is the
+  largest target's eps) or ``"few"`` (Gaussian, ``exposed`` targets at random positions with
+  ``mu_t ~ U(FEW_MU)``, every other target ``mu_t = 0``; ``param`` is not used; the truth is the
   largest target's eps);
+* ``exposed`` (optional): for ``"few"`` the number of exposed targets (default
+  ``FEW_EXPOSED``); for ``"laplace"`` and ``"gauss"``, only that many targets (at random
+  positions) get ``param``, the others 0 (the truth stays ``param``'s);
 * ``shift``: sd of a per-model shift added to all of that model's scores;
 * ``design``: ``"balanced"`` (every target IN for exactly half of the models,
   :func:`mia.simulate_score_matrix`) or ``"independent"`` (every model-target pair IN with
@@ -30,6 +35,10 @@ from scipy.stats import ncx2
 
 #: Log-sd of the heterogeneous exposures ``mu_t`` (log-normal around the configuration's median).
 HETERO_LOG_SD = 1.0
+#: Range of the exposed targets' ``mu_t`` in ``"few"`` (uniform).
+FEW_MU = (2.0, 4.0)
+#: Exposed targets of ``"few"`` when the configuration does not say.
+FEW_EXPOSED = 10
 #: sd of the noise added to randomized response's bits (the fits need spread).
 RR_JITTER = 0.05
 #: Far enough to stand for an infinite region end in every CDF here.
@@ -47,7 +56,7 @@ def truth_eps(cfg, delta, mu_t=None):
         return p + 2.0 * np.log1p(-delta)
     if mech == "gauss":
         return 0.0 if p == 0 else float(gaussian_mechanism_epsilon(1.0, delta, sensitivity=p))
-    if mech == "hetero":
+    if mech in ("hetero", "few"):
         return float(gaussian_mechanism_epsilon(1.0, delta, sensitivity=float(np.max(mu_t))))
     if mech == "rr":
         # delta(eps') = P(1 | IN) - e^eps' P(1 | OUT) for eps' < eps
@@ -70,11 +79,19 @@ def simulate(cfg, rng):
     mech, p = cfg["mech"], float(cfg["param"])
     if mech == "hetero":
         mu_t = np.exp(np.log(p) + HETERO_LOG_SD * rng.standard_normal(t))
+    elif mech == "few":
+        mu_t = np.zeros(t)
+        where = rng.choice(t, int(cfg.get("exposed", FEW_EXPOSED)), replace=False)
+        mu_t[where] = rng.uniform(*FEW_MU, where.size)
     else:
         mu_t = np.full(t, p)
+        if cfg.get("exposed") is not None:
+            if mech not in ("laplace", "gauss"):
+                raise ValueError(f"`exposed` applies to laplace, gauss and few; found {mech!r}")
+            mu_t[np.setdiff1d(np.arange(t), rng.choice(t, int(cfg["exposed"]), replace=False))] = 0
     if mech == "laplace":
         x = rng.laplace(0.0, 1.0, (n, t)) + keep * mu_t
-    elif mech in ("gauss", "hetero"):
+    elif mech in ("gauss", "hetero", "few"):
         x = rng.standard_normal((n, t)) + keep * mu_t
     elif mech == "rr":
         pin = np.exp(p) / (1.0 + np.exp(p))
@@ -116,7 +133,7 @@ def _cdfs(cfg, mu_t):
                 return laplace_normal_cdf(x, s)
 
         return base, (lambda x: base(np.asarray(x) - mu_t))
-    if mech in ("gauss", "hetero"):
+    if mech in ("gauss", "hetero", "few"):
         sd = np.sqrt(1.0 + s * s)
         return (lambda x: ndtr(np.asarray(x) / sd)), (lambda x: ndtr((np.asarray(x) - mu_t) / sd))
     if mech == "rr":
@@ -209,8 +226,20 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
     ``fnr_true`` (mean over the fitted targets of their exact rates), ``fpr_true_w``,
     ``fnr_true_w`` (the same weighted by each target's chance to be OUT / IN in a test model
     given the reference half: the expected per-model rate; equal weights in the independent
-    design), ``mismatch`` (test decisions where the exact region and ``_decide`` disagree;
+    design; ``point_true_w`` is the eps of that weighted point: above the truth where the FP
+    and FN weights differ enough, since the point is then no mixture of the targets' points),
+    ``mismatch`` (test decisions where the exact region and ``_decide`` disagree;
     must be 0), and per interval ``eps``, ``fpr_upper``, ``fnr_upper``.
+
+    The bound over the most exposed targets (the claim's second pooled candidate, chosen on the
+    reference half: :func:`_selected`) adds ``sel_<interval>`` (``eps``, ``fpr_upper``,
+    ``fnr_upper``; only with 2 or more test models that have an OUT and an IN selected target),
+    ``sel_n_test``, ``sel_n_targets``, ``sel_recorded`` (whether ``ScoreMatrixCounts`` would
+    record it), ``sel_mismatch`` (must be 0), the exact mean rates over the selected targets
+    ``sel_fpr_true`` / ``sel_fnr_true`` (plain), ``sel_fpr_true_w`` / ``sel_fnr_true_w``
+    (weighted as above) and ``sel_fpr_true_e`` / ``sel_fnr_true_e`` (the exact expected
+    per-model rates, :func:`expected_model_rates`), ``sel_point_true`` (eps of the latter),
+    ``sel_point`` (eps of the per-model mean rates) and ``sel_exposure_min``.
     """
     import mia
     from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
@@ -247,6 +276,7 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
         "fnr_true": float(fnr_t[ok].mean()),
         "fpr_true_w": float(np.sum((1 - p_in) * fpr_t[ok]) / np.sum(1 - p_in)),
         "fnr_true_w": float(np.sum(p_in * fnr_t[ok]) / np.sum(p_in)),
+        "point_true_w": 0.0,
         "mismatch": mismatch,
         "n_test": len(r["fpr"]),
         "n_targets": r["n_targets"],
@@ -254,4 +284,83 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
     for iv in intervals:
         b = pooled_rates_epsilon_bound(r["fpr"], r["fnr"], delta, confidence, iv)
         out[iv] = {"eps": b["eps"], "fpr_upper": b["fpr_upper"], "fnr_upper": b["fnr_upper"]}
+    out["point_true_w"] = float(_eps_lower(out["fpr_true_w"], out["fnr_true_w"], delta))
+    sel = _selected(r, x, keep, ref, ok, dt, kt, p_in, fpr_t[ok], fnr_t[ok], delta)
+    rates = sel.pop("rates")
+    out.update(sel)
+    for iv in intervals if out["sel_n_test"] >= 2 else ():
+        b = pooled_rates_epsilon_bound(*rates, delta, confidence, iv)
+        out["sel_" + iv] = {
+            "eps": b["eps"],
+            "fpr_upper": b["fpr_upper"],
+            "fnr_upper": b["fnr_upper"],
+        }
     return out
+
+
+def expected_model_rates(f, g, p_in):
+    """Exact expected per-model FP and FN rate over a few targets (enumeration of memberships).
+
+    A test model is IN on target ``t`` with probability ``p_in[t]``, independently across
+    targets (both designs: in the balanced one, given the reference half, each target's test-half
+    IN set is a uniform subset of a fixed size, drawn independently per target); its FP rate is
+    the mean of ``f`` over its OUT targets, its FN rate the mean of ``g`` over its IN targets,
+    and models without an OUT or an IN target are left out (as ``mia.bounds.model_rates`` does).
+    Returns ``(E fpr, E fnr)`` given that the model is used: the means the betting bounds of the
+    per-model rates bound. Its FP and FN weights differ when the ``p_in`` do, so the point is
+    not always a mixture of the targets' points.
+    """
+    f, g, p = (np.asarray(v, dtype=np.float64) for v in (f, g, p_in))
+    n = f.size
+    pats = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+    prob = np.prod(np.where(pats, p, 1.0 - p), axis=1)
+    n_in = pats.sum(axis=1)
+    use = (n_in > 0) & (n_in < n) & (prob > 0)
+    if not use.any():
+        return float("nan"), float("nan")
+    w = prob[use] / prob[use].sum()
+    fp = (~pats[use] * f).sum(axis=1) / (n - n_in[use])
+    fn = (pats[use] * g).sum(axis=1) / n_in[use]
+    return float(w @ fp), float(w @ fn)
+
+
+def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta):
+    """The bound over the most exposed targets: selection and rates as the library records them.
+
+    The selection is :func:`mia.bounds.select_exposed` of the reference half's
+    :func:`mia.bounds.reference_exposure` (recomputed here and compared with the record of
+    ``pooled_model_rates``); the per-model rates are :func:`mia.bounds.model_rates` over the
+    selected columns (compared with those of the exact regions' decisions). Returns the
+    ``sel_*`` keys of :func:`audit` and ``rates`` (the per-model FP and FN rates).
+    """
+    from bayes_dp.core.region import _eps_lower
+    from mia.bounds import POOLED_SELECTED, model_rates, reference_exposure, select_exposed
+
+    expo = reference_exposure(x[ref], keep[ref], "online", "auto")[ok]
+    mismatch = int(not np.array_equal(expo, np.asarray(r["exposure"])))
+    sel = select_exposed(expo, POOLED_SELECTED)
+    fpr, fnr, used = model_rates(r["decisions"], r["keep"], sel)
+    f_x, g_x, used_x = model_rates(dt, kt, sel)
+    mismatch += int(
+        not (np.array_equal(used, used_x) and np.array_equal(fpr, f_x) and np.array_equal(fnr, g_x))
+    )
+    f_s, g_s, p_s = f_ok[sel], g_ok[sel], p_in[sel]
+    fe, ge = expected_model_rates(f_s, g_s, p_s)
+    return {
+        "sel_mismatch": mismatch,
+        "sel_n_test": int(used.sum()),
+        "sel_n_targets": int(sel.size),
+        "sel_recorded": bool(ok.sum() > POOLED_SELECTED and sel.size and used.sum() >= 2),
+        "sel_fpr_true": float(f_s.mean()),
+        "sel_fnr_true": float(g_s.mean()),
+        "sel_fpr_true_w": float(np.sum((1 - p_s) * f_s) / np.sum(1 - p_s)),
+        "sel_fnr_true_w": float(np.sum(p_s * g_s) / np.sum(p_s)),
+        "sel_fpr_true_e": fe,
+        "sel_fnr_true_e": ge,
+        # eps of the exact expected point: where the bound is aimed (above the truth: the
+        # per-model weighting alone would make it accuse as the test models grow)
+        "sel_point_true": float(_eps_lower(fe, ge, delta)) if np.isfinite(fe) else 0.0,
+        "sel_point": float(_eps_lower(fpr.mean(), fnr.mean(), delta)) if used.sum() else 0.0,
+        "sel_exposure_min": float(expo[sel].min()) if sel.size else float("nan"),
+        "rates": (fpr, fnr),
+    }

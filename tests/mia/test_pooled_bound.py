@@ -161,7 +161,7 @@ def test_exact_rates_against_fresh_models():
 
 
 @pytest.mark.parametrize(
-    "mech,param", [("laplace", 1.0), ("gauss", 0.0), ("rr", 1.0), ("hetero", 0.5)]
+    "mech,param", [("laplace", 1.0), ("gauss", 0.0), ("rr", 1.0), ("hetero", 0.5), ("few", 0.0)]
 )
 def test_audit_runs_and_regions_agree(mech, param):
     cfg = {
@@ -177,6 +177,53 @@ def test_audit_runs_and_regions_agree(mech, param):
     assert a["mismatch"] == 0
     assert 0 <= a["fpr_true"] <= 1 and 0 <= a["fnr_true"] <= 1
     assert (a["truth"] == 0) == (mech == "gauss") and a["n_test"] == 8
+    # the bound over the most exposed targets: the library's selection and rates recomputed
+    assert a["sel_mismatch"] == 0 and a["sel_n_targets"] == 8 and a["sel_recorded"]
+    assert 0 <= a["sel_fpr_true_e"] <= 1 and 0 <= a["sel_fnr_true_e"] <= 1
+
+
+def test_few_exposed_simulation():
+    from mia.canary import gaussian_mechanism_epsilon
+
+    from tests._support.pooled_sim import FEW_MU, simulate, truth_eps
+
+    cfg = {"mech": "few", "param": 0.0, "shift": 0.0, "design": "independent", "models": 8}
+    cfg |= {"targets": 200, "alpha": 0.1, "exposed": 7}
+    _, _, mu_t = simulate(cfg, np.random.default_rng(2))
+    exposed = mu_t[mu_t > 0]
+    assert exposed.size == 7 and np.all((exposed >= FEW_MU[0]) & (exposed <= FEW_MU[1]))
+    assert truth_eps(cfg, 1e-5, mu_t) == gaussian_mechanism_epsilon(
+        1.0, 1e-5, sensitivity=exposed.max()
+    )
+    lap = cfg | {"mech": "laplace", "param": 2.0}
+    _, _, mu_t = simulate(lap, np.random.default_rng(2))
+    assert np.sort(np.unique(mu_t)).tolist() == [0.0, 2.0] and (mu_t > 0).sum() == 7
+    with pytest.raises(ValueError, match="exposed"):
+        simulate(cfg | {"mech": "rr", "param": 1.0}, np.random.default_rng(2))
+
+
+def test_expected_model_rates_against_simulation():
+    # The exact expected per-model rates (enumeration of the memberships) against 200,000
+    # simulated models: a per-model rate lies in [0, 1], so its sd is <= 0.5 and the mean's
+    # <= 0.5 / sqrt(used models) ~ 0.0012; checked within 4 sd.
+    from tests._support.pooled_sim import expected_model_rates
+
+    f = np.array([0.6, 0.2, 0.05, 0.3, 0.1])
+    g = np.array([0.5, 0.1, 0.2, 0.2, 0.9])
+    p = np.array([0.2, 0.5, 0.8, 0.5, 0.35])
+    k = np.random.default_rng(3).random((200_000, 5)) < p
+    n_out, n_in = (~k).sum(axis=1), k.sum(axis=1)
+    use = (n_out > 0) & (n_in > 0)
+    fe, ge = expected_model_rates(f, g, p)
+    tol = 4 * 0.5 / np.sqrt(use.sum())
+    assert abs(fe - ((~k * f).sum(axis=1)[use] / n_out[use]).mean()) < tol
+    assert abs(ge - ((k * g).sum(axis=1)[use] / n_in[use]).mean()) < tol
+    # unequal chances to be IN weight FP and FN differently: not the plain means (0.317 and
+    # 0.295 against 0.25 and 0.38)
+    assert fe - f.mean() > 10 * tol and g.mean() - ge > 10 * tol
+    # equal chances: the plain means (every target equally likely in a model's OUT / IN set)
+    fe, ge = expected_model_rates(f, g, np.full(5, 0.5))
+    assert fe == pytest.approx(f.mean()) and ge == pytest.approx(g.mean())
 
 
 def test_model_rates_by_hand_and_errors():
