@@ -524,6 +524,23 @@ def split_selection_bound(
     }
 
 
+def _side_moments(x, keep):
+    """Per target: IN and OUT counts, means and sums of squares about the means.
+
+    ``(n1, n0, m1, m0, q1, q0)``; a side with no model gets a NaN mean (and a sum of 0).
+    """
+    k1 = keep
+    k0 = ~keep
+    n1 = k1.sum(axis=0)
+    n0 = k0.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m1 = np.where(k1, x, 0.0).sum(axis=0) / n1
+        m0 = np.where(k0, x, 0.0).sum(axis=0) / n0
+        q1 = np.where(k1, (x - m1) ** 2, 0.0).sum(axis=0)
+        q0 = np.where(k0, (x - m0) ** 2, 0.0).sum(axis=0)
+    return n1, n0, m1, m0, q1, q0
+
+
 def _fit_reference(x_ref, k_ref, method, fixed_variance, side):
     """Every target's test fitted on the reference models: its normals and the fittable mask.
 
@@ -535,15 +552,8 @@ def _fit_reference(x_ref, k_ref, method, fixed_variance, side):
     reference models can fit (enough models on each side, spread); the others get harmless
     parameters (0, 1, 1, 1) and must not be counted.
     """
-    k1 = k_ref
-    k0 = ~k_ref
-    n1 = k1.sum(axis=0)
-    n0 = k0.sum(axis=0)
+    n1, n0, m1, m0, q1, q0 = _side_moments(x_ref, k_ref)
     with np.errstate(divide="ignore", invalid="ignore"):
-        m1 = np.where(k1, x_ref, 0.0).sum(axis=0) / n1
-        m0 = np.where(k0, x_ref, 0.0).sum(axis=0) / n0
-        q1 = np.where(k1, (x_ref - m1) ** 2, 0.0).sum(axis=0)
-        q0 = np.where(k0, (x_ref - m0) ** 2, 0.0).sum(axis=0)
         online = method == "online"
         if fixed_variance:
             ok = (n0 >= 2) & (n1 >= 2) if online else n0 >= 2
@@ -621,15 +631,9 @@ def reference_exposure(x_ref, k_ref, method: str = "online", side: str = "auto")
         raise ValueError(
             f"`x_ref` and `k_ref` must be 2-D of the same shape; found {x.shape} and {k1.shape}"
         )
-    k0 = ~k1
-    n1 = k1.sum(axis=0)
-    n0 = k0.sum(axis=0)
+    n1, n0, m1, m0, q1, q0 = _side_moments(x, k1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        m1 = np.where(k1, x, 0.0).sum(axis=0) / n1
-        m0 = np.where(k0, x, 0.0).sum(axis=0) / n0
-        v1 = np.where(k1, (x - m1) ** 2, 0.0).sum(axis=0) / (n1 - 1)
-        v0 = np.where(k0, (x - m0) ** 2, 0.0).sum(axis=0) / (n0 - 1)
-        se = np.sqrt(v1 / n1 + v0 / n0)
+        se = np.sqrt(q1 / (n1 - 1) / n1 + q0 / (n0 - 1) / n0)
         t = (m1 - m0) / se
     ok = (n1 >= 2) & (n0 >= 2) & (se > 0) & np.isfinite(t)
     if method == "online":
