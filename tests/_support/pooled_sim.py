@@ -364,3 +364,27 @@ def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta):
         "sel_exposure_min": float(expo[sel].min()) if sel.size else float("nan"),
         "rates": (fpr, fnr),
     }
+
+
+def selected_rates_by_hand(scores, keep, rates, k=8):
+    """The rates over the ``k`` targets most exposed on the reference half, worked out here.
+
+    ``rates``: :func:`mia.pooled_model_rates` of ``scores``, ``keep``. Exposure: the absolute
+    Welch t of scipy's ``ttest_ind`` of each fitted target's IN against OUT reference scores;
+    per test model with an OUT and an IN chosen target, its FP and FN rate over them. Returns
+    ``(top, fpr, fnr)`` (``top``: indices into ``rates["columns"]``).
+    """
+    from scipy import stats
+
+    ref = rates["reference_models"]
+    xr, kr = scores[ref][:, rates["columns"]], keep[ref][:, rates["columns"]]
+    t = [
+        abs(stats.ttest_ind(xr[kr[:, j], j], xr[~kr[:, j], j], equal_var=False).statistic)
+        for j in range(xr.shape[1])
+    ]
+    top = np.argsort(-np.asarray(t), kind="stable")[:k]
+    dt, kt = rates["decisions"][:, top], rates["keep"][:, top]
+    use = (~kt).any(axis=1) & kt.any(axis=1)
+    fpr = (dt & ~kt).sum(axis=1)[use] / (~kt).sum(axis=1)[use]
+    fnr = (~dt & kt).sum(axis=1)[use] / kt.sum(axis=1)[use]
+    return top, fpr, fnr

@@ -18,6 +18,8 @@ from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.region import _cp_interval, _eps_lower
 from mia.bounds import companion_bounds, one_run_model_bound
 
+from tests._support.pooled_sim import selected_rates_by_hand
+
 
 def test_bad_input():
     with pytest.raises(TypeError, match="ScoreMatrixCounts"):
@@ -83,17 +85,7 @@ def test_companion_rows_and_one_run_conditions():
     # the selected row: the 8 targets with the largest |Welch t| on the reference half, rates
     # and bound worked out here from the split's decisions
     r = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
-    ref = r["reference_models"]
-    xr, kr = scores[ref][:, r["columns"]], keep[ref][:, r["columns"]]
-    t = [
-        abs(stats.ttest_ind(xr[kr[:, j], j], xr[~kr[:, j], j], equal_var=False).statistic)
-        for j in range(xr.shape[1])
-    ]
-    top = np.argsort(-np.asarray(t), kind="stable")[:8]
-    dt, kt = r["decisions"][:, top], r["keep"][:, top]
-    use = (~kt).any(axis=1) & kt.any(axis=1)
-    fpr = (dt & ~kt).sum(axis=1)[use] / (~kt).sum(axis=1)[use]
-    fnr = (~dt & kt).sum(axis=1)[use] / kt.sum(axis=1)[use]
+    top, fpr, fnr = selected_rates_by_hand(scores, keep, r)
     want = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95)["eps"]
     assert eps[names[4]] == pytest.approx(want, rel=1e-12)
     row = b["bounds"][4]

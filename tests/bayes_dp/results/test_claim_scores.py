@@ -21,6 +21,8 @@ from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_scores import _column, score_matrix_bound
 
+from tests._support.pooled_sim import selected_rates_by_hand
+
 
 def _by_hand(fp, n_neg, fn, n_pos, delta, confidence, n_rates, f_fp=1.0, f_fn=1.0, reflect=True):
     """Per-target bound: scipy beta quantiles, then the region's lower constraints by hand."""
@@ -165,17 +167,7 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     # two candidates share the pooled half of the error equally
     rates = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
     pooled = pooled_rates_epsilon_bound(rates["fpr"], rates["fnr"], 1e-5, 0.95, share=0.25)
-    ref = rates["reference_models"]
-    xr, kr = scores[ref][:, rates["columns"]], keep[ref][:, rates["columns"]]
-    t = [
-        abs(stats.ttest_ind(xr[kr[:, j], j], xr[~kr[:, j], j], equal_var=False).statistic)
-        for j in range(xr.shape[1])
-    ]
-    top = np.argsort(-np.asarray(t), kind="stable")[:8]
-    dt, kt = rates["decisions"][:, top], rates["keep"][:, top]
-    use = (~kt).any(axis=1) & kt.any(axis=1)
-    fpr = (dt & ~kt).sum(axis=1)[use] / (~kt).sum(axis=1)[use]
-    fnr = (~dt & kt).sum(axis=1)[use] / kt.sum(axis=1)[use]
+    top, fpr, fnr = selected_rates_by_hand(scores, keep, rates)
     picked = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95, share=0.25)
     assert [x["eps"] for x in f["pooled"]["candidates"]] == [pooled["eps"], picked["eps"]]
     assert f["pooled"]["eps"] == max(pooled["eps"], picked["eps"])
