@@ -24,6 +24,19 @@ CONFIGS = [
 KEYS = ("mech", "param", "shift", "design", "models", "targets", "alpha")
 
 
+def _assert_within_error(above, fp_miss, fn_miss, n):
+    """The counts of a valid 95% bound and its two 97.5% rate bounds over ``n`` audits."""
+    # A valid 95% bound is above the truth in at most 5% of audits: the count is at most
+    # Binomial(n, 0.05), sd sqrt(120 * 0.05 * 0.95) = 2.39 at n = 120; allowed 0.05 n + 3 sd
+    # = 13.2 (a valid bound fails this with probability < 0.5%).
+    assert above <= 0.05 * n + 3 * np.sqrt(n * 0.05 * 0.95), above
+    # Each rate's upper bound has error 2.5%: at most Binomial(n, 0.025) misses, sd 1.71 at
+    # n = 120; allowed 3 + 3 sd = 8.1.
+    limit = 0.025 * n + 3 * np.sqrt(n * 0.025 * 0.975)
+    assert fp_miss <= limit, fp_miss
+    assert fn_miss <= limit, fn_miss
+
+
 @pytest.mark.slow
 @pytest.mark.statistical
 @pytest.mark.parametrize("config", CONFIGS, ids=[f"{c[0]}{c[1]:g}-{c[4]}x{c[5]}" for c in CONFIGS])
@@ -40,15 +53,8 @@ def test_betting_bound_no_false_accusations(config):
         fp_miss += a["fpr_true"] > b["fpr_upper"]
         fn_miss += a["fnr_true"] > b["fnr_upper"]
         vacuous += b["eps"] == 0
-    # A valid 95% bound is above the truth in at most 5% of audits: the count is at most
-    # Binomial(120, 0.05), sd sqrt(120 * 0.05 * 0.95) = 2.39; allowed 0.05 * 120 + 3 sd = 13.2
-    # (a false failure of a valid bound < 0.5%). The study found 0 of 200 in each of these.
-    assert above <= 0.05 * n + 3 * np.sqrt(n * 0.05 * 0.95), above
-    # Each rate's upper bound has error 2.5%: at most Binomial(120, 0.025) misses, sd 1.71;
-    # allowed 3 + 3 sd = 8.1.
-    limit = 0.025 * n + 3 * np.sqrt(n * 0.025 * 0.975)
-    assert fp_miss <= limit, fp_miss
-    assert fn_miss <= limit, fn_miss
+    # The study found 0 of 200 above the truth in each of these.
+    _assert_within_error(above, fp_miss, fn_miss, n)
     # the check is not empty: away from eps = 0 the bound is above 0 in most audits
     if cfg["param"] > 0:
         assert vacuous < n / 2, vacuous
@@ -98,15 +104,7 @@ def test_selected_bound_no_false_accusations(config):
         fp_miss += a["sel_fpr_true_e"] > b["fpr_upper"]
         fn_miss += a["sel_fnr_true_e"] > b["fnr_upper"]
         vacuous += b["eps"] == 0
-    # A valid 95% bound is above the truth in at most 5% of audits: the count is at most
-    # Binomial(120, 0.05), sd sqrt(120 * 0.05 * 0.95) = 2.39; allowed 0.05 * 120 + 3 sd = 13.2
-    # (a valid bound fails this with probability < 0.5%).
-    assert above <= 0.05 * n + 3 * np.sqrt(n * 0.05 * 0.95), above
-    # Each rate's bound has error 2.5%: at most Binomial(120, 0.025) misses, sd 1.71; allowed
-    # 3 + 3 sd = 8.1.
-    limit = 0.025 * n + 3 * np.sqrt(n * 0.025 * 0.975)
-    assert fp_miss <= limit, fp_miss
-    assert fn_miss <= limit, fn_miss
+    _assert_within_error(above, fp_miss, fn_miss, n)
     # The check can fail: the same criterion applied to the eps of the per-model mean rates
     # (no interval) is broken in these cases where the point sits on the truth; where the truth
     # is the largest of the 10 exposed targets it is far above any bound, so there the bound
