@@ -18,13 +18,21 @@ the one docs/correlated.md writes down:
 Per side (``tau_fp`` given): FP and FN each with their own dispersion, X | alpha at ``tau_fp``
 and Y | beta at ``tau``, either a fixed value per base or (``tau`` only) one value shared by the
 bases with a Beta prior; a dispersion of 0 is the binomial, whose log pmf is written directly
-(the beta-binomial is not evaluated at tiny tau).  The likelihood is then a sum of a function of
-alpha and one of beta, each evaluated on the m midpoints and broadcast to the m x m grid.
+(the beta-binomial is not evaluated at tiny tau).  The likelihood is a product f(alpha) g(beta),
+so the data mass inside R(t, 0) is a 1-D integral over alpha of f(alpha) times g's
+integral between R's edges; it is tabulated on a log-spaced eps grid, and with s on the grid
+s = e^{-k r} the band mass at (eps, s) is a difference of two tabulated masses.  This path is
+accurate with tens of bases, where the 2-D midpoint grid is not: its E values take discrete
+levels whose counts, multiplied over 64 bases, put spikes in the posterior (on one 64 x 64
+score matrix the binomial's median of eps moved from 0.92 to 1.26 from m = 500 to 1000; the
+per-side path gives 1.264 at both).
 
 Priors: eps ~ HalfNormal(eps_scale), s ~ Uniform(0, 1), (alpha, beta) uniform on the band.
 numpy and scipy only: no code shared with ``samplers/``.  Accuracy: the midpoint rule at the
 band's edges (about a point at m = 500 for the eps CDF, ``test_reference.py`` measures it)
-plus the tau and r rules.
+plus the tau and r rules.  Per side: the masses' relative error falls as 1 / m^2 (1.8e-3 at
+most at m = 300, ``test_overdispersed_per_side.py``), eps quantiles within 1e-2 at m = 300,
+600 eps nodes on 64 bases (doubling both moved them by 6e-4 to 8e-3).
 """
 
 from __future__ import annotations
