@@ -18,9 +18,11 @@ its Clopper-Pearson 95% interval, the coverage, the median q5 / truth and width,
 against the binomial, the audits accused by one row only with a one-sided sign test.
 
     python benchmarks/lira_dispersion_likelihood.py --audits 100 --mu 1 --shifts 0 0.25 \\
-        --rows binomial fn_design fn_free --save disp_mu1.json
+        --rows binomial fn_design --refine --check-mcmc 4      # 9.5 min on 2 loaded cores
     python benchmarks/lira_dispersion_likelihood.py --audits 25 --mu 3 --shifts 0 \\
-        --rows binomial fn_design fn_free --save disp_mu3.json
+        --rows binomial fn_design fn_free both_free --refine   # 15 min
+    python benchmarks/lira_dispersion_likelihood.py --audits 30 --mu 1 --shifts 0 0.25 \\
+        --rows binomial fn_design fn_free both_free            # 27 min
 
 ``--check-mcmc K`` also runs the default estimate (``to_evidence()``, ``estimate_epsilon`` at
 delta = 1e-5, defaults, 4 chains x 1,000 draws) on the first K matrices of the first cell and
