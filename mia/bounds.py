@@ -625,6 +625,12 @@ def reference_exposure(x_ref, k_ref, method: str = "online", side: str = "auto")
     >>> np.round(reference_exposure(x, k), 3).tolist()   # (2.5 - 0.5) / sqrt(0.5 / 2 + 0.5 / 2)
     [2.828, 3.13]
     """
+    from .scores import _SIDES, METHODS
+
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
+    if side not in _SIDES:
+        raise ValueError(f"`side` must be one of {_SIDES}; found {side!r}")
     x = np.asarray(x_ref, dtype=np.float64)
     k1 = np.asarray(k_ref, dtype=bool)
     if x.ndim != 2 or k1.shape != x.shape:
@@ -647,6 +653,23 @@ def select_exposed(exposure, k: int = POOLED_SELECTED) -> np.ndarray:
     """Return the indices of the ``k`` largest ``exposure`` values (ties: the lower index first).
 
     Fewer when there are fewer finite values; none with ``-inf``.
+
+    Parameters
+    ----------
+    exposure : array_like of float, shape (n_targets,)
+        Each target's exposure (:func:`reference_exposure`); ``-inf`` for targets not to pick.
+    k : int
+        How many to pick, >= 1; default :data:`POOLED_SELECTED`.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Indices into ``exposure``, largest first.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a positive integer or ``exposure`` is not 1-D or holds NaN.
 
     Examples
     --------

@@ -265,6 +265,10 @@ def test_reference_exposure_is_welchs_t():
     )  # IN lower: "auto" reads the side as "less"
     with pytest.raises(ValueError, match="same shape"):
         reference_exposure(x, keep[:, :3])
+    with pytest.raises(ValueError, match="`method` must be one of .* found 'onlin'"):
+        reference_exposure(x, keep, "onlin")
+    with pytest.raises(ValueError, match="`side` must be one of .* found 'up'"):
+        reference_exposure(x, keep, "offline", "up")
 
 
 def test_select_exposed_order_ties_and_errors():
