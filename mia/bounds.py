@@ -63,6 +63,12 @@ SPLIT_SELECTED = 5
 #: nothing fill it (``docs/lira.md``, "The pooled bound over the most exposed targets").
 POOLED_SELECTED = 8
 
+#: A test model enters the pooled rates (:func:`model_rates`) when, given the models before it,
+#: its kept OUT targets are none with probability at most this; its rate is then
+#: :data:`EMPTY_RATE`.
+EMPTY_MAX = 0.1
+EMPTY_RATE = 0.5
+
 #: Guesses per side of each model's one-run audit, as fractions of the targets.
 ONE_RUN_FRACTIONS = (0.02, 0.05, 0.1, 0.25)
 
@@ -785,7 +791,8 @@ def pooled_model_rates(
         )
     kt = k[test][:, ok]
     dt = dec[:, ok]
-    fpr, fnr, use = model_rates(dt, kt)
+    coin_seed = int(rng.integers(2**63 - 1))
+    fpr, fnr, use = model_rates(dt, kt, seed=coin_seed)
     exposure = reference_exposure(x[ref], k[ref], method, side)[ok]
     return {
         "fpr": fpr.tolist(),
@@ -796,49 +803,90 @@ def pooled_model_rates(
         "columns": np.flatnonzero(ok),
         "decisions": dt,
         "keep": kt,
+        "coin_seed": coin_seed,
         "exposure": exposure,
     }
 
 
-def model_rates(decisions, keep, columns=None):
-    """Per-model FP and FN rates of decisions over a set of targets.
+def model_rates(decisions, keep, columns=None, *, seed=0):
+    """Per-model FP and FN rates over a set of targets, balanced given the models before.
+
+    The test models are taken in their order. For model ``i`` and target ``t``, given the
+    memberships of the models before ``i``, the chance that ``t`` is IN in model ``i`` is
+    ``pi = r_in / r``: the share of IN among the test models from ``i`` on (a target's test-half
+    memberships are a uniform arrangement of their fixed counts, in the balanced design given
+    the reference half and in the independent design given the counts, independently across
+    targets). Each entry is kept with probability ``p / pi`` when IN and ``p / (1 - pi)`` when
+    OUT, ``p = min(pi, 1 - pi)`` (independent coins from ``seed``), so that every target is a
+    kept IN and a kept OUT of model ``i`` with the same chance ``p``: the model's FP rate (the
+    share of its kept OUT targets decided "member") and FN rate (of its kept IN targets decided
+    "non-member") then weigh the targets alike, and given the models before, the pair of their
+    expectations is a mixture of the targets' error points (in R(eps, delta) under
+    (eps, delta)-DP, when a target's decision does not depend on how many other targets its
+    model was trained on). Without the coins a test model's FP rate weighs a target by its
+    chance to be OUT and its FN rate by its chance to be IN, which differ in the balanced
+    design: the pair can leave R (``docs/pooled_bound.md``, "The balanced design").
+
+    A model is used when, given the models before it, its kept OUT (and kept IN) set is empty
+    with probability at most :data:`EMPTY_MAX` (decided before its memberships are seen, so
+    leaving the others out moves nothing). A used model whose kept OUT or kept IN set is empty
+    after all gets the rate :data:`EMPTY_RATE` = 1/2 on that side: both sets are empty with the
+    same chance ``q``, so the expected pair is ``(1 - q)`` times a mixture of the targets'
+    points plus ``q (1/2, 1/2)``, and ``(1/2, 1/2)`` satisfies every lower constraint of
+    R(eps, delta) (``1/2 + e^eps / 2 >= 1 - delta``): the pair stays on the side of R the bound
+    tests.
 
     Parameters
     ----------
     decisions, keep : numpy.ndarray of bool, shape (n_models, n_targets)
-        "Member" decisions and memberships.
+        "Member" decisions and memberships of the test models, in their order.
     columns : array_like of bool or int, optional
-        The targets to pool over (default: all).
+        The targets to pool over (default: all). The coins are drawn for all columns, so an
+        entry gets the same coin in every subset.
+    seed : int or numpy.random.Generator
+        The coins; default 0.
 
     Returns
     -------
     fpr, fnr : numpy.ndarray of float
-        Per model that has an OUT and an IN target among them: the share of its OUT targets
-        decided "member" and of its IN targets decided "non-member".
+        Per used model, in order.
     used : numpy.ndarray of bool, shape (n_models,)
-        The models that have both.
+        The models used.
 
     Examples
     --------
-    >>> d = np.array([[True, False, False], [True, True, False]])
-    >>> k = np.array([[True, False, True], [False, False, True]])
-    >>> fpr, fnr, used = model_rates(d, k)
-    >>> fpr.tolist(), fnr.tolist(), used.tolist()
-    ([0.0, 1.0], [0.5, 1.0], [True, True])
+    >>> rng = np.random.default_rng(0)
+    >>> keep = rng.random((40, 300)) < 0.5
+    >>> fpr, fnr, used = model_rates(keep, keep)   # decisions that are always right
+    >>> float(fpr.max()), float(fnr.max()), int(used.sum())
+    (0.0, 0.0, 39)
     """
+    from bayes_dp.core.validation import as_generator
+
     dt = np.asarray(decisions, dtype=bool)
     kt = np.asarray(keep, dtype=bool)
     if dt.ndim != 2 or dt.shape != kt.shape:
         raise ValueError(
             f"`decisions` and `keep` must be 2-D of the same shape; found {dt.shape} and {kt.shape}"
         )
+    coins = as_generator(seed).random(kt.shape)
     if columns is not None:
-        dt, kt = dt[:, columns], kt[:, columns]
-    n_out = (~kt).sum(axis=1)
-    n_in = kt.sum(axis=1)
-    used = (n_out > 0) & (n_in > 0)
-    fpr = (dt & ~kt).sum(axis=1)[used] / n_out[used]
-    fnr = (~dt & kt).sum(axis=1)[used] / n_in[used]
+        dt, kt, coins = dt[:, columns], kt[:, columns], coins[:, columns]
+    n = kt.shape[0]
+    r_in = np.cumsum(kt[::-1], axis=0)[::-1]
+    pi = r_in / (n - np.arange(n))[:, None]
+    p = np.minimum(pi, 1.0 - pi)
+    kept_in = kt & (coins * pi < p)
+    kept_out = ~kt & (coins * (1.0 - pi) < p)
+    with np.errstate(divide="ignore"):
+        p_empty = np.exp(np.log1p(-p).sum(axis=1))
+    used = (p_empty <= EMPTY_MAX) & (kt.shape[1] > 0)
+    n_out = kept_out.sum(axis=1)[used]
+    n_in = kept_in.sum(axis=1)[used]
+    fp = (dt & kept_out).sum(axis=1)[used]
+    fn = (~dt & kept_in).sum(axis=1)[used]
+    fpr = np.where(n_out > 0, fp / np.maximum(n_out, 1), EMPTY_RATE)
+    fnr = np.where(n_in > 0, fn / np.maximum(n_in, 1), EMPTY_RATE)
     return fpr, fnr, used
 
 

@@ -222,7 +222,7 @@ class ScoreMatrixCounts:
             cols = np.isin(p["columns"], focus)
             if not cols.any():
                 return None
-        fpr, fnr, used = model_rates(p["decisions"], p["keep"], cols)
+        fpr, fnr, used = model_rates(p["decisions"], p["keep"], cols, seed=p["coin_seed"])
         if used.sum() < 2:
             return None
         rec = {
@@ -235,7 +235,7 @@ class ScoreMatrixCounts:
         }
         if cols is None and p["columns"].size > POOLED_SELECTED:
             sel = select_exposed(p["exposure"], POOLED_SELECTED)
-            f_s, n_s, used_s = model_rates(p["decisions"], p["keep"], sel)
+            f_s, n_s, used_s = model_rates(p["decisions"], p["keep"], sel, seed=p["coin_seed"])
             rec["selected"] = None
             if sel.size and used_s.sum() >= 2:
                 rec["selected"] = {

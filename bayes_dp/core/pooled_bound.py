@@ -1,16 +1,25 @@
 r"""A lower bound of eps from error rates pooled over many targets, with models as the units.
 
 Every target ``t`` of a score matrix has its own error point ``(FPR_t, FNR_t)`` of a fixed test,
-and under (eps, delta)-DP each lies in R(eps, delta). R is convex, so the mean point
-``(mean_t FPR_t, mean_t FNR_t)`` lies in it too: upper confidence bounds of the two mean rates
-give a lower bound of eps through the lower constraints of R (decisions as made, never
-reflected). The rates of one model's targets are correlated (a model that shifts all its
-targets' scores moves all its decisions together), so the decisions are not the units; the
-models are. Given a fixed test (fitted on other models), models trained independently give
-independent per-model rates, and a bound on the mean of independent variables in [0, 1] needs
-no model of their correlation: the idea of Pillutla et al. (2023), "Unleashing the power of
-randomization in auditing differentially private ML", whose intervals adapt to the
-correlation of the tests that share a model.
+and under (eps, delta)-DP each lies in R(eps, delta). R is convex, so any mixture of the points
+(the same weights for FP and FN) lies in it too. The rates of one model's targets are correlated
+(a model that shifts all its targets' scores moves all its decisions together), so the
+decisions are not the units; the models are: given a fixed test (fitted on other models),
+models trained independently give per-model rates whose dependence needs no model, the idea of
+Pillutla et al. (2023), "Unleashing the power of randomization in auditing differentially
+private ML", whose intervals adapt to the correlation of the tests that share a model.
+
+The per-model rates are :func:`mia.bounds.model_rates`'s, balanced given the models before:
+model ``i``'s pair of expected rates given models ``1 .. i - 1`` is a mixture of the targets'
+points with the same weights for FP and FN, so it lies in R(eps, delta) for every ``i``, though
+it may change from model to model (in LiRA's balanced design the test models' memberships are
+dependent: each target is IN for a fixed number of them). The bound therefore tests the lower
+constraints of R directly, model by model (:func:`constraint_epsilon_bound`): at a candidate
+``eps0`` the values ``FP_i + e^eps0 FN_i`` (and ``FN_i + e^eps0 FP_i``) have conditional mean at
+least ``1 - delta`` under the null, and a betting capital that grows against it is a
+supermartingale under it, whatever the means' drift. The upper bounds of the two mean rates
+(:func:`mean_upper_bound`) are reported beside it for reading and give the ``"t"`` interval's
+bound (``docs/pooled_bound.md``, "The balanced design").
 
 Two intervals for the mean of ``n`` per-model rates in [0, 1]:
 
@@ -42,12 +51,22 @@ from scipy import stats
 from bayes_dp.core.region import _eps_lower
 from bayes_dp.core.validation import check_delta, check_real
 
-__all__ = ["INTERVALS", "mean_upper_bound", "pooled_rates_epsilon_bound"]
+__all__ = [
+    "INTERVALS",
+    "constraint_epsilon_bound",
+    "mean_upper_bound",
+    "pooled_rates_epsilon_bound",
+]
 
 #: The intervals :func:`mean_upper_bound` knows.
 INTERVALS = ("betting", "t")
 #: Cap of the betting fraction (Waudby-Smith and Ramdas's ``c``): at most ``c / (1 - m)``.
 BET_CAP = 0.75
+#: Grid of the candidate eps of :func:`constraint_epsilon_bound`: its step (the bound is rounded
+#: down to it), its end, and how many points are tested at once.
+GRID_STEP = 0.001
+GRID_MAX = 50.0
+GRID_CHUNK = 500
 
 
 def _check_values(name: str, x) -> np.ndarray:
@@ -63,9 +82,30 @@ def _check_values(name: str, x) -> np.ndarray:
     return v
 
 
-def _log_capital(m: float, x: np.ndarray, lam: np.ndarray) -> float:
+def _log_capital(m, x: np.ndarray, lam: np.ndarray):
+    """Log of the capital ``prod_i (1 + min(lam_i, c / (1 - m)) (m - x_i))``, over the last axis.
+
+    ``m`` a number or an array of shape ``x.shape[:-1]`` (one candidate mean per row).
+    """
+    m = np.asarray(m, dtype=np.float64)[..., None]
     bet = np.minimum(lam, BET_CAP / (1.0 - m))
-    return float(np.log1p(bet * (m - x)).sum())
+    out = np.log1p(bet * (m - x)).sum(axis=-1)
+    return out if out.ndim else float(out)
+
+
+def _bets(v: np.ndarray, a: float) -> np.ndarray:
+    """Waudby-Smith and Ramdas's predictable plug-in bets of values ``v`` (last axis) at error ``a``.
+
+    ``lambda_i = sqrt(2 log(1 / a) / (n sigma_{i-1}^2))``, ``sigma_{i-1}^2`` the running variance
+    of the first ``i - 1`` values regularized by a prior value 1/4 (mean 1/2): each bet uses the
+    values before it only.
+    """
+    n = v.shape[-1]
+    i = np.arange(1, n + 1)
+    run_mean = (0.5 + np.cumsum(v, axis=-1)) / (i + 1)
+    run_var = (0.25 + np.cumsum((v - run_mean) ** 2, axis=-1)) / (i + 1)
+    prev_var = np.concatenate((np.full(v.shape[:-1] + (1,), 0.25), run_var[..., :-1]), axis=-1)
+    return np.sqrt(2.0 * np.log(1.0 / a) / (n * prev_var))
 
 
 def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
@@ -102,11 +142,7 @@ def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
     if interval == "t":
         up = v.mean() + stats.t.ppf(1.0 - a, n - 1) * v.std(ddof=1) / np.sqrt(n)
         return float(min(max(up, 0.0), 1.0))
-    i = np.arange(1, n + 1)
-    run_mean = (0.5 + np.cumsum(v)) / (i + 1)
-    run_var = (0.25 + np.cumsum((v - run_mean) ** 2)) / (i + 1)
-    prev_var = np.concatenate(([0.25], run_var[:-1]))
-    lam = np.sqrt(2.0 * np.log(1.0 / a) / (n * prev_var))
+    lam = _bets(v, a)
     target = np.log(1.0 / a)
     lo, hi = 0.0, 1.0
     if _log_capital(lo, v, lam) >= target:
@@ -123,17 +159,63 @@ def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
     return float(hi)
 
 
+def constraint_epsilon_bound(u, w, delta: float, error: float) -> float:
+    """Largest eps at which betting rejects ``E[u_i + e^eps w_i | past] >= 1 - delta`` for all i.
+
+    The test of one lower constraint of R(eps, delta) on per-model rates ``u`` and ``w`` (FP and
+    FN, or FN and FP). At a candidate ``eps0`` the values ``z_i = (u_i + e^eps0 w_i) /
+    (1 + e^eps0)`` lie in [0, 1] and, under the null that every model's conditional mean pair
+    (given the models before it) lies in R(eps0, delta), each has conditional mean at least
+    ``m = (1 - delta) / (1 + e^eps0)``; the capital ``prod_i (1 + lambda_i (m - z_i))`` of
+    :func:`mean_upper_bound` (bets predictable, capped at ``c / (1 - m)``) is then a nonnegative
+    supermartingale, so it reaches ``1 / error`` with probability at most ``error`` (Ville).
+    The conditional means may change from model to model (the sequential rates of
+    :func:`mia.bounds.model_rates`): the test needs each of them in R, not one common mean.
+    The bound is the largest point of the grid ``0, GRID_STEP, 2 GRID_STEP, ...`` up to which
+    every grid point is rejected (0 where ``eps0 = 0`` is not): if the truth is below it, the
+    first grid point at or above the truth was rejected with its null true.
+
+    Parameters
+    ----------
+    u, w : numpy.ndarray of float, shape (n,)
+        Per-model rates in [0, 1], in the models' order.
+    delta : float
+        In [0, 1).
+    error : float
+        In (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    target = np.log(1.0 / error)
+    for start in range(0, int(GRID_MAX / GRID_STEP), GRID_CHUNK):
+        eps0 = (start + np.arange(GRID_CHUNK)) * GRID_STEP
+        e = np.exp(eps0)[:, None]
+        z = (u + e * w) / (1.0 + e)
+        m = (1.0 - delta) / (1.0 + e[:, 0])
+        rejected = _log_capital(m, z, _bets(z, error)) >= target
+        if not rejected.all():
+            first = int(np.argmin(rejected))
+            return float(eps0[first - 1]) if first > 0 else 0.0
+    return float(GRID_MAX)
+
+
 def pooled_rates_epsilon_bound(
     fpr, fnr, delta: float, confidence: float = 0.95, interval: str = "betting", share=1.0
 ) -> dict:
     """Lower bound of eps from per-model FP and FN rates pooled over targets (see the module).
 
-    Each rate's mean gets a one-sided upper bound at error ``share (1 - confidence) / 2``
-    (Bonferroni over the two), and the bound is the eps whose region's lower constraints pass
-    through the point of the two upper bounds: ``max(log((1 - delta - FNR+) / FPR+),
-    log((1 - delta - FPR+) / FNR+), 0)``. It holds with probability at least
-    ``1 - share (1 - confidence)`` when the per-model rates are independent across models and
-    their means are the mean rates over the targets of one fixed test.
+    ``"betting"`` (finite-sample): the larger of the two lower constraints' bounds of
+    :func:`constraint_epsilon_bound` (``FP + e^eps FN >= 1 - delta`` and ``FN + e^eps FP >=
+    1 - delta``), each at error ``share (1 - confidence) / 2``. It holds with probability at
+    least ``1 - share (1 - confidence)`` when every model's pair of expected rates, given the
+    models before it, lies in R(eps, delta) (:func:`mia.bounds.model_rates`). ``"t"``
+    (asymptotic, never a claim): each rate's mean gets Student's t upper bound at that error,
+    and the bound is the eps whose region's lower constraints pass through the point of the
+    two: ``max(log((1 - delta - FNR+) / FPR+), log((1 - delta - FPR+) / FNR+), 0)``.
+    ``fpr_upper`` and ``fnr_upper`` are these upper bounds of the mean rates (betting or t),
+    for reading.
 
     Parameters
     ----------
@@ -179,8 +261,14 @@ def pooled_rates_epsilon_bound(
     err = share * (1.0 - confidence) / 2.0
     fu = mean_upper_bound(f, err, interval)
     gu = mean_upper_bound(g, err, interval)
+    if interval == "betting":
+        eps = max(
+            constraint_epsilon_bound(f, g, delta, err), constraint_epsilon_bound(g, f, delta, err)
+        )
+    else:
+        eps = float(_eps_lower(fu, gu, delta))
     return {
-        "eps": float(_eps_lower(fu, gu, delta)),
+        "eps": eps,
         "fpr_upper": fu,
         "fnr_upper": gu,
         "fpr_mean": float(f.mean()),
