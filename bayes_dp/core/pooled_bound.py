@@ -94,7 +94,7 @@ def _log_capital(m, x: np.ndarray, lam: np.ndarray):
 
 
 def _bets(v: np.ndarray, a: float) -> np.ndarray:
-    """Waudby-Smith and Ramdas's predictable plug-in bets of values ``v`` (last axis) at error ``a``.
+    """Waudby-Smith and Ramdas's predictable plug-in bets of ``v`` (last axis) at error ``a``.
 
     ``lambda_i = sqrt(2 log(1 / a) / (n sigma_{i-1}^2))``, ``sigma_{i-1}^2`` the running variance
     of the first ``i - 1`` values regularized by a prior value 1/4 (mean 1/2): each bet uses the
