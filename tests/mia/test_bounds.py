@@ -18,7 +18,7 @@ from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.region import _cp_interval, _eps_lower
 from mia.bounds import companion_bounds, one_run_model_bound
 
-from tests._support.pooled_sim import selected_rates_by_hand
+from tests._support.balanced_rates import selected_by_hand
 
 
 def test_bad_input():
@@ -85,7 +85,7 @@ def test_companion_rows_and_one_run_conditions():
     # the selected row: the 8 targets with the largest |Welch t| on the reference half, rates
     # and bound worked out here from the split's decisions
     r = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
-    top, fpr, fnr = selected_rates_by_hand(scores, keep, r)
+    top, fpr, fnr = selected_by_hand(scores, keep, r)
     want = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95)["eps"]
     assert eps[names[4]] == pytest.approx(want, rel=1e-12)
     row = b["bounds"][4]

@@ -244,7 +244,7 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
         "all": "pooled over targets, models as units (betting)",
         "selected": "pooled over the most exposed targets, models as units (betting)",
     }[f["pooled"]["targets"]]
-    assert f["pooled"]["eps"] <= rows[name]["eps"] and f["pooled"]["n_models"] == 16
+    assert f["pooled"]["eps"] <= rows[name]["eps"] and f["pooled"]["n_models"] == 15
     assert claim["lower"] == claim["frequentist_lower"]  # whatever the posterior's lower end
     assert "What the model says (not the finding)" in claim["sentence"]
     assert claim["frequentist"]["n_rates"] == 2 * 40 and claim["frequentist"]["group"] == "lira"

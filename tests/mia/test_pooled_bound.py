@@ -14,10 +14,11 @@ from scipy import integrate, stats
 
 import mia
 from bayes_dp.core.exceptions import DependenceWarning
-from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
+from bayes_dp.core.pooled_bound import mean_upper_bound, pooled_rates_epsilon_bound
 from mia.bounds import _fit_and_decide, _fit_reference, reference_exposure, select_exposed
 from mia.lira import _decide
 
+from tests._support.balanced_rates import balanced_rates_by_hand
 from tests._support.pooled_sim import audit, decision_region, in_region, laplace_normal_cdf
 
 
@@ -33,27 +34,25 @@ def test_rates_by_hand():
     scores, keep = _tiny()
     r = mia.pooled_model_rates(scores, keep, alpha=0.2, seed=3)
     ref, test = np.array(r["reference_models"]), np.array(r["test_models"])
-    assert len(ref) == 5 and sorted(np.r_[ref, test].tolist()) == list(range(10))
-    fp = {j: [0, 0] for j in test}  # model: [decided member, OUT targets]
-    fn = {j: [0, 0] for j in test}
-    fitted = 0
+    all_test = np.setdiff1d(np.arange(10), ref)
+    assert len(ref) == 5 and set(test) <= set(all_test)
+    fitted = []
+    dec = np.zeros((5, 6), bool)
     for t in range(scores.shape[1]):
         ins = scores[ref, t][keep[ref, t]]
         outs = scores[ref, t][~keep[ref, t]]
         if len(ins) < 2 or len(outs) < 2:
             continue
-        fitted += 1
-        for j in test:
-            member = bool(mia.learn_and_decide(scores[j, t], outs, ins, 0.2))
-            if keep[j, t]:
-                fn[j][0] += not member
-                fn[j][1] += 1
-            else:
-                fp[j][0] += member
-                fp[j][1] += 1
-    assert r["n_targets"] == fitted
-    np.testing.assert_allclose(r["fpr"], [fp[j][0] / fp[j][1] for j in test], rtol=1e-15)
-    np.testing.assert_allclose(r["fnr"], [fn[j][0] / fn[j][1] for j in test], rtol=1e-15)
+        fitted.append(t)
+        for i, j in enumerate(all_test):
+            dec[i, t] = bool(mia.learn_and_decide(scores[j, t], outs, ins, 0.2))
+    assert r["n_targets"] == len(fitted) and r["columns"].tolist() == fitted
+    np.testing.assert_array_equal(r["decisions"], dec[:, fitted])
+    coins = np.random.default_rng(r["coin_seed"]).random((len(fitted), 5)).T
+    fpr, fnr, used = balanced_rates_by_hand(dec[:, fitted], keep[all_test][:, fitted], coins)
+    assert all_test[used].tolist() == r["test_models"]
+    np.testing.assert_allclose(r["fpr"], fpr, rtol=1e-15)
+    np.testing.assert_allclose(r["fnr"], fnr, rtol=1e-15)
 
 
 def test_seed_and_split_bound():
@@ -69,7 +68,7 @@ def test_seed_and_split_bound():
     b = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=np.random.default_rng(5))
     assert same(a, b)
     # the rates are model_rates of the returned decisions over the fitted columns
-    fpr, fnr, _ = mia.bounds.model_rates(a["decisions"], a["keep"])
+    fpr, fnr, _ = mia.bounds.model_rates(a["decisions"], a["keep"], seed=a["coin_seed"])
     assert fpr.tolist() == a["fpr"] and fnr.tolist() == a["fnr"]
     assert (
         a["test_models"] != mia.pooled_model_rates(scores, keep, alpha=0.1, seed=6)["test_models"]
@@ -229,18 +228,91 @@ def test_expected_model_rates_against_simulation():
 def test_model_rates_by_hand_and_errors():
     from mia.bounds import model_rates
 
-    d = np.array([[True, False, True, False], [False, False, True, True]])
-    k = np.array([[True, True, False, False], [True, False, False, False]])
-    fpr, fnr, used = model_rates(d, k)
-    # model 0: OUT targets 2, 3 -> 1 of 2 "member"; IN 0, 1 -> 1 of 2 "non-member"
-    # model 1: OUT 1, 2, 3 -> 2 of 3; IN 0 -> 1 of 1
-    assert fpr.tolist() == [0.5, 2 / 3] and fnr.tolist() == [0.5, 1.0] and used.all()
-    # over targets 0 and 1: model 0 has no OUT target among them (left out); model 1 has OUT
-    # target 1 (decided "non-member": FP rate 0) and IN target 0 (missed: FN rate 1)
-    fpr, fnr, used = model_rates(d, k, [0, 1])
-    assert used.tolist() == [False, True] and fpr.tolist() == [0.0] and fnr.tolist() == [1.0]
+    rng = np.random.default_rng(12)
+    k = rng.random((30, 9)) < rng.uniform(0.1, 0.9, 9)
+    d = rng.random(k.shape) < 0.4
+    fpr, fnr, used = model_rates(d, k, seed=4)
+    coins = np.random.default_rng(4).random(k.shape[::-1]).T
+    want = balanced_rates_by_hand(d, k, coins)
+    np.testing.assert_allclose(fpr, want[0], rtol=1e-15)
+    np.testing.assert_allclose(fnr, want[1], rtol=1e-15)
+    assert (used == want[2]).all() and not used[-1]  # the last model's memberships are known
+    # a subset of the columns: their coins are the ones drawn for all
+    cols = [0, 2, 3, 7, 8]
+    fpr, fnr, used = model_rates(d, k, cols, seed=4)
+    want = balanced_rates_by_hand(d[:, cols], k[:, cols], coins[:, cols])
+    np.testing.assert_allclose(fpr, want[0], rtol=1e-15)
+    assert (used == want[2]).all()
+    # decisions always right: no error among the kept entries
+    k2 = rng.random((30, 200)) < 0.5
+    f0, g0, _ = model_rates(k2, k2, seed=1)
+    assert f0.max() == 0 and g0.max() == 0
     with pytest.raises(ValueError, match="same shape"):
         model_rates(d, k[:, :3])
+
+
+def test_balanced_rates_weigh_targets_alike():
+    # Decisions fixed per target, whatever the membership (an eps = 0 mechanism): every target's
+    # error point is (d_t, 1 - d_t), on FPR + FNR = 1. Given the models before, model i's
+    # expected FP + FN is then exactly 1 for the balanced rates (the same weights for both
+    # sides; an empty side counts 1/2), so also averaged over arrangements. The plain rates
+    # (FP over all OUT targets, FN over all IN) weigh a target's FP by its chance to be OUT and
+    # its FN by its chance to be IN: with the IN counts below they move away from 1.
+    # Each model's FP + FN lies in [0, 2] (sd <= 1): over 10,000 arrangements its mean's sd is
+    # at most 1 / sqrt(draws where it is used) <= 0.023 (models used in >= 2,000 draws);
+    # checked within 4.5 sd per model (12 models: a correct rule fails with probability < 1e-4).
+    from mia.bounds import model_rates
+
+    rng = np.random.default_rng(2)
+    n, counts = 12, np.array([2, 3, 6, 9, 10, 4, 8, 1])
+    d = np.array([1, 1, 0, 0, 1, 0, 1, 0], bool)
+    base = np.arange(n)[:, None] < counts  # each column's IN count, arranged at random below
+    reps = 10_000
+    s_new, n_new = np.zeros(n), np.zeros(n)
+    s_old, n_old = np.zeros(n), np.zeros(n)
+    for _ in range(reps):
+        k = np.take_along_axis(base, rng.random(base.shape).argsort(axis=0), axis=0)
+        dec = np.broadcast_to(d, k.shape)
+        f, g, used = model_rates(dec, k, seed=rng)
+        s_new[used] += f + g
+        n_new[used] += 1
+        both = (~k).any(1) & k.any(1)
+        s_old[both] += ((dec & ~k).sum(1) / np.maximum((~k).sum(1), 1))[both]
+        s_old[both] += ((~dec & k).sum(1) / np.maximum(k.sum(1), 1))[both]
+        n_old[both] += 1
+    ok = n_new >= 2000
+    assert ok.sum() >= 8
+    dev = np.abs(s_new[ok] / n_new[ok] - 1.0)
+    assert (dev < 4.5 / np.sqrt(n_new[ok])).all(), dev
+    # the plain rates: below 1 in every model (0.066-0.080 below, over 4 sd), for a rule that
+    # knows the design's IN counts
+    assert (1.0 - s_old / n_old).min() > 4.5 / np.sqrt(n_old.min())
+
+
+def test_blind_attack_on_the_balanced_design():
+    # LiRA's balanced design (every target IN for exactly half of the models): given the
+    # reference half, a target's IN count in the test half is n - its reference count. A rule
+    # that reads the design alone ("member" where the reference half has few IN) has eps = 0,
+    # yet the plain per-model rates (FP over each model's OUT targets, FN over its IN ones)
+    # put both below 1/2 and their box bound above 0: a false accusation. The balanced rates
+    # and the constraint test give 0.
+    from bayes_dp.core.region import _eps_lower
+    from mia.bounds import model_rates
+
+    rng = np.random.default_rng(5)
+    m, t = 1024, 1000
+    keep = (np.arange(m)[:, None] < m // 2) & np.ones(t, bool)
+    keep = np.take_along_axis(keep, rng.random(keep.shape).argsort(axis=0), axis=0)
+    ref, test = keep[: m // 2], keep[m // 2 :]
+    dec = np.broadcast_to(ref.sum(axis=0) < m // 4, test.shape)
+    plain_f = (dec & ~test).sum(1) / (~test).sum(1)
+    plain_g = (~dec & test).sum(1) / test.sum(1)
+    err = 0.05 / 2
+    box = _eps_lower(mean_upper_bound(plain_f, err), mean_upper_bound(plain_g, err), 1e-5)
+    assert box > 0.01
+    f, g, used = model_rates(dec, test, seed=1)
+    assert used.sum() > 400
+    assert pooled_rates_epsilon_bound(f, g, 1e-5, 0.95)["eps"] == 0.0
 
 
 def test_reference_exposure_is_welchs_t():
@@ -302,7 +374,7 @@ def test_selection_uses_the_reference_half_only():
     sel2 = res2.to_evidence().dependence["pooled_rates"]["selected"]
     assert sel2["columns"] == sel["columns"] and sel2["fnr"] != sel["fnr"]
     # declared targets: no selection (the declaration is the choice)
-    assert "selected" not in res.to_evidence(focus=[0, 1]).dependence["pooled_rates"]
+    assert "selected" not in res.to_evidence(focus=[0, 1, 2, 3]).dependence["pooled_rates"]
     # 8 targets or fewer: the selection would be all of them, so there is none
     few = _counts(scores[:, :8], keep[:, :8])
     assert "selected" not in few.to_evidence().dependence["pooled_rates"]

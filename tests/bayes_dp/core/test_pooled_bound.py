@@ -5,11 +5,19 @@ Student's t formula and the region's lower constraints written out by hand; the 
 capital of Waudby-Smith and Ramdas (2024) written out from the paper's definition.
 """
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from bayes_dp.core.pooled_bound import BET_CAP, mean_upper_bound, pooled_rates_epsilon_bound
+from bayes_dp.core.pooled_bound import (
+    BET_CAP,
+    GRID_STEP,
+    constraint_epsilon_bound,
+    mean_upper_bound,
+    pooled_rates_epsilon_bound,
+)
 
 # (name, sampler of n values, true mean)
 DISTS = [
@@ -137,17 +145,72 @@ def test_pooled_eps_by_hand():
     assert b["eps"] == pytest.approx(np.log((1 - delta - gu) / fu), rel=1e-12)
     assert b["error"] == pytest.approx(err) and b["n_models"] == 60 and b["interval"] == "t"
     assert b["fpr_mean"] == pytest.approx(fpr.mean())
-    # the betting bounds at the share's error
+    # betting: the rates' bounds at the share's error, for reading; the eps bound tests R's
+    # lower constraints directly
     bb = pooled_rates_epsilon_bound(fpr, fnr, delta, 0.9, "betting", share=0.5)
     assert bb["error"] == pytest.approx(0.025)
     assert bb["fpr_upper"] == mean_upper_bound(fpr, bb["error"])
     assert bb["fnr_upper"] == mean_upper_bound(fnr, bb["error"])
-    hand = max(
-        np.log((1 - delta - bb["fnr_upper"]) / bb["fpr_upper"]),
-        np.log((1 - delta - bb["fpr_upper"]) / bb["fnr_upper"]),
-        0.0,
+    assert bb["eps"] == max(
+        constraint_epsilon_bound(fpr, fnr, delta, 0.025),
+        constraint_epsilon_bound(fnr, fpr, delta, 0.025),
     )
-    assert bb["eps"] == pytest.approx(hand, rel=1e-12)
+    assert bb["eps"] > 0.0
+
+
+def _log_capital_by_hand(z, m, a):
+    """Waudby-Smith and Ramdas's capital against "mean >= m", written out value by value."""
+    n = len(z)
+    out, s, ss, mean = 0.0, 0.0, 0.0, 0.5
+    var = 0.25
+    for i, v in enumerate(z, start=1):
+        lam = min(math.sqrt(2 * math.log(1 / a) / (n * var)), BET_CAP / (1 - m))
+        out += math.log(1 + lam * (m - v))
+        s += v
+        mean = (0.5 + s) / (i + 1)
+        ss += (v - mean) ** 2
+        var = (0.25 + ss) / (i + 1)
+    return out
+
+
+def test_constraint_bound_by_hand():
+    # the bound is the last grid point before the first candidate eps the capital does not
+    # reject (capital >= 1 / error), each capital recomputed here value by value
+    rng = np.random.default_rng(11)
+    f = rng.binomial(300, 0.08, 80) / 300
+    g = rng.binomial(300, 0.6, 80) / 300
+    delta, a = 1e-5, 0.0125
+    b = constraint_epsilon_bound(g, f, delta, a)  # FN + e^eps FP >= 1 - delta
+    assert 0.5 < b < np.log((1 - 0.6) / 0.08)
+
+    def rejects(eps0):
+        z = (g + np.exp(eps0) * f) / (1 + np.exp(eps0))
+        return _log_capital_by_hand(z, (1 - delta) / (1 + np.exp(eps0)), a) >= math.log(1 / a)
+
+    for eps0 in (0.0, b / 3, b / 2, b - GRID_STEP, b):
+        assert rejects(round(eps0 / GRID_STEP) * GRID_STEP), eps0
+    assert not rejects(b + GRID_STEP)
+    # nothing rejected at eps0 = 0: 0
+    assert constraint_epsilon_bound(1 - f, f, delta, a) == 0.0
+
+
+def test_constraint_bound_holds_when_the_means_drift():
+    # The models' expected pairs alternate between two points of one straight piece of R's
+    # boundary at eps = 1, (0.05, 1 - 0.05 e) and (0.2, 1 - 0.2 e) (never one common mean; the
+    # constraint FN + e FP >= 1 holds with equality for each). A valid 95% bound is above 1 in
+    # at most 5% of 300 audits: Binomial(300, 0.05) has sd 3.8, allowed 15 + 3 sd = 26. The
+    # check is not empty: the bound comes close to the truth (median above 0.8).
+    rng = np.random.default_rng(12)
+    fp = np.where(np.arange(400) % 2 == 0, 0.05, 0.2)
+    above, bounds = 0, []
+    for _ in range(300):
+        f = rng.binomial(200, fp) / 200
+        g = rng.binomial(200, 1 - np.e * fp) / 200
+        e = pooled_rates_epsilon_bound(f, g, 0.0, 0.95)["eps"]
+        above += e > 1.0
+        bounds.append(e)
+    assert above <= 15 + 3 * np.sqrt(300 * 0.05 * 0.95), above
+    assert np.median(bounds) > 0.8, np.median(bounds)
 
 
 def test_pooled_eps_zero_when_bounds_say_nothing():

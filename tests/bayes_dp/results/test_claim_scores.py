@@ -21,7 +21,7 @@ from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_scores import _column, score_matrix_bound
 
-from tests._support.pooled_sim import selected_rates_by_hand
+from tests._support.balanced_rates import selected_by_hand
 
 
 def _by_hand(fp, n_neg, fn, n_pos, delta, confidence, n_rates, f_fp=1.0, f_fn=1.0, reflect=True):
@@ -167,11 +167,11 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     # two candidates share the pooled half of the error equally
     rates = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
     pooled = pooled_rates_epsilon_bound(rates["fpr"], rates["fnr"], 1e-5, 0.95, share=0.25)
-    top, fpr, fnr = selected_rates_by_hand(scores, keep, rates)
+    top, fpr, fnr = selected_by_hand(scores, keep, rates)
     picked = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95, share=0.25)
     assert [x["eps"] for x in f["pooled"]["candidates"]] == [pooled["eps"], picked["eps"]]
     assert f["pooled"]["eps"] == max(pooled["eps"], picked["eps"])
-    assert f["pooled"]["n_models"] == 32 and f["pooled"]["share"] == 0.25
+    assert f["pooled"]["n_models"] == 31 and f["pooled"]["share"] == 0.25
     # an optimal attack on every target: the pooled bound is far above any target's own
     assert f["lower"] == f["pooled"]["eps"] > 2 * f["target_lower"]
     assert f["target"] == int(res.targets[f["row"]]) and f["n_positive"] == int((per > 0).sum())
@@ -196,7 +196,7 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     assert s.startswith("NOT RELIABLE: the pooled counts are dependent") or first == 0
     which = "62 targets" if f["pooled"]["targets"] == "all" else "8 targets most exposed"
     assert f"the error rates pooled over the {which}" in s
-    assert "with its 32 test models as the units" in s
+    assert "with its 31 test models as the units" in s
     assert "Beside it, the largest per-target Clopper-Pearson bound" in s
     assert f"is {f['target_lower']:.3g}; it is set by target {f['target']}" in s
     assert f"target {f['target']} (score-matrix column) of group 'lira'" in s
@@ -643,18 +643,19 @@ def test_the_model_sentence_cites_the_models_own_record():
 
 
 def test_the_pooled_bound_needs_enough_test_models():
-    # 30 models: 15 test models, below POOLED_MIN_MODELS (a rule of the design, not of the
-    # data): the claim keeps all of its error for the per-target bounds; 32 models: 16, it pools
+    # 30 models: 15 test models, 14 used (the last one's memberships are known from the
+    # others'), below POOLED_MIN_MODELS (a rule of the design, not of the data): the claim
+    # keeps all of its error for the per-target bounds; 32 models: 16, 15 used, it pools
     from bayes_dp.results.claim_scores import POOLED_MIN_MODELS
 
-    assert POOLED_MIN_MODELS == 16
+    assert POOLED_MIN_MODELS == 15
     for n_models, pooled in ((30, False), (32, True)):
         scores, keep = mia.simulate_score_matrix(n_models, 40, mu=3.0, seed=5)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = mia.counts_from_score_matrix(scores, keep, 0.1)
         ev = res.to_evidence()
-        assert len(ev.dependence["pooled_rates"]["fpr"]) == n_models // 2
+        assert len(ev.dependence["pooled_rates"]["fpr"]) == n_models // 2 - 1
         c = {k: getattr(res.counts, k).tolist() for k in ("fp", "n_neg", "fn", "n_pos")}
         st = {"delta": 1e-5, "groups": [{"name": "g", "counts": c, "dependence": ev.dependence}]}
         b = score_matrix_bound(st, 0.95)
@@ -675,7 +676,7 @@ def test_the_pooled_bound_needs_enough_test_models():
         assert b["pooled_too_few"] == (not pooled)
         draws = {"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}
         sentence = bdp.audit_claim(bdp.Posterior(draws, {}, st)).sentence
-        said = "no bound pooled over the targets: fewer than 16 test models" in sentence
+        said = "no bound pooled over the targets: fewer than 15 test models" in sentence
         assert said == (not pooled)
 
 
