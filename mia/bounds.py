@@ -353,7 +353,7 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
 
     rows = []
     for interval, words in (
-        ("betting", "finite-sample betting bounds (Waudby-Smith and Ramdas)"),
+        ("betting", "the betting test of R's lower constraints (finite-sample)"),
         ("t", "Student t bounds, asymptotic: not for a claim"),
     ):
         b = pooled_rates_epsilon_bound(r["fpr"], r["fnr"], delta, confidence, interval)
@@ -364,7 +364,8 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
                 "applicable": True,
                 "assumes": (
                     f"a test fitted on {r['n_reference']} reference models, the "
-                    f"{b['n_models']} others independent given them; the mean FP rate "
+                    f"{b['n_models']} others trained independently given their memberships, "
+                    "each target's memberships independent of the others'; the mean FP rate "
                     f"{b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
                     f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}) over "
                     f"{r['n_targets']} targets, {words}, each at {b['error']:g}"
@@ -385,10 +386,10 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
                 "assumes": (
                     f"the {sel['n_targets']} targets with the largest Welch t of IN against OUT "
                     f"scores on the {r['n_reference']} reference models (columns {cols}), their "
-                    f"test fitted there, the {b['n_models']} others independent given them; the "
+                    f"test fitted there, the {b['n_models']} others trained independently; the "
                     f"mean FP rate {b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
-                    f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}), finite-sample betting "
-                    f"bounds, each at {b['error']:g}"
+                    f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}), the betting test of R's "
+                    f"lower constraints (finite-sample), each at {b['error']:g}"
                 ),
             }
         )
@@ -906,15 +907,17 @@ def pooled_split_bound(
     """Lower bound of eps from the error rates pooled over all targets, models as the units.
 
     :func:`pooled_model_rates` (a test fitted on a random half of the models, applied to the
-    other half) and :func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` (one-sided
-    upper bounds of the mean FP and FN rates over the test models, at ``(1 - confidence) / 2``
-    each; ``interval`` ``"betting"``, finite-sample, or ``"t"``, asymptotic). R(eps, delta) is
-    convex, so under (eps, delta)-DP the targets' mean error point lies in it: the bound holds
-    with probability ``confidence`` when the test models are independent given the reference
-    half (models trained on independent random subsets) whatever the correlation of one
-    model's decisions (a per-model shift of all its scores included). Where every target is
-    equally exposed it is far above the max-over-targets bounds; targets that show nothing
-    dilute it (``docs/lira.md``, "The pooled bound").
+    other half; per-model rates balanced model by model, :func:`model_rates`) and
+    :func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` (``interval`` ``"betting"``:
+    the finite-sample betting test of R's lower constraints, each at ``(1 - confidence) / 2``;
+    ``"t"``: Student t upper bounds of the mean rates, asymptotic). R(eps, delta) is convex, so
+    under (eps, delta)-DP every test model's expected pair of rates given the models before it
+    lies in it: the betting bound holds with probability ``confidence`` when the models are
+    trained independently given their memberships and each target's memberships are drawn
+    independently of the others' (LiRA's balanced design or independent inclusion), whatever
+    the correlation of one model's decisions (a per-model shift of all its scores included).
+    Where every target is equally exposed it is far above the max-over-targets bounds; targets
+    that show nothing dilute it (``docs/lira.md``, "The pooled bound").
 
     Parameters
     ----------

@@ -631,11 +631,12 @@ def score_matrix_words(
             f"the error rates pooled over the {pb['n_targets']} targets"
             f"{_pooled_which(pb)} of group "
             f"{pb['group']!r}, with its {pb['n_models']} test models as the units (a test fitted "
-            f"on its {pb['n_reference']} other models; mean FP rate {pb['fpr_mean']:.3g}, at "
-            f"most {pb['fpr_upper']:.3g}, mean FN rate {pb['fnr_mean']:.3g}, at most "
-            f"{pb['fnr_upper']:.3g}: finite-sample betting bounds, each at level "
-            f"{pb['error']:.3g}; the targets' mean error point lies in R(eps, delta) when each "
-            f"target's does; {DOCS_POOLED}). Beside it, {what} is {fb['target_lower']:.3g}"
+            f"on its {pb['n_reference']} other models; each model's rates over entries kept so "
+            f"that FP and FN weigh the targets alike: mean FP rate {pb['fpr_mean']:.3g}, mean "
+            f"FN rate {pb['fnr_mean']:.3g}; a finite-sample betting test of the lower "
+            f"constraints of R(eps, delta), each at level {pb['error']:.3g}: such a mixture of "
+            f"the targets' error points lies in R when each target's does; {DOCS_POOLED}). "
+            f"Beside it, {what} is {fb['target_lower']:.3g}"
         )
         raw = ""
     elif pb is not None:
