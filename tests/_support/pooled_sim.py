@@ -220,31 +220,46 @@ def true_rates(cfg, mu_t, fit, alpha):
 
 
 def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
-    """One audit of ``cfg``: the pooled bound per interval, the truth and the exact mean rates.
+    """One audit of ``cfg``: the pooled bounds, the truth, the exact mean rates, the old bound.
 
-    Returns a dict: ``truth``, ``point`` (eps of the per-model mean rates), ``fpr_true``,
-    ``fnr_true`` (mean over the fitted targets of their exact rates), ``fpr_true_w``,
-    ``fnr_true_w`` (the same weighted by each target's chance to be OUT / IN in a test model
-    given the reference half: the expected per-model rate; equal weights in the independent
-    design; ``point_true_w`` is the eps of that weighted point: above the truth where the FP
-    and FN weights differ enough, since the point is then no mixture of the targets' points),
-    ``mismatch`` (test decisions where the exact region and ``_decide`` disagree;
-    must be 0), and per interval ``eps``, ``fpr_upper``, ``fnr_upper``.
+    Returns a dict:
+
+    * ``truth``; ``point`` (eps of the means of the per-model rates, no interval);
+      ``fpr_true``, ``fnr_true`` (mean over the fitted targets of their exact rates: a mixture of
+      the targets' points, in R(truth));
+    * ``mismatch``: test decisions where the exact region and ``mia.lira._decide`` disagree,
+      plus 1 where :func:`mia.bounds.model_rates` of the exact regions' decisions (with the
+      record's ``coin_seed``) differs from the record's rates; must be 0;
+    * per interval (``"betting"``, ``"t"``) ``eps``, ``fpr_upper``, ``fnr_upper``; for
+      ``"betting"`` also ``rej_fp`` / ``rej_fn``: whether the test of the lower constraint
+      ``FP + e^eps FN >= 1 - delta`` (``FN + e^eps FP``) rejected the first grid point at or
+      above the truth, an event of probability at most its error (2.5% at confidence 0.95)
+      whatever the models' drift (:func:`constraint_rejects`);
+    * ``old``: the bound of the plain per-model rates (a model's FP rate over all its OUT
+      targets, FN over all its IN targets, :func:`plain_model_rates`) with the betting upper
+      bounds of their two means (a box), the method before the coins; ``old_point``: eps of
+      those rates' means; ``old_point_true_w``: eps of their expected point given the
+      reference half (each target's FP weighted by its chance to be OUT in a test model, FN by
+      its chance to be IN; equal weights in the independent design): what the old bound aimed
+      at, above the truth where the weights differ enough (the balanced design's gap).
+
+    With ``cfg["attack"] == "blind"`` the test models' decisions are replaced by the
+    data-blind attack of the balanced design: "member" for a target in every test model iff its
+    IN count in the reference half is below half the reference models (then it is IN in more
+    than half of the test models). Its exact rates are ``FPR_t = d_t``, ``FNR_t = 1 - d_t``
+    (the point on FPR + FNR = 1: eps 0 whatever the mechanism; ``truth`` is 0).
 
     The bound over the most exposed targets (the claim's second pooled candidate, chosen on the
-    reference half: :func:`_selected`) adds ``sel_<interval>`` (``eps``, ``fpr_upper``,
-    ``fnr_upper``; only with 2 or more test models that have an OUT and an IN selected target),
-    ``sel_n_test``, ``sel_n_targets``, ``sel_recorded`` (whether ``ScoreMatrixCounts`` would
-    record it), ``sel_mismatch`` (must be 0), the exact mean rates over the selected targets
-    ``sel_fpr_true`` / ``sel_fnr_true`` (plain), ``sel_fpr_true_w`` / ``sel_fnr_true_w``
-    (weighted as above) and ``sel_fpr_true_e`` / ``sel_fnr_true_e`` (the exact expected
-    per-model rates, :func:`expected_model_rates`), ``sel_point_true`` (eps of the latter),
-    ``sel_point`` (eps of the per-model mean rates) and ``sel_exposure_min``.
+    reference half: :func:`_selected`) adds ``sel_<interval>`` and ``sel_old`` (as above; only
+    with 2 or more used test models), ``sel_n_test``, ``sel_n_targets``, ``sel_recorded``
+    (whether ``ScoreMatrixCounts`` would record it), ``sel_mismatch`` (must be 0), the exact
+    mean rates over the selected targets ``sel_fpr_true`` / ``sel_fnr_true``, ``sel_point``
+    (eps of the per-model rates' means), ``old_sel_point_true`` (eps of the plain rates' exact
+    expected point, :func:`expected_model_rates`) and ``sel_exposure_min``.
     """
     import mia
-    from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
     from bayes_dp.core.region import _eps_lower
-    from mia.bounds import _fit_reference
+    from mia.bounds import _fit_reference, model_rates
 
     x, keep, mu_t = simulate(cfg, rng)
     alpha = float(cfg["alpha"])
@@ -256,59 +271,127 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
     ok = fit[4]
     fpr_t, fnr_t, region = true_rates(cfg, mu_t, fit, alpha)
     # the exact region decides the test models' scores as _decide did
-    dec = in_region(x[test], region) & ok
+    dt = in_region(x[test], region)[:, ok]
     kt = keep[test][:, ok]
-    dt = dec[:, ok]
-    n_out = (~kt).sum(axis=1)
-    n_in = kt.sum(axis=1)
-    use = (n_out > 0) & (n_in > 0)
-    fpr_m = (dt & ~kt).sum(axis=1)[use] / n_out[use]
-    fnr_m = (~dt & kt).sum(axis=1)[use] / n_in[use]
-    mismatch = int(np.abs(fpr_m - np.asarray(r["fpr"])).max() > 0) + int(
-        np.abs(fnr_m - np.asarray(r["fnr"])).max() > 0
-    )
+    mismatch = int(np.sum(dt != r["decisions"])) + int(not np.array_equal(kt, r["keep"]))
+    fpr, fnr, _ = model_rates(dt, kt, seed=r["coin_seed"])
+    mismatch += int(not (np.array_equal(fpr, r["fpr"]) and np.array_equal(fnr, r["fnr"])))
+    truth = truth_eps(cfg, delta, mu_t)
+    f_ok, g_ok = fpr_t[ok], fnr_t[ok]
+    attack = cfg.get("attack")
+    if attack == "blind":
+        d = keep[ref][:, ok].sum(axis=0) < ref.size / 2
+        dt = np.broadcast_to(d, kt.shape).copy()
+        fpr, fnr, _ = model_rates(dt, kt, seed=r["coin_seed"])
+        f_ok, g_ok, truth = d.astype(float), 1.0 - d, 0.0
+    elif attack is not None:
+        raise ValueError(f"unknown attack {attack!r}")
     # chance of a target to be IN in a test model given the reference half
-    p_in = keep[test].mean(axis=0)[ok] if cfg["design"] == "balanced" else np.full(ok.sum(), 0.5)
+    p_in = kt.mean(axis=0) if cfg["design"] == "balanced" else np.full(kt.shape[1], 0.5)
+    f_w = np.sum((1 - p_in) * f_ok) / np.sum(1 - p_in)
+    g_w = np.sum(p_in * g_ok) / np.sum(p_in)
     out = {
-        "truth": truth_eps(cfg, delta, mu_t),
-        "point": float(_eps_lower(np.mean(r["fpr"]), np.mean(r["fnr"]), delta)),
-        "fpr_true": float(fpr_t[ok].mean()),
-        "fnr_true": float(fnr_t[ok].mean()),
-        "fpr_true_w": float(np.sum((1 - p_in) * fpr_t[ok]) / np.sum(1 - p_in)),
-        "fnr_true_w": float(np.sum(p_in * fnr_t[ok]) / np.sum(p_in)),
-        "point_true_w": 0.0,
+        "truth": truth,
+        "point": float(_eps_lower(np.mean(fpr), np.mean(fnr), delta)),
+        "fpr_true": float(f_ok.mean()),
+        "fnr_true": float(g_ok.mean()),
         "mismatch": mismatch,
-        "n_test": len(r["fpr"]),
+        "n_test": len(fpr),
         "n_targets": r["n_targets"],
+        "old_point_true_w": float(_eps_lower(f_w, g_w, delta)),
     }
-    for iv in intervals:
-        b = pooled_rates_epsilon_bound(r["fpr"], r["fnr"], delta, confidence, iv)
-        out[iv] = {"eps": b["eps"], "fpr_upper": b["fpr_upper"], "fnr_upper": b["fnr_upper"]}
-    out["point_true_w"] = float(_eps_lower(out["fpr_true_w"], out["fnr_true_w"], delta))
-    sel = _selected(r, x, keep, ref, ok, dt, kt, p_in, fpr_t[ok], fnr_t[ok], delta)
+    out.update(_bounds(fpr, fnr, truth, delta, confidence, intervals))
+    f_o, g_o = plain_model_rates(dt, kt)
+    out["old"] = {"eps": old_bound(f_o, g_o, delta, confidence)}
+    out["old_point"] = float(_eps_lower(f_o.mean(), g_o.mean(), delta))
+    sel = _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta, attack is None)
     rates = sel.pop("rates")
+    old_rates = sel.pop("old_rates")
     out.update(sel)
-    for iv in intervals if out["sel_n_test"] >= 2 else ():
-        b = pooled_rates_epsilon_bound(*rates, delta, confidence, iv)
-        out["sel_" + iv] = {
-            "eps": b["eps"],
-            "fpr_upper": b["fpr_upper"],
-            "fnr_upper": b["fnr_upper"],
-        }
+    if out["sel_n_test"] >= 2:
+        for k, v in _bounds(*rates, truth, delta, confidence, intervals).items():
+            out["sel_" + k] = v
+    if old_rates[0].size >= 2:
+        out["sel_old"] = {"eps": old_bound(*old_rates, delta, confidence)}
     return out
 
 
-def expected_model_rates(f, g, p_in):
-    """Exact expected per-model FP and FN rate over a few targets (enumeration of memberships).
+def _bounds(fpr, fnr, truth, delta, confidence, intervals):
+    """``{interval: {eps, fpr_upper, fnr_upper[, rej_fp, rej_fn]}}`` of per-model rates."""
+    from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 
-    A test model is IN on target ``t`` with probability ``p_in[t]``, independently across
-    targets (both designs: in the balanced one, given the reference half, each target's test-half
-    IN set is a uniform subset of a fixed size, drawn independently per target); its FP rate is
-    the mean of ``f`` over its OUT targets, its FN rate the mean of ``g`` over its IN targets,
-    and models without an OUT or an IN target are left out (as ``mia.bounds.model_rates`` does).
-    Returns ``(E fpr, E fnr)`` given that the model is used: the means the betting bounds of the
-    per-model rates bound. Its FP and FN weights differ when the ``p_in`` do, so the point is
-    not always a mixture of the targets' points.
+    out = {}
+    for iv in intervals:
+        b = pooled_rates_epsilon_bound(fpr, fnr, delta, confidence, iv)
+        out[iv] = {"eps": b["eps"], "fpr_upper": b["fpr_upper"], "fnr_upper": b["fnr_upper"]}
+        if iv == "betting":
+            err = (1.0 - confidence) / 2.0
+            f, g = np.asarray(fpr, dtype=float), np.asarray(fnr, dtype=float)
+            out[iv]["rej_fp"] = constraint_rejects(f, g, truth, delta, err)
+            out[iv]["rej_fn"] = constraint_rejects(g, f, truth, delta, err)
+    return out
+
+
+def constraint_rejects(u, w, truth, delta, error):
+    """Whether :func:`bayes_dp.core.pooled_bound.constraint_epsilon_bound`'s test of
+    ``E[u_i + e^eps w_i | past] >= 1 - delta`` rejects the first grid point ``eps0 >= truth``.
+
+    Under (truth, delta)-DP every model's conditional expected pair lies in R(truth, delta), a
+    subset of R(eps0, delta), so the null of ``eps0`` is true and it is rejected with
+    probability at most ``error`` (Ville): the guarantee the bound rests on, checked at the one
+    point where it is sharpest. A bound above the truth implies a rejection here (the bound is a
+    grid point up to which every point was rejected). Beyond the grid's end: False.
+    """
+    from bayes_dp.core.pooled_bound import GRID_MAX, GRID_STEP, _bets, _log_capital
+
+    eps0 = np.ceil(truth / GRID_STEP - 1e-9) * GRID_STEP
+    if eps0 >= GRID_MAX:
+        return False
+    e = np.exp(eps0)
+    z = (u + e * w) / (1.0 + e)
+    m = (1.0 - delta) / (1.0 + e)
+    return bool(_log_capital(m, z, _bets(z, error)) >= np.log(1.0 / error))
+
+
+def plain_model_rates(dt, kt, columns=None):
+    """Per-model FP and FN rates without coins: a model's FP rate over all its OUT targets, FN
+    over all its IN targets; models without an OUT or an IN target left out. Given the
+    reference half a target's FP then weighs by its chance to be OUT in a test model and its FN
+    by its chance to be IN (unequal in the balanced design: the expected pair may leave R).
+    """
+    if columns is not None:
+        dt, kt = dt[:, columns], kt[:, columns]
+    n_out = (~kt).sum(axis=1)
+    n_in = kt.sum(axis=1)
+    use = (n_out > 0) & (n_in > 0)
+    return (dt & ~kt).sum(axis=1)[use] / n_out[use], (~dt & kt).sum(axis=1)[use] / n_in[use]
+
+
+def old_bound(fpr, fnr, delta, confidence=0.95):
+    """The box bound of the method before the coins: the betting upper bounds of the two mean
+    rates (each at error ``(1 - confidence) / 2``), and the eps whose lower constraints pass
+    through their point. Valid only when every model's expected pair is one common point of R.
+    """
+    from bayes_dp.core.pooled_bound import mean_upper_bound
+    from bayes_dp.core.region import _eps_lower
+
+    err = (1.0 - confidence) / 2.0
+    return float(
+        _eps_lower(mean_upper_bound(fpr, err, "betting"), mean_upper_bound(fnr, err), delta)
+    )
+
+
+def expected_model_rates(f, g, p_in):
+    """Exact expected plain per-model FP and FN rate over a few targets (enumeration).
+
+    For the rates without coins (:func:`plain_model_rates`). A test model is IN on target ``t``
+    with probability ``p_in[t]``, independently across targets (both designs: in the balanced
+    one, given the reference half, each target's test-half IN set is a uniform subset of a fixed
+    size, drawn independently per target); its FP rate is the mean of ``f`` over its OUT
+    targets, its FN rate the mean of ``g`` over its IN targets, and models without an OUT or an
+    IN target are left out. Returns ``(E fpr, E fnr)`` given that the model is used. Its FP and
+    FN weights differ when the ``p_in`` do, so the point is not always a mixture of the targets'
+    points: the balanced design's gap that :func:`mia.bounds.model_rates`' coins close.
     """
     f, g, p = (np.asarray(v, dtype=np.float64) for v in (f, g, p_in))
     n = f.size
@@ -324,14 +407,15 @@ def expected_model_rates(f, g, p_in):
     return float(w @ fp), float(w @ fn)
 
 
-def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta):
+def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta, compare=True):
     """The bound over the most exposed targets: selection and rates as the library records them.
 
     The selection is :func:`mia.bounds.select_exposed` of the reference half's
     :func:`mia.bounds.reference_exposure` (recomputed here and compared with the record of
     ``pooled_model_rates``); the per-model rates are :func:`mia.bounds.model_rates` over the
-    selected columns (compared with those of the exact regions' decisions). Returns the
-    ``sel_*`` keys of :func:`audit` and ``rates`` (the per-model FP and FN rates).
+    selected columns with the record's ``coin_seed``, compared (``compare``: the decisions are
+    the library's) with those of the record's decisions. Returns the ``sel_*`` keys of
+    :func:`audit`, ``rates`` (the per-model FP and FN rates) and ``old_rates`` (the plain ones).
     """
     from bayes_dp.core.region import _eps_lower
     from mia.bounds import POOLED_SELECTED, model_rates, reference_exposure, select_exposed
@@ -339,11 +423,16 @@ def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta):
     expo = reference_exposure(x[ref], keep[ref], "online", "auto")[ok]
     mismatch = int(not np.array_equal(expo, np.asarray(r["exposure"])))
     sel = select_exposed(expo, POOLED_SELECTED)
-    fpr, fnr, used = model_rates(r["decisions"], r["keep"], sel)
-    f_x, g_x, used_x = model_rates(dt, kt, sel)
-    mismatch += int(
-        not (np.array_equal(used, used_x) and np.array_equal(fpr, f_x) and np.array_equal(fnr, g_x))
-    )
+    fpr, fnr, used = model_rates(dt, kt, sel, seed=r["coin_seed"])
+    if compare:
+        f_x, g_x, used_x = model_rates(r["decisions"], r["keep"], sel, seed=r["coin_seed"])
+        mismatch += int(
+            not (
+                np.array_equal(used, used_x)
+                and np.array_equal(fpr, f_x)
+                and np.array_equal(fnr, g_x)
+            )
+        )
     f_s, g_s, p_s = f_ok[sel], g_ok[sel], p_in[sel]
     fe, ge = expected_model_rates(f_s, g_s, p_s)
     return {
@@ -353,17 +442,43 @@ def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta):
         "sel_recorded": bool(ok.sum() > POOLED_SELECTED and sel.size and used.sum() >= 2),
         "sel_fpr_true": float(f_s.mean()),
         "sel_fnr_true": float(g_s.mean()),
-        "sel_fpr_true_w": float(np.sum((1 - p_s) * f_s) / np.sum(1 - p_s)),
-        "sel_fnr_true_w": float(np.sum(p_s * g_s) / np.sum(p_s)),
-        "sel_fpr_true_e": fe,
-        "sel_fnr_true_e": ge,
-        # eps of the exact expected point: where the bound is aimed (above the truth: the
-        # per-model weighting alone would make it accuse as the test models grow)
-        "sel_point_true": float(_eps_lower(fe, ge, delta)) if np.isfinite(fe) else 0.0,
+        "old_sel_point_true": float(_eps_lower(fe, ge, delta)) if np.isfinite(fe) else 0.0,
         "sel_point": float(_eps_lower(fpr.mean(), fnr.mean(), delta)) if used.sum() else 0.0,
         "sel_exposure_min": float(expo[sel].min()) if sel.size else float("nan"),
         "rates": (fpr, fnr),
+        "old_rates": plain_model_rates(dt, kt, sel),
     }
+
+
+def coin_rates_by_hand(dt, kt, seed, columns=None):
+    """The per-model rates of :func:`mia.bounds.model_rates`, worked out model by model here.
+
+    Coins ``default_rng(seed).random(kt.shape)`` (all columns, then ``columns``). Test model
+    ``i`` (in order): a target's chance to be IN given the models before is ``pi``, its IN share
+    among models ``i, i + 1, ...``; ``p = min(pi, 1 - pi)``; an IN entry is kept when its coin
+    is below ``p / pi``, an OUT entry below ``p / (1 - pi)``; the model is used when
+    ``prod_t (1 - p_t) <= 0.1`` (the chance, given the models before, that its kept OUT set is
+    empty); its FP rate is the share of kept OUT decided "member" (1/2 if none), FN likewise.
+    Returns ``(fpr, fnr, used)``.
+    """
+    dt, kt = np.asarray(dt, dtype=bool), np.asarray(kt, dtype=bool)
+    coins = np.random.default_rng(seed).random(kt.shape)
+    if columns is not None:
+        dt, kt, coins = dt[:, columns], kt[:, columns], coins[:, columns]
+    fpr, fnr, used = [], [], []
+    for i in range(kt.shape[0]):
+        pi = kt[i:].mean(axis=0)
+        p = np.minimum(pi, 1.0 - pi)
+        use = kt.shape[1] > 0 and float(np.prod(1.0 - p)) <= 0.1
+        used.append(use)
+        if not use:
+            continue
+        kin = [kt[i, t] and coins[i, t] < p[t] / pi[t] for t in range(kt.shape[1])]
+        kout = [not kt[i, t] and coins[i, t] < p[t] / (1.0 - pi[t]) for t in range(kt.shape[1])]
+        kin, kout = np.array(kin, dtype=bool), np.array(kout, dtype=bool)
+        fpr.append((dt[i] & kout).sum() / kout.sum() if kout.any() else 0.5)
+        fnr.append((~dt[i] & kin).sum() / kin.sum() if kin.any() else 0.5)
+    return np.array(fpr), np.array(fnr), np.array(used, dtype=bool)
 
 
 def selected_rates_by_hand(scores, keep, rates, k=8):
@@ -371,8 +486,8 @@ def selected_rates_by_hand(scores, keep, rates, k=8):
 
     ``rates``: :func:`mia.pooled_model_rates` of ``scores``, ``keep``. Exposure: the absolute
     Welch t of scipy's ``ttest_ind`` of each fitted target's IN against OUT reference scores;
-    per test model with an OUT and an IN chosen target, its FP and FN rate over them. Returns
-    ``(top, fpr, fnr)`` (``top``: indices into ``rates["columns"]``).
+    per-model rates over them with the record's coins (:func:`coin_rates_by_hand`). Returns
+    ``(top, fpr, fnr)`` (``top``: indices into ``rates["columns"]``; rates of the used models).
     """
     from scipy import stats
 
@@ -383,8 +498,5 @@ def selected_rates_by_hand(scores, keep, rates, k=8):
         for j in range(xr.shape[1])
     ]
     top = np.argsort(-np.asarray(t), kind="stable")[:k]
-    dt, kt = rates["decisions"][:, top], rates["keep"][:, top]
-    use = (~kt).any(axis=1) & kt.any(axis=1)
-    fpr = (dt & ~kt).sum(axis=1)[use] / (~kt).sum(axis=1)[use]
-    fnr = (~dt & kt).sum(axis=1)[use] / kt.sum(axis=1)[use]
+    fpr, fnr, _ = coin_rates_by_hand(rates["decisions"], rates["keep"], rates["coin_seed"], top)
     return top, fpr, fnr
