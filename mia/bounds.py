@@ -356,7 +356,9 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
         ("betting", "the betting test of R's lower constraints (finite-sample)"),
         ("t", "Student t bounds, asymptotic: not for a claim"),
     ):
-        b = pooled_rates_epsilon_bound(r["fpr"], r["fnr"], delta, confidence, interval)
+        b = pooled_rates_epsilon_bound(
+            r["fpr"], r["fnr"], delta, confidence, interval, horizon=r["n_test"]
+        )
         rows.append(
             {
                 "name": f"pooled over targets, models as units ({interval})",
@@ -376,7 +378,9 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
     # pooled candidate; the record the claim reads)
     sel = (res._pooled_record(None) or {}).get("selected")
     if sel:
-        b = pooled_rates_epsilon_bound(sel["fpr"], sel["fnr"], delta, confidence, "betting")
+        b = pooled_rates_epsilon_bound(
+            sel["fpr"], sel["fnr"], delta, confidence, "betting", horizon=sel["n_test"]
+        )
         cols = ", ".join(str(c) for c in sel["columns"])
         rows.append(
             {
@@ -748,11 +752,12 @@ def pooled_model_rates(
     Returns
     -------
     dict
-        ``fpr``, ``fnr`` (lists, one per test model that has OUT and IN targets among the
-        fitted ones, in the models' order), ``test_models``, ``reference_models`` (row
-        indices), ``n_targets`` (fitted targets), ``columns`` (their columns), ``decisions``
-        and ``keep`` (the test models' decisions and memberships over those columns, for
-        :func:`model_rates` over a subset), ``exposure`` (over those columns: each target's
+        ``fpr``, ``fnr`` (lists, one per used test model, :func:`model_rates`, in the models'
+        order), ``test_models`` (the used ones), ``n_test`` (all test models: the bets'
+        horizon), ``reference_models`` (row indices), ``n_targets`` (fitted targets),
+        ``columns`` (their columns), ``decisions`` and ``keep`` (the test models' decisions and
+        memberships over those columns, for :func:`model_rates` over a subset), ``coin_seed``
+        (its coins), ``exposure`` (over those columns: each target's
         :func:`reference_exposure` on the reference models, for :func:`select_exposed`).
 
     Examples
@@ -799,6 +804,7 @@ def pooled_model_rates(
         "fpr": fpr.tolist(),
         "fnr": fnr.tolist(),
         "test_models": test[use].tolist(),
+        "n_test": int(test.size),
         "reference_models": ref.tolist(),
         "n_targets": int(ok.sum()),
         "columns": np.flatnonzero(ok),
@@ -967,6 +973,8 @@ def pooled_split_bound(
             f"`scores`: only {len(r['fpr'])} test model(s) have both IN and OUT targets; the "
             "pooled bound needs at least 2"
         )
-    out = pooled_rates_epsilon_bound(r["fpr"], r["fnr"], delta, confidence, interval)
+    out = pooled_rates_epsilon_bound(
+        r["fpr"], r["fnr"], delta, confidence, interval, horizon=r["n_test"]
+    )
     out["n_targets"] = r["n_targets"]
     return out

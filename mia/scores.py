@@ -230,6 +230,7 @@ class ScoreMatrixCounts:
             "fnr": fnr.tolist(),
             "n_targets": int(p["columns"].size if cols is None else cols.sum()),
             "targets": "all" if cols is None else "declared",
+            "n_test": int(p["keep"].shape[0]),
             "n_reference": int(p["n_reference"]),
             "seed": p.get("seed"),
         }
@@ -242,6 +243,7 @@ class ScoreMatrixCounts:
                     "fpr": f_s.tolist(),
                     "fnr": n_s.tolist(),
                     "n_targets": int(sel.size),
+                    "n_test": int(p["keep"].shape[0]),
                     "columns": p["columns"][sel].tolist(),
                     "exposure": p["exposure"][sel].tolist(),
                 }

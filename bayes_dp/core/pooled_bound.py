@@ -82,6 +82,16 @@ def _check_values(name: str, x) -> np.ndarray:
     return v
 
 
+def _check_horizon(horizon, n: int):
+    if horizon is None:
+        return None
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < n:
+        raise ValueError(
+            f"`horizon` must be an integer at least the number of values ({n}); found {horizon!r}"
+        )
+    return int(horizon)
+
+
 def _log_capital(m, x: np.ndarray, lam: np.ndarray):
     """Log of the capital ``prod_i (1 + min(lam_i, c / (1 - m)) (m - x_i))``, over the last axis.
 
@@ -93,22 +103,23 @@ def _log_capital(m, x: np.ndarray, lam: np.ndarray):
     return out if out.ndim else float(out)
 
 
-def _bets(v: np.ndarray, a: float) -> np.ndarray:
+def _bets(v: np.ndarray, a: float, horizon: int | None = None) -> np.ndarray:
     """Waudby-Smith and Ramdas's predictable plug-in bets of ``v`` (last axis) at error ``a``.
 
     ``lambda_i = sqrt(2 log(1 / a) / (n sigma_{i-1}^2))``, ``sigma_{i-1}^2`` the running variance
     of the first ``i - 1`` values regularized by a prior value 1/4 (mean 1/2): each bet uses the
-    values before it only.
+    values before it only, and ``n`` is the ``horizon`` fixed before any value is seen (default:
+    the number of values, when that is fixed in advance).
     """
-    n = v.shape[-1]
-    i = np.arange(1, n + 1)
+    n = v.shape[-1] if horizon is None else horizon
+    i = np.arange(1, v.shape[-1] + 1)
     run_mean = (0.5 + np.cumsum(v, axis=-1)) / (i + 1)
     run_var = (0.25 + np.cumsum((v - run_mean) ** 2, axis=-1)) / (i + 1)
     prev_var = np.concatenate((np.full(v.shape[:-1] + (1,), 0.25), run_var[..., :-1]), axis=-1)
     return np.sqrt(2.0 * np.log(1.0 / a) / (n * prev_var))
 
 
-def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
+def mean_upper_bound(x, error: float, interval: str = "betting", *, horizon=None) -> float:
     """Upper confidence bound of the mean of independent values in [0, 1].
 
     Parameters
@@ -120,6 +131,9 @@ def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
         ``a`` (``"betting"``: for any ``n``; ``"t"``: asymptotically).
     interval : {"betting", "t"}
         See the module.
+    horizon : int, optional
+        ``"betting"``: the number of values its bets plan for, fixed in advance, at least
+        ``n`` (default ``n``; :func:`pooled_rates_epsilon_bound`).
 
     Returns
     -------
@@ -142,7 +156,7 @@ def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
     if interval == "t":
         up = v.mean() + stats.t.ppf(1.0 - a, n - 1) * v.std(ddof=1) / np.sqrt(n)
         return float(min(max(up, 0.0), 1.0))
-    lam = _bets(v, a)
+    lam = _bets(v, a, _check_horizon(horizon, n))
     target = np.log(1.0 / a)
     lo, hi = 0.0, 1.0
     if _log_capital(lo, v, lam) >= target:
@@ -159,7 +173,7 @@ def mean_upper_bound(x, error: float, interval: str = "betting") -> float:
     return float(hi)
 
 
-def constraint_epsilon_bound(u, w, delta: float, error: float) -> float:
+def constraint_epsilon_bound(u, w, delta: float, error: float, *, horizon=None) -> float:
     """Largest eps at which betting rejects ``E[u_i + e^eps w_i | past] >= 1 - delta`` for all i.
 
     The test of one lower constraint of R(eps, delta) on per-model rates ``u`` and ``w`` (FP and
@@ -183,18 +197,22 @@ def constraint_epsilon_bound(u, w, delta: float, error: float) -> float:
         In [0, 1).
     error : float
         In (0, 1).
+    horizon : int, optional
+        The number of values the bets plan for, fixed in advance (default: ``n``;
+        :func:`pooled_rates_epsilon_bound`).
 
     Returns
     -------
     float
     """
+    horizon = _check_horizon(horizon, len(u))
     target = np.log(1.0 / error)
     for start in range(0, int(GRID_MAX / GRID_STEP), GRID_CHUNK):
         eps0 = (start + np.arange(GRID_CHUNK)) * GRID_STEP
         e = np.exp(eps0)[:, None]
         z = (u + e * w) / (1.0 + e)
         m = (1.0 - delta) / (1.0 + e[:, 0])
-        rejected = _log_capital(m, z, _bets(z, error)) >= target
+        rejected = _log_capital(m, z, _bets(z, error, horizon)) >= target
         if not rejected.all():
             first = int(np.argmin(rejected))
             return float(eps0[first - 1]) if first > 0 else 0.0
@@ -202,7 +220,14 @@ def constraint_epsilon_bound(u, w, delta: float, error: float) -> float:
 
 
 def pooled_rates_epsilon_bound(
-    fpr, fnr, delta: float, confidence: float = 0.95, interval: str = "betting", share=1.0
+    fpr,
+    fnr,
+    delta: float,
+    confidence: float = 0.95,
+    interval: str = "betting",
+    share=1.0,
+    *,
+    horizon=None,
 ) -> dict:
     """Lower bound of eps from per-model FP and FN rates pooled over targets (see the module).
 
@@ -231,6 +256,11 @@ def pooled_rates_epsilon_bound(
     share : float
         Share of ``1 - confidence`` this bound gets, in (0, 1] (a weighted Bonferroni
         correction with other bounds); default 1.
+    horizon : int, optional
+        The number of values the bets plan for, fixed before any is seen, at least the number
+        given (default: that number). With :func:`mia.bounds.model_rates`'s rates, the number
+        of test models: which of them are used depends on the memberships of the models before
+        each, so how many are used is known only at the end.
 
     Returns
     -------
@@ -259,11 +289,13 @@ def pooled_rates_epsilon_bound(
     )
     share = check_real("share", share, low=0.0, high=1.0, low_open=True)
     err = share * (1.0 - confidence) / 2.0
-    fu = mean_upper_bound(f, err, interval)
-    gu = mean_upper_bound(g, err, interval)
+    horizon = _check_horizon(horizon, f.size)
+    fu = mean_upper_bound(f, err, interval, horizon=horizon)
+    gu = mean_upper_bound(g, err, interval, horizon=horizon)
     if interval == "betting":
         eps = max(
-            constraint_epsilon_bound(f, g, delta, err), constraint_epsilon_bound(g, f, delta, err)
+            constraint_epsilon_bound(f, g, delta, err, horizon=horizon),
+            constraint_epsilon_bound(g, f, delta, err, horizon=horizon),
         )
     else:
         eps = float(_eps_lower(fu, gu, delta))

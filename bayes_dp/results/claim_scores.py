@@ -386,7 +386,13 @@ def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: floa
     for gi, rec, kind, rates in cands:
         g = groups[gi]
         b = pooled_rates_epsilon_bound(
-            rates["fpr"], rates["fnr"], delta, prob, "betting", share=share
+            rates["fpr"],
+            rates["fnr"],
+            delta,
+            prob,
+            "betting",
+            share=share,
+            horizon=rates.get("n_test"),
         )
         listed.append(
             {

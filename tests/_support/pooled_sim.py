@@ -300,7 +300,8 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
         "n_targets": r["n_targets"],
         "old_point_true_w": float(_eps_lower(f_w, g_w, delta)),
     }
-    out.update(_bounds(fpr, fnr, truth, delta, confidence, intervals))
+    horizon = kt.shape[0]  # every test model: the bets' horizon, fixed in advance
+    out.update(_bounds(fpr, fnr, truth, delta, confidence, intervals, horizon))
     f_o, g_o = plain_model_rates(dt, kt)
     out["old"] = {"eps": old_bound(f_o, g_o, delta, confidence)}
     out["old_point"] = float(_eps_lower(f_o.mean(), g_o.mean(), delta))
@@ -309,30 +310,30 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
     old_rates = sel.pop("old_rates")
     out.update(sel)
     if out["sel_n_test"] >= 2:
-        for k, v in _bounds(*rates, truth, delta, confidence, intervals).items():
+        for k, v in _bounds(*rates, truth, delta, confidence, intervals, horizon).items():
             out["sel_" + k] = v
     if old_rates[0].size >= 2:
         out["sel_old"] = {"eps": old_bound(*old_rates, delta, confidence)}
     return out
 
 
-def _bounds(fpr, fnr, truth, delta, confidence, intervals):
+def _bounds(fpr, fnr, truth, delta, confidence, intervals, horizon):
     """``{interval: {eps, fpr_upper, fnr_upper[, rej_fp, rej_fn]}}`` of per-model rates."""
     from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 
     out = {}
     for iv in intervals:
-        b = pooled_rates_epsilon_bound(fpr, fnr, delta, confidence, iv)
+        b = pooled_rates_epsilon_bound(fpr, fnr, delta, confidence, iv, horizon=horizon)
         out[iv] = {"eps": b["eps"], "fpr_upper": b["fpr_upper"], "fnr_upper": b["fnr_upper"]}
         if iv == "betting":
             err = (1.0 - confidence) / 2.0
             f, g = np.asarray(fpr, dtype=float), np.asarray(fnr, dtype=float)
-            out[iv]["rej_fp"] = constraint_rejects(f, g, truth, delta, err)
-            out[iv]["rej_fn"] = constraint_rejects(g, f, truth, delta, err)
+            out[iv]["rej_fp"] = constraint_rejects(f, g, truth, delta, err, horizon)
+            out[iv]["rej_fn"] = constraint_rejects(g, f, truth, delta, err, horizon)
     return out
 
 
-def constraint_rejects(u, w, truth, delta, error):
+def constraint_rejects(u, w, truth, delta, error, horizon=None):
     """Whether :func:`bayes_dp.core.pooled_bound.constraint_epsilon_bound`'s test of
     ``E[u_i + e^eps w_i | past] >= 1 - delta`` rejects the first grid point ``eps0 >= truth``.
 
@@ -350,7 +351,7 @@ def constraint_rejects(u, w, truth, delta, error):
     e = np.exp(eps0)
     z = (u + e * w) / (1.0 + e)
     m = (1.0 - delta) / (1.0 + e)
-    return bool(_log_capital(m, z, _bets(z, error)) >= np.log(1.0 / error))
+    return bool(_log_capital(m, z, _bets(z, error, horizon)) >= np.log(1.0 / error))
 
 
 def plain_model_rates(dt, kt, columns=None):
@@ -448,55 +449,3 @@ def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta, compare=True
         "rates": (fpr, fnr),
         "old_rates": plain_model_rates(dt, kt, sel),
     }
-
-
-def coin_rates_by_hand(dt, kt, seed, columns=None):
-    """The per-model rates of :func:`mia.bounds.model_rates`, worked out model by model here.
-
-    Coins ``default_rng(seed).random(kt.shape)`` (all columns, then ``columns``). Test model
-    ``i`` (in order): a target's chance to be IN given the models before is ``pi``, its IN share
-    among models ``i, i + 1, ...``; ``p = min(pi, 1 - pi)``; an IN entry is kept when its coin
-    is below ``p / pi``, an OUT entry below ``p / (1 - pi)``; the model is used when
-    ``prod_t (1 - p_t) <= 0.1`` (the chance, given the models before, that its kept OUT set is
-    empty); its FP rate is the share of kept OUT decided "member" (1/2 if none), FN likewise.
-    Returns ``(fpr, fnr, used)``.
-    """
-    dt, kt = np.asarray(dt, dtype=bool), np.asarray(kt, dtype=bool)
-    coins = np.random.default_rng(seed).random(kt.shape)
-    if columns is not None:
-        dt, kt, coins = dt[:, columns], kt[:, columns], coins[:, columns]
-    fpr, fnr, used = [], [], []
-    for i in range(kt.shape[0]):
-        pi = kt[i:].mean(axis=0)
-        p = np.minimum(pi, 1.0 - pi)
-        use = kt.shape[1] > 0 and float(np.prod(1.0 - p)) <= 0.1
-        used.append(use)
-        if not use:
-            continue
-        kin = [kt[i, t] and coins[i, t] < p[t] / pi[t] for t in range(kt.shape[1])]
-        kout = [not kt[i, t] and coins[i, t] < p[t] / (1.0 - pi[t]) for t in range(kt.shape[1])]
-        kin, kout = np.array(kin, dtype=bool), np.array(kout, dtype=bool)
-        fpr.append((dt[i] & kout).sum() / kout.sum() if kout.any() else 0.5)
-        fnr.append((~dt[i] & kin).sum() / kin.sum() if kin.any() else 0.5)
-    return np.array(fpr), np.array(fnr), np.array(used, dtype=bool)
-
-
-def selected_rates_by_hand(scores, keep, rates, k=8):
-    """The rates over the ``k`` targets most exposed on the reference half, worked out here.
-
-    ``rates``: :func:`mia.pooled_model_rates` of ``scores``, ``keep``. Exposure: the absolute
-    Welch t of scipy's ``ttest_ind`` of each fitted target's IN against OUT reference scores;
-    per-model rates over them with the record's coins (:func:`coin_rates_by_hand`). Returns
-    ``(top, fpr, fnr)`` (``top``: indices into ``rates["columns"]``; rates of the used models).
-    """
-    from scipy import stats
-
-    ref = rates["reference_models"]
-    xr, kr = scores[ref][:, rates["columns"]], keep[ref][:, rates["columns"]]
-    t = [
-        abs(stats.ttest_ind(xr[kr[:, j], j], xr[~kr[:, j], j], equal_var=False).statistic)
-        for j in range(xr.shape[1])
-    ]
-    top = np.argsort(-np.asarray(t), kind="stable")[:k]
-    fpr, fnr, _ = coin_rates_by_hand(rates["decisions"], rates["keep"], rates["coin_seed"], top)
-    return top, fpr, fnr

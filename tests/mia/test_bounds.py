@@ -86,7 +86,7 @@ def test_companion_rows_and_one_run_conditions():
     # and bound worked out here from the split's decisions
     r = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
     top, fpr, fnr = selected_by_hand(scores, keep, r)
-    want = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95)["eps"]
+    want = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95, horizon=r["n_test"])["eps"]
     assert eps[names[4]] == pytest.approx(want, rel=1e-12)
     row = b["bounds"][4]
     assert all(f" {int(r['columns'][j])}" in row["assumes"] for j in top)

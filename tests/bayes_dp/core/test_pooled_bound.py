@@ -220,6 +220,22 @@ def test_pooled_eps_zero_when_bounds_say_nothing():
     assert pooled_rates_epsilon_bound(fpr, 1 - fpr, 1e-5)["eps"] == 0.0
 
 
+def test_horizon_is_the_bets_n():
+    # the bets' n is the horizon fixed in advance: with more planned than given, every bet is
+    # sqrt(n / horizon) times smaller, the capital at a mean grows less, the bound is higher
+    rng = np.random.default_rng(13)
+    x = rng.binomial(50, 0.1, 40) / 50
+    assert mean_upper_bound(x, 0.025, horizon=40) == mean_upper_bound(x, 0.025)
+    assert mean_upper_bound(x, 0.025, horizon=60) > mean_upper_bound(x, 0.025)
+    g = rng.binomial(50, 0.6, 40) / 50
+    assert constraint_epsilon_bound(g, x, 1e-5, 0.025, horizon=60) <= constraint_epsilon_bound(
+        g, x, 1e-5, 0.025
+    )
+    for bad in (39, 40.0, True):
+        with pytest.raises(ValueError, match="horizon"):
+            pooled_rates_epsilon_bound(x, g, 1e-5, horizon=bad)
+
+
 def test_pooled_eps_bad_input():
     with pytest.raises(ValueError, match="one value per model.*3 and 2"):
         pooled_rates_epsilon_bound([0.1, 0.2, 0.3], [0.5, 0.6], 1e-5)

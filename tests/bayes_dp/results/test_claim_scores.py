@@ -166,9 +166,13 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     # and over the 8 with the largest |Welch t| on the reference half (worked out here); the
     # two candidates share the pooled half of the error equally
     rates = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=0)
-    pooled = pooled_rates_epsilon_bound(rates["fpr"], rates["fnr"], 1e-5, 0.95, share=0.25)
+    n = rates["n_test"]  # the bets' horizon: every test model, used or not
+    assert n == 32
+    pooled = pooled_rates_epsilon_bound(
+        rates["fpr"], rates["fnr"], 1e-5, 0.95, share=0.25, horizon=n
+    )
     top, fpr, fnr = selected_by_hand(scores, keep, rates)
-    picked = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95, share=0.25)
+    picked = pooled_rates_epsilon_bound(fpr, fnr, 1e-5, 0.95, share=0.25, horizon=n)
     assert [x["eps"] for x in f["pooled"]["candidates"]] == [pooled["eps"], picked["eps"]]
     assert f["pooled"]["eps"] == max(pooled["eps"], picked["eps"])
     assert f["pooled"]["n_models"] == 31 and f["pooled"]["share"] == 0.25
