@@ -19,8 +19,9 @@ The frequentist bound is the larger of two parts, each with half of the claim's 
 (:data:`POOLED_SHARE`): the per-target bound below, and, where the groups record per-model
 rates (``pooled_rates``, from ``mia.counts_from_score_matrix``: a test fitted on a random half
 of the models, applied to the other half), the bound pooled over targets with the models as
-the units (:func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound`, finite-sample
-betting bounds; ``docs/lira.md``, "The pooled bound"). The pooled part is what an optimal
+the units (:func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound`, the finite-sample
+betting test of R's lower constraints on rates balanced model by model; ``docs/lira.md``, "The
+pooled bound"). The pooled part is what an optimal
 attack on many targets alike shows, which the per-target part loses to its correction over
 targets; with targets declared in advance it pools over those only.
 
