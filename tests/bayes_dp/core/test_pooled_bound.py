@@ -70,22 +70,9 @@ def test_betting_is_first_m_where_capital_reaches_one_over_error():
     rng = np.random.default_rng(4)
     x = rng.beta(2.0, 8.0, 50)
     a = 0.05
-    n = x.size
-
-    def log_capital(m):
-        total, s, ss, prev_var = 0.0, 0.0, 0.0, 0.25
-        for i, xi in enumerate(x, start=1):
-            lam = min(np.sqrt(2 * np.log(1 / a) / (n * prev_var)), BET_CAP / (1 - m))
-            total += np.log(1 + lam * (m - xi))
-            s += xi
-            mean_i = (0.5 + s) / (i + 1)
-            ss += (xi - mean_i) ** 2
-            prev_var = (0.25 + ss) / (i + 1)
-        return total
-
     b = mean_upper_bound(x, a)
-    assert log_capital(b) >= np.log(1 / a)
-    assert log_capital(b - 1e-9) < np.log(1 / a)
+    assert _log_capital_by_hand(x, b, a) >= np.log(1 / a)
+    assert _log_capital_by_hand(x, b - 1e-9, a) < np.log(1 / a)
     assert x.mean() < b < 1
 
 
@@ -158,9 +145,13 @@ def test_pooled_eps_by_hand():
     assert bb["eps"] > 0.0
 
 
-def _log_capital_by_hand(z, m, a):
-    """Waudby-Smith and Ramdas's capital against "mean >= m", written out value by value."""
-    n = len(z)
+def _log_capital_by_hand(z, m, a, horizon=None):
+    """Waudby-Smith and Ramdas's capital against "mean >= m", written out value by value.
+
+    Predictable plug-in bets with the regularized running mean and variance, capped at
+    c / (1 - m); ``horizon`` the bets' n (default: the number of values).
+    """
+    n = len(z) if horizon is None else horizon
     out, s, ss, mean = 0.0, 0.0, 0.0, 0.5
     var = 0.25
     for i, v in enumerate(z, start=1):
@@ -226,7 +217,10 @@ def test_horizon_is_the_bets_n():
     rng = np.random.default_rng(13)
     x = rng.binomial(50, 0.1, 40) / 50
     assert mean_upper_bound(x, 0.025, horizon=40) == mean_upper_bound(x, 0.025)
-    assert mean_upper_bound(x, 0.025, horizon=60) > mean_upper_bound(x, 0.025)
+    b60 = mean_upper_bound(x, 0.025, horizon=60)
+    assert b60 > mean_upper_bound(x, 0.025)
+    assert _log_capital_by_hand(x, b60, 0.025, horizon=60) >= np.log(1 / 0.025)
+    assert _log_capital_by_hand(x, b60 - 1e-9, 0.025, horizon=60) < np.log(1 / 0.025)
     g = rng.binomial(50, 0.6, 40) / 50
     assert constraint_epsilon_bound(g, x, 1e-5, 0.025, horizon=60) <= constraint_epsilon_bound(
         g, x, 1e-5, 0.025
