@@ -191,8 +191,8 @@ def constraint_epsilon_bound(u, w, delta: float, error: float, *, horizon=None) 
 
     Parameters
     ----------
-    u, w : numpy.ndarray of float, shape (n,)
-        Per-model rates in [0, 1], in the models' order.
+    u, w : array_like of float, shape (n,)
+        Per-model rates in [0, 1] (``n >= 2``), in the models' order.
     delta : float
         In [0, 1).
     error : float
@@ -204,8 +204,29 @@ def constraint_epsilon_bound(u, w, delta: float, error: float, *, horizon=None) 
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        If ``u`` or ``w`` is not 1-D in [0, 1] with 2 values or more, their lengths differ, or
+        ``delta``, ``error`` or ``horizon`` is out of range.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> fp = rng.binomial(500, 0.1, 400) / 500           # the Laplace test at eps = 1
+    >>> fn = rng.binomial(500, 1 - np.e * 0.1, 400) / 500
+    >>> b = constraint_epsilon_bound(fn, fp, 0.0, 0.025)  # FN + e^eps FP >= 1
+    >>> bool(0.8 < b < 1.0)
+    True
     """
-    horizon = _check_horizon(horizon, len(u))
+    u = _check_values("u", u)
+    w = _check_values("w", w)
+    if u.size != w.size:
+        raise ValueError(f"`u` and `w` must have one value per model; found {u.size} and {w.size}")
+    delta = check_delta(delta)
+    error = check_real("error", error, low=0.0, high=1.0, low_open=True, high_open=True)
+    horizon = _check_horizon(horizon, u.size)
     target = np.log(1.0 / error)
     for start in range(0, int(GRID_MAX / GRID_STEP), GRID_CHUNK):
         eps0 = (start + np.arange(GRID_CHUNK)) * GRID_STEP

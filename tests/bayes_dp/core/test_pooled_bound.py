@@ -230,6 +230,17 @@ def test_horizon_is_the_bets_n():
             pooled_rates_epsilon_bound(x, g, 1e-5, horizon=bad)
 
 
+def test_constraint_bound_bad_input():
+    with pytest.raises(ValueError, match="one value per model.*3 and 2"):
+        constraint_epsilon_bound([0.1, 0.2, 0.3], [0.5, 0.6], 1e-5, 0.025)
+    with pytest.raises(ValueError, match="`w`"):
+        constraint_epsilon_bound([0.1, 0.2], [0.5, np.nan], 1e-5, 0.025)
+    with pytest.raises(ValueError, match="error"):
+        constraint_epsilon_bound([0.1, 0.2], [0.5, 0.6], 1e-5, 0.0)
+    with pytest.raises(ValueError, match="delta"):
+        constraint_epsilon_bound([0.1, 0.2], [0.5, 0.6], 1.5, 0.025)
+
+
 def test_pooled_eps_bad_input():
     with pytest.raises(ValueError, match="one value per model.*3 and 2"):
         pooled_rates_epsilon_bound([0.1, 0.2, 0.3], [0.5, 0.6], 1e-5)
