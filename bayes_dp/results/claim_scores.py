@@ -203,7 +203,9 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     Where the groups record per-model rates (``pooled_rates``) of at least
     :data:`POOLED_MIN_MODELS` test models, the per-target levels above get
     only ``1 - POOLED_SHARE`` of the error and the bound pooled over targets (:func:`_pooled_bound`)
-    the rest; ``lower`` is then the larger of the two.
+    the rest; ``lower`` is then the larger of the two. Records without ``n_test`` (the plain
+    per-model rates of an earlier version, which LiRA's balanced design can tilt) give no pooled
+    bound; ``pooled_legacy`` is then True and the sentence says so.
 
     Returns
     -------
@@ -212,7 +214,8 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         effective counts, and the pooled bound), ``pooled`` (None without per-model rates, else
         the keys of :func:`~bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` and
         ``group``, ``n_targets``, ``n_reference``, ``targets`` ("all" or "declared"),
-        ``share``), ``per_target_share``, ``raw_lower`` (on raw counts), ``group``,
+        ``share``), ``pooled_too_few``, ``pooled_legacy``, ``per_target_share``, ``raw_lower``
+        (on raw counts), ``group``,
         ``row`` (of the group's counts), ``target`` (its score-matrix column, or None when the
         record does not say), ``fp``, ``n_neg``, ``fn``, ``n_pos`` (its raw counts),
         ``fp_design_effect``, ``fn_design_effect`` (the deflation applied), ``n_rates``,
@@ -240,10 +243,15 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     focus = [_focus_rows(g["dependence"], size) for g, size in zip(groups, sizes, strict=True)]
     n_focus = sum(int(f.sum()) for f in focus)
     n_other = n_rates // 2 - n_focus
+    # records without ``n_test`` hold the plain per-model rates of an earlier version, which
+    # the balanced design can tilt (docs/lira.md, "The balanced design, model by model"): no
+    # pooled bound from them, and the sentence says why
+    recs = [g["dependence"].get("pooled_rates") or {} for g in groups]
+    legacy = any(r and "n_test" not in r for r in recs)
     pooled_groups = [
         gi
-        for gi, g in enumerate(groups)
-        if len((g["dependence"].get("pooled_rates") or {}).get("fpr", ())) >= POOLED_MIN_MODELS
+        for gi, r in enumerate(recs)
+        if "n_test" in r and len(r.get("fpr", ())) >= POOLED_MIN_MODELS
     ]
     # the per-target bounds' share of the error; the pooled bound takes the rest
     per_target = 1.0 - POOLED_SHARE if pooled_groups else 1.0
@@ -315,7 +323,7 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
             ceil["raw_ceiling"] = max(ceil["raw_ceiling"] or 0.0, float(b_raw.max()))
     pooled = _pooled_bound(groups, pooled_groups, delta, prob)
     # groups whose per-model rates are too few for the pooled bound (said in the sentence)
-    too_few = any(g["dependence"].get("pooled_rates") for g in groups) and not pooled_groups
+    too_few = any("n_test" in r for r in recs) and not pooled_groups
     top.sort(key=lambda t: (-t[0], t[1], t[2]))
     declared = sum(len(g["dependence"].get("focus_targets") or ()) for g in groups)
     focus_rec = None
@@ -336,6 +344,7 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
         target_lower=target_lower,
         pooled=pooled,
         pooled_too_few=too_few,
+        pooled_legacy=legacy and not pooled_groups,
         per_target_share=per_target,
         raw_lower=raw_lower,
         n_rates=n_rates,
@@ -656,6 +665,12 @@ def score_matrix_words(
         raw += (
             f"; no bound pooled over the targets: fewer than {POOLED_MIN_MODELS} test models "
             f"({DOCS_POOLED})"
+        )
+    elif fb.get("pooled_legacy"):
+        raw += (
+            "; no bound pooled over the targets: the per-model rates of this result were "
+            "recorded before they were balanced for LiRA's design (count the score matrix "
+            f"again to get it; {DOCS_POOLED})"
         )
     first = (
         f"With {_pct(prob)} confidence, eps >= {f:.3g}{at}, whatever the attack strength: "

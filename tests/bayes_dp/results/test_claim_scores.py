@@ -684,6 +684,30 @@ def test_the_pooled_bound_needs_enough_test_models():
         assert said == (not pooled)
 
 
+def test_plain_rates_of_an_earlier_record_give_no_pooled_bound():
+    # a record without ``n_test`` holds the plain per-model rates of an earlier version (which
+    # LiRA's balanced design can tilt): the claim keeps all its error for the per-target
+    # bounds and says why, instead of pooling them
+    scores, keep = mia.simulate_score_matrix(64, 40, mu=3.0, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = mia.counts_from_score_matrix(scores, keep, 0.1)
+    dep = dict(res.to_evidence().dependence)
+    c = {k: getattr(res.counts, k).tolist() for k in ("fp", "n_neg", "fn", "n_pos")}
+    now = score_matrix_bound(
+        {"delta": 1e-5, "groups": [{"name": "g", "counts": c, "dependence": dep}]}, 0.95
+    )
+    assert now["pooled"] is not None and not now["pooled_legacy"]
+    dep["pooled_rates"] = {k: v for k, v in dep["pooled_rates"].items() if k != "n_test"}
+    st = {"delta": 1e-5, "groups": [{"name": "g", "counts": c, "dependence": dep}]}
+    old = score_matrix_bound(st, 0.95)
+    assert old["pooled"] is None and old["pooled_legacy"] and not old["pooled_too_few"]
+    assert old["per_target_share"] == 1.0 and old["lower"] == old["target_lower"]
+    draws = {"eps": np.linspace(0.5, 3, 4000).reshape(4, -1)}
+    sentence = bdp.audit_claim(bdp.Posterior(draws, {}, st)).sentence
+    assert "recorded before they were balanced for LiRA's design" in sentence
+
+
 def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_not_it():
     """The line above the sentence (``interval_words``): the model's 90% interval always; where
     a smaller bound took the lower end's place, that bound beside it and "not a finding"."""
