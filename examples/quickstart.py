@@ -47,13 +47,12 @@ def main() -> None:
     # the claim: the lower bound to cite, and whether the data or the prior sets the upper end
     claim = bdp.audit_claim(post)
     eps_hat = np.max(bdp.classical_epsilon(counts.fpr, counts.fnr, 1e-5))
-    # the model's 90% interval, and the claim's lower bound where it is not the model's
+    # the interval: the claim's lower bound, and the model's upper end
     print("\n" + textwrap.fill(claim.interval_words(), width=100))
     print(f"classical point estimate (max over bases): {eps_hat:.2f}")
-    for f, res in post.prior_sensitivity(0.9).items():
-        lo_f, hi_f = res["interval"]
+    for f, res in post.prior_sensitivity(0.9).items():  # the upper end's source, the claim's
         flag = "" if res["reliable"] else f" ({ROUGH_REWEIGHTING})"
-        print(f"eps prior scale x{f:g}: 90% interval [{lo_f:.2f}, {hi_f:.2f}]{flag}")
+        print(f"eps prior scale x{f:g}: the model's 95% quantile {res['interval'][1]:.2f}{flag}")
     print("\n" + textwrap.fill(claim.sentence, width=100))
     print(f"sampling took {seconds:.1f} s", file=sys.stderr)
 

@@ -533,8 +533,9 @@ def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
         # the model's lower end is not what the claim signs: the bound it signs heads the page
         parts.append(
             f'<p id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}{at} (the sentence above). '
-            f"The model's {pct} credible interval for ε, [{lo:.3g}, {hi:.3g}] (posterior "
-            f"median {median:.3g}), is what the model says: its lower end is not a finding.</p>"
+            f"The model's upper {(1 + prob) / 2 * 100:.3g}% quantile of ε is {hi:.3g} and its "
+            f"median {median:.3g}; its lower {(1 - prob) / 2 * 100:.3g}% quantile, {lo:.3g}, is "
+            "not a finding.</p>"
         )
     else:
         parts.append(

@@ -44,6 +44,24 @@ BINOMIAL_LIKELIHOODS = ("binomial", "exposure_mixture")
 DOCS = 'docs/concepts.md, "What the audit shows"'
 
 
+def model_quantile_words(prob: float, lower: float, at: str, strength: str) -> str:
+    """Return the model's own lower end in words that state no bound ("What the model says").
+
+    Where a bound took the place of the posterior's (1 - prob) quantile, the sentence gives the
+    quantile as a figure of the model, never as "with prob posterior probability, eps >= x": an
+    auditor who quotes that form makes a claim the tool does not sign, and where the attack is
+    optimal it lies above the true eps far more often than 1 - prob (docs/concepts.md, "What
+    the audit shows").
+
+    >>> model_quantile_words(0.95, 2.71, " at delta = 1e-05", "").split(": ")[1]
+    "the posterior's 5% quantile of eps is 2.71 at delta = 1e-05"
+    """
+    return (
+        f"What the model says (not the finding): the posterior's {100 * (1 - prob):.3g}% quantile "
+        f"of eps is {lower:.3g}{at}{strength}"
+    )
+
+
 def count_bound(st: dict, prob: float) -> dict | None:
     """Return the largest per-base Clopper-Pearson lower bound of eps of a posterior's counts.
 
@@ -210,9 +228,8 @@ def _words(fb, what, prob, lower, words, at, strength):
     pct = f"{100 * prob:g}%"
     first = f"With {pct} confidence, eps >= {f:.3g}{at}, whatever the attack strength: {what}."
     model = (
-        f"What the model says (not the finding): with {pct} posterior probability, eps >= "
-        f"{lower:.3g}{at}{strength}; where the attack is optimal (its error point on the boundary "
-        "of R(eps, delta)) that figure lies above the true eps in about half of audits "
-        f"({DOCS})."
+        f"{model_quantile_words(prob, lower, at, strength)}; where the attack is optimal (its "
+        "error point on the boundary of R(eps, delta)) that figure lies above the true eps in "
+        f"about half of audits ({DOCS})."
     )
     return f, [first, model, *words[1:]], extra

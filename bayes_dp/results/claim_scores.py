@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayes_dp.core.region import clopper_pearson_target_bounds
+from bayes_dp.results.claim_counts import model_quantile_words
 
 #: Where the docs give the decision and the measured figures.
 DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
@@ -684,8 +685,7 @@ def score_matrix_words(
             f"little pull its lower end down ({DOCS_BELOW})"
         )
     model = (
-        f"What the model says (not the finding): with {_pct(prob)} posterior probability, eps >= "
-        f"{lower:.3g}{at}{strength}{below}; {_model_record(st)} ({DOCS})."
+        f"{model_quantile_words(prob, lower, at, strength)}{below}; {_model_record(st)} ({DOCS})."
     )
     rest = list(words[1:])
     if beyond:
@@ -696,19 +696,19 @@ def score_matrix_words(
                 "target's own evidence reaches it."
             )
         else:
-            interval = f"the {_pct(2 * prob - 1)} credible interval [{lower:.3g}, {upper:.3g}]"
+            interval = f"the model's {_pct(prob)} quantile of eps, {upper:.3g}"
             rest[-1] = (
-                f"The upper end of {interval} lies beyond what the attack could show at its "
+                f"The upper end, {interval}, lies beyond what the attack could show at its "
                 f"level: {ceiling}. No target's own evidence reaches it: it is set by the model "
                 "(which pools the targets) and the prior of eps, not by what the attack showed; "
                 "cite the lower bound."
             )
             extra["upper_source"] = "attack_level"
     elif source != "prior":
-        interval = f"the {_pct(2 * prob - 1)} credible interval [{lower:.3g}, {upper:.3g}]"
+        interval = f"the model's {_pct(prob)} quantile of eps, {upper:.3g}"
         none = "" if fb["n_positive"] else " (here no target's own bound is above 0)"
         rest[-1] = (
-            f"The upper end of {interval} is the model's, not a finding{none}: an audit shows "
+            f"The upper end, {interval}, is the model's, not a finding{none}: an audit shows "
             "how large eps is at least, never at most, and this model reads every target as "
             "tested by one attack of a shared strength, so targets that show little pull the "
             f"upper end down (on simulated score matrices it lay far below the strongest "

@@ -258,15 +258,17 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     )
     assert bdp.audit_claim(post).to_dict() == claim  # read back from the file: the same claim
     assert "Result not reliable" in page
-    # the line above the sentence: the model's interval, and the claim's lower bound beside it
-    # wherever that bound is below the interval's lower end
+    # the line above the sentence: the model's interval where its lower end is the claim; else
+    # the claim's bound as the lower end and the model's lower end as a figure, not a finding
     lo, hi = res["eps"]["credible_interval"]
     assert claim["model_lower"] == pytest.approx(lo, rel=1e-12)
     assert claim["cites_model_lower"] is (claim["lower"] == claim["model_lower"])
-    head = f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
-    assert claim["interval_words"].startswith(head)
-    if not claim["cites_model_lower"]:
-        assert f"the audit shows eps >= {claim['lower']:.3g}" in claim["interval_words"]
+    if claim["cites_model_lower"]:
+        assert claim["interval_words"] == f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
+    else:
+        head = f"eps in [{claim['lower']:.3g}, {hi:.3g}] (lower end: what the audit shows"
+        assert claim["interval_words"].startswith(head)
+        assert claim["interval_words"].endswith(f"5% quantile, {lo:.3g}, is not a finding")
     # the text output prints that line (the same run, without --json)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DependenceWarning)

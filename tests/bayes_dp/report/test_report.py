@@ -64,7 +64,7 @@ def test_report_inputs_table_and_reproduction(short_report):
         "q95%",
         'id="claim"',
         "With 95% confidence, eps &gt;= ",  # the classical bound first (claim_counts)
-        "What the model says (not the finding): with 95% posterior probability, eps &gt;= ",
+        "What the model says (not the finding): the posterior&#x27;s 5% quantile of eps is ",
         'id="glossary"',
         "effective sample size",
         "accept_joint",
@@ -391,4 +391,6 @@ def test_headline_states_the_claims_bound_where_the_model_lower_end_is_not_it(tm
             assert "not a finding" not in head
         else:
             assert head.startswith(f'id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}, at δ')
-            assert f"[{lo:.3g}, {hi:.3g}]" in head and "its lower end is not a finding" in head
+            assert f"upper 95% quantile of ε is {hi:.3g}" in head
+            assert f"lower 5% quantile, {lo:.3g}, is not a finding" in head
+            assert f"[{lo:.3g}," not in head  # no interval with the model's lower end

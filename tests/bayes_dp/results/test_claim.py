@@ -61,13 +61,16 @@ def test_a_lower_end_the_prior_sets_is_not_claimed():
     assert c.lower_shift == pytest.approx(1.0, abs=0.15)
     assert c.lower == 0.0 and c.posterior_lower == pytest.approx(q05, rel=1e-6)
     assert c.sentence.startswith("With 95% probability, eps >= 0 at delta = 1e-05: the data")
-    model = "What the model says (not the finding): with 95% posterior probability, eps >= "
+    model = "What the model says (not the finding): the posterior's 5% quantile of eps is "
     assert f"{model}{q05:.3g}" in c.sentence
+    assert "posterior probability, eps >=" not in c.sentence  # no bound in a form it does not sign
     assert f"The posterior's lower end, {q05:.3g}, is set by the prior of eps" in c.sentence
     assert "it is not a finding" in c.sentence
-    # the line above the sentence keeps the model's interval and cites 0 beside it
+    # the line above the sentence: the interval's lower end is the claim's 0, the model's own
+    # lower end a figure that is not a finding
     assert not c.cites_model_lower and c.model_lower == c.posterior_lower
-    assert c.interval_words().endswith("the audit shows eps >= 0, the claim below)")
+    assert c.interval_words().startswith(f"eps in [0, {c.upper:.3g}] (lower end: what the audit")
+    assert c.interval_words().endswith(f"own 5% quantile, {q05:.3g}, is not a finding")
     # a lower end the data set (sd 0.2 about 3) keeps the posterior's quantile as the claim
     pinned = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000)))
     assert pinned.lower_shift < PRIOR_SHIFT_MAX and pinned.lower > 2.5
@@ -97,7 +100,8 @@ def test_prob_sets_the_quantiles():
     post = _post(rng.normal(3.0, 0.2, 40_000))
     c = bdp.audit_claim(post, prob=0.9)
     assert (c.lower, c.upper) == pytest.approx(post.interval(0.8))
-    assert "With 90% posterior probability" in c.sentence and "80% credible interval" in c.sentence
+    assert "With 90% posterior probability" in c.sentence
+    assert "model's 90% quantile of eps" in c.sentence
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ import bayes_dp as bdp
 import mia
 from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 from bayes_dp.core.region import clopper_pearson_target_bounds
+from bayes_dp.results.claim import UPPER_WORDS
 from bayes_dp.results.claim_scores import _column, score_matrix_bound
 
 from tests._support.balanced_rates import selected_by_hand
@@ -206,8 +207,9 @@ def test_claim_states_the_per_target_bound_first(laplace_claim):
     assert f"target {f['target']} (score-matrix column) of group 'lira'" in s
     assert f"(FP {f['fp']}/{f['n_neg']}, FN {f['fn']}/{f['n_pos']})" in s
     assert f"{f['n_positive']} of {len(cnt)} targets have a bound of their own above 0" in s
-    model = s.index("What the model says (not the finding): with 95% posterior probability")
-    assert first < model < s.index(f"eps >= {q:.3g}", model) and "16 of 100 audits" in s
+    model = s.index("What the model says (not the finding): the posterior's 5% quantile of eps")
+    assert first < model < s.index(f"eps is {q:.3g}", model) and "16 of 100 audits" in s
+    assert "posterior probability, eps >=" not in s
     assert "this model's (binomial) 90% interval" in s
     # JSON round trip
     d = c.to_dict()
@@ -230,11 +232,11 @@ def test_a_posterior_lower_end_below_the_bound_leaves_the_claim():
     assert c.sentence.startswith(
         f"With 95% confidence, eps >= {f:.3g} at delta = 1e-05, whatever the attack strength"
     )
-    model = f"with 95% posterior probability, eps >= {c.posterior_lower:.3g} at delta = 1e-05"
+    model = f"the posterior's 5% quantile of eps is {c.posterior_lower:.3g} at delta = 1e-05"
     assert model in c.sentence
     assert "it lies below the bound above, which holds without the model" in c.sentence
     assert not c.cites_model_lower
-    assert f"the audit shows eps >= {f:.3g}" in c.interval_words()
+    assert c.interval_words().startswith(f"eps in [{f:.3g}, {c.upper:.3g}] (lower end: what")
 
 
 def test_corrected_counts_are_not_deflated_again():
@@ -301,7 +303,7 @@ def test_claim_on_designed_bases_states_the_classical_bound_first():
     assert c.lower == c.frequentist_lower < c.posterior_lower
     assert c.sentence.startswith(f"With 95% confidence, eps >= {by_hand:.3g} at delta = 1e-05")
     assert (
-        "What the model says (not the finding): with 95% posterior probability, eps >= 2.67"
+        "What the model says (not the finding): the posterior's 5% quantile of eps is 2.67"
         in c.sentence
     )
     assert c.frequentist["row"] == 0 and c.frequentist["group"] == "g0"
@@ -423,7 +425,7 @@ def test_upper_end_beyond_the_ceiling_is_the_attack_levels():
     assert c.upper_source == "attack_level" and "is the model's, not a finding" in before.sentence
     assert "set by the data" not in c.sentence and "set by the data" not in before.sentence
     assert (
-        f"The upper end of the 90% credible interval [{c.posterior_lower:.3g}, {c.upper:.3g}] "
+        f"The upper end, the model's 95% quantile of eps, {c.upper:.3g}, "
         "lies beyond what the attack could show at its level: a target tested at false-positive "
         f"rate alpha = 0.1 with 32 OUT and 32 IN models, its FP count at that level (3) and no "
         f"false negative, would have a bound of {f['ceiling']:.3g}"
@@ -450,7 +452,7 @@ def test_upper_end_within_the_ceiling_is_the_models():
     assert "beyond what the attack could show" not in c.sentence
     assert "set by the data" not in c.sentence
     assert (
-        f"The upper end of the 90% credible interval [{c.posterior_lower:.3g}, {c.upper:.3g}] is "
+        f"The upper end, the model's 95% quantile of eps, {c.upper:.3g}, is "
         "the model's, not a finding: an audit shows how large eps is at least, never at most"
     ) in c.sentence
     assert "here no target's own bound is above 0" not in c.sentence  # targets show eps > 0
@@ -709,8 +711,9 @@ def test_plain_rates_of_an_earlier_record_give_no_pooled_bound():
 
 
 def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_not_it():
-    """The line above the sentence (``interval_words``): the model's 90% interval always; where
-    a smaller bound took the lower end's place, that bound beside it and "not a finding"."""
+    """The line above the sentence (``interval_words``): the model's 90% interval where its lower
+    end is the claim; where a smaller bound took the lower end's place, no interval with the
+    model's lower end: the bound is the lower end, the model's own a figure "not a finding"."""
     rng = np.random.default_rng(7)
     counts = {"fp": [40, 50], "n_neg": [1000, 1000], "fn": [250, 200], "n_pos": [1000, 1000]}
     st = _designed_settings(counts)
@@ -722,12 +725,14 @@ def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_
         assert c.upper == pytest.approx(hi, rel=1e-12)
         assert c.cites_model_lower is cites and (c.lower == c.posterior_lower) is cites
         words = c.interval_words()
-        assert words.startswith(f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]")
         if cites:
             assert words == f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
         else:
-            assert "its lower end is not a finding" in words
-            assert f"the audit shows eps >= {c.frequentist_lower:.3g}" in words
+            f = c.frequentist_lower
+            assert words.startswith(f"eps in [{f:.3g}, {hi:.3g}] (lower end: what the audit shows")
+            assert f"the model's 95% quantile, {UPPER_WORDS[c.upper_source]})" in words
+            assert words.endswith(f"the model's own 5% quantile, {lo:.3g}, is not a finding")
+            assert f"[{lo:.3g}," not in words  # no interval with the model's lower end
         d = c.to_dict()
         assert d["interval_words"] == words and d["cites_model_lower"] is cites
         assert d["model_lower"] == c.model_lower
