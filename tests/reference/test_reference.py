@@ -522,3 +522,28 @@ def test_mixture_likelihood_vs_brute_force(x, n0, y, n1, eps, s, pi, kappa, delt
     )
     got = np.exp(mixture_log_lik(x, n0, y, n1, eps, s, pi, kappa, delta))
     assert got == pytest.approx(ref, rel=1e-8)
+
+
+# ------------------------------------------------- the atom at s = 1 (boundary_prior)
+
+
+@pytest.mark.parametrize(
+    "counts", [(100, 1000, 728, 1000), (269, 1000, 269, 1000), (12, 128, 90, 128)]
+)
+def test_boundary_prior_parts_match_the_grid_posterior(counts):
+    """The study's two parts (band, s ~ U(0, 1); atom, s = 1) against ``posterior_grid``.
+
+    ``tests/reference/boundary_prior.py`` reads the posterior off the distribution of the
+    visible eps by Monte Carlo; ``posterior_grid`` integrates the band deterministically (s fixed
+    at 1: its limit on the boundary). The 90% intervals agree to 0.01 (measured: 1e-3).
+    """
+    from tests.reference.boundary_prior import interval, log_likelihoods
+
+    band, atom = log_likelihoods([counts], np.random.default_rng(0), 200_000)
+    for w, s_prior in ((0.0, ("beta", 1.0, 1.0)), (1.0, ("fixed", 1.0))):
+        g = posterior_grid(counts, 1e-5, ("halfnormal", 10.0), s_prior)
+        want = (g.eps_quantile(0.05), g.eps_quantile(0.95))
+        assert interval(band, atom, w) == pytest.approx(want, abs=0.01)
+    # a mixture lies between its parts
+    lo = [interval(band, atom, w)[0] for w in (0.0, 0.5, 1.0)]
+    assert lo[0] > lo[1] > lo[2]

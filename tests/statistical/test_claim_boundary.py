@@ -81,3 +81,31 @@ def test_one_run_claim_is_not_above_the_truth():
     )
     assert claim_above <= 4
     assert post_above >= 12
+
+
+def test_a_prior_that_expects_optimal_attacks_does_not_make_the_lower_end_signable():
+    """The repair left open on issue 32, and why it was not made (~70 s; docs/concepts.md,
+    section 6, "A prior that expects optimal attacks").
+
+    An atom of weight w at s = 1 in the strength's prior (the error point on R's boundary),
+    posterior by the quadrature of ``tests/reference/boundary_prior.py`` (checked against
+    ``posterior_grid`` in ``tests/reference/test_reference.py``), 400 audits a case at other
+    seeds than the benchmark's. Measured there (200 audits): at the randomized-response corner
+    of R(1) the 90% interval lay above the truth in 157 of 200 at w = 0 and still 30 of 200 at
+    w = 0.9; an attack weaker than the mechanism (its point on the boundary of R(0.5), the
+    truth 1) had its interval entirely *below* the truth in 0 of 200 at w = 0 and 18 at w = 0.9.
+    Asserted: w = 0 at least 240 of 400 above (at the measured 0.785, fewer has probability
+    below 1e-9); w = 0.9 at least 40 of 400 above (measured 0.15: fewer has probability 0.003;
+    at the nominal 5%, 40 or more has probability 1e-5), and at least 18 of 400 below the truth
+    for the weaker attack (measured 0.09: fewer, 0.002), none at w = 0 (at most 2). It fails
+    once such a prior keeps the corner near its nominal rate without a false assurance: the
+    signal to measure it again.
+    """
+    from tests.reference.boundary_prior import CASES, study
+
+    rr = {w: above for _, w, _, above, _, _, _ in study("rr", (0.0, 0.9), 400, 101, 20_000)}
+    weak = {w: below for _, w, _, _, below, _, _ in study("weak", (0.0, 0.9), 400, 102, 20_000)}
+    print(f"\nrr corner, intervals above the truth {rr}; weaker attack, below the truth {weak}")
+    assert CASES["rr"][-1] == CASES["weak"][-1] == 1.0
+    assert rr[0.0] >= 240 and rr[0.9] >= 40
+    assert weak[0.0] <= 2 and weak[0.9] >= 18
