@@ -284,12 +284,14 @@ class AuditClaim:
         """Return the fields as a JSON-ready dict (non-finite numbers become None).
 
         Besides the fields: ``model_lower``, ``cites_model_lower`` and ``interval_words`` (see
-        those members).
+        those members), and ``interval``, [``lower``, ``upper``]: the interval the line prints,
+        whose lower end is the bound the claim signs.
         """
         out = asdict(self)
         out["model_lower"] = self.model_lower
         out["cites_model_lower"] = self.cites_model_lower
         out["interval_words"] = self.interval_words()
+        out["interval"] = [v if math.isfinite(v) else None for v in (self.lower, self.upper)]
         out["upper_moved_to"] = {f"{k:g}": v for k, v in self.upper_moved_to.items()}
         for k, v in list(out.items()):
             if isinstance(v, float) and not math.isfinite(v):
@@ -312,7 +314,7 @@ UPPER_WORDS = {
     "data": "set by the data",
     "unknown": "its source not checked",
     "attack_level": "beyond what the attack could show at its level",
-    "model": "the model's, not a finding",
+    "model": "not a finding",
 }
 
 

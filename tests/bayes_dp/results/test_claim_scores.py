@@ -735,4 +735,5 @@ def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_
             assert f"[{lo:.3g}," not in words  # no interval with the model's lower end
         d = c.to_dict()
         assert d["interval_words"] == words and d["cites_model_lower"] is cites
+        assert d["interval"] == [c.lower, c.upper]
         assert d["model_lower"] == c.model_lower
