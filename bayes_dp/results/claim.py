@@ -243,18 +243,21 @@ class AuditClaim:
         return math.isclose(self.lower, self.model_lower, rel_tol=1e-12, abs_tol=1e-300)
 
     def interval_words(self) -> str:
-        """Return the line that heads a summary: the interval to read, and what to cite.
+        """Return the line that heads a summary: the interval to read, or the bound alone.
 
         Where ``lower``, the bound the claim signs, is the model's own lower end
         (:attr:`cites_model_lower`), the line is the equal-tailed ``2 prob - 1`` credible
-        interval [``lower``, ``upper``]. Where another bound took its place, the line states no
-        interval with the model's lower end: it gives the claim's ``lower`` as the lower end,
-        the model's ``prob`` quantile as the upper one, and the model's own lower end as a
-        figure that is not a finding. An interval whose lower end lies above the truth is a
-        false accusation however it is labelled; the model's lower end did that in about half
-        of the audits of an optimal attack (docs/concepts.md, section 6) and in 46 of 220
-        score-matrix audits of mechanisms of known eps (docs/lira.md, "The claim with the
-        pooled bound, measured"), the claim's in none.
+        interval [``lower``, ``upper``]. Where another bound took its place, the line prints no
+        interval with the model's lower end: an interval or a "with 95% probability, eps >= x"
+        sentence whose lower end lies above the truth is a false accusation however it is
+        labelled, and the model's lower end did that in about half of the audits of an optimal
+        attack (docs/concepts.md, section 6) and in 46 of 220 score-matrix audits of mechanisms
+        of known eps (docs/lira.md, "The claim with the pooled bound, measured"), the claim's
+        in none. The line is then "eps in [``lower``, ``upper``]" where the data set the upper
+        end (``upper_source`` ``"data"``), and "eps >= ``lower``" with the model's quantiles as
+        figures otherwise: an upper end the prior or the model sets is not a finding, and on
+        score matrices of a Laplace mechanism at eps 3 it lay below the truth in 44 of 50
+        audits (docs/lira.md, "The printed interval").
 
         Examples
         --------
@@ -264,8 +267,8 @@ class AuditClaim:
         ...                reliable=True, sentence="", posterior_lower=0.98,
         ...                frequentist_lower=0.2)
         >>> c.interval_words().split(" (")[0]
-        'eps in [0.2, 2]'
-        >>> "model's own 5% quantile, 0.98, is not a finding" in c.interval_words()
+        'eps >= 0.2'
+        >>> "95% quantile, 2, is set by the prior of eps" in c.interval_words()
         True
         """
         lo = self.model_lower
@@ -273,25 +276,36 @@ class AuditClaim:
             return (
                 f"{_pct(2 * self.prob - 1)} credible interval for eps: [{lo:.3g}, {self.upper:.3g}]"
             )
+        low = f"what the audit shows at {_pct(self.prob)}, the claim below"
+        own = f"own {_pct(1 - self.prob)} quantile, {lo:.3g}, is not a finding"
+        if self.upper_source == "data":
+            return (
+                f"eps in [{self.lower:.3g}, {self.upper:.3g}] (lower end: {low}; upper end: the "
+                f"model's {_pct(self.prob)} quantile, set by the data); the model's {own}"
+            )
         return (
-            f"eps in [{self.lower:.3g}, {self.upper:.3g}] (lower end: what the audit shows at "
-            f"{_pct(self.prob)}, the claim below; upper end: the model's {_pct(self.prob)} "
-            f"quantile, {UPPER_WORDS.get(self.upper_source, self.upper_source)}); the model's "
-            f"own {_pct(1 - self.prob)} quantile, {lo:.3g}, is not a finding"
+            f"eps >= {self.lower:.3g} ({low}); the model's {_pct(self.prob)} quantile, "
+            f"{self.upper:.3g}, is {UPPER_WORDS.get(self.upper_source, self.upper_source)}, and "
+            f"its {own}"
         )
 
     def to_dict(self) -> dict:
         """Return the fields as a JSON-ready dict (non-finite numbers become None).
 
         Besides the fields: ``model_lower``, ``cites_model_lower`` and ``interval_words`` (see
-        those members), and ``interval``, [``lower``, ``upper``]: the interval the line prints,
-        whose lower end is the bound the claim signs.
+        those members), and ``interval``: [``lower``, ``upper``], the interval the line prints
+        (whose lower end is the bound the claim signs), with None for an upper end the line does
+        not print as one (not the data's: see :meth:`interval_words`).
         """
         out = asdict(self)
         out["model_lower"] = self.model_lower
         out["cites_model_lower"] = self.cites_model_lower
         out["interval_words"] = self.interval_words()
-        out["interval"] = [v if math.isfinite(v) else None for v in (self.lower, self.upper)]
+        printed = self.cites_model_lower or self.upper_source == "data"
+        out["interval"] = [
+            v if v is not None and math.isfinite(v) else None
+            for v in (self.lower, self.upper if printed else None)
+        ]
         out["upper_moved_to"] = {f"{k:g}": v for k, v in self.upper_moved_to.items()}
         for k, v in list(out.items()):
             if isinstance(v, float) and not math.isfinite(v):
@@ -308,13 +322,13 @@ def _pct(p: float) -> str:
     return f"{100 * p:.3g}%"
 
 
-#: How :meth:`AuditClaim.interval_words` names the source of the upper end.
+#: How :meth:`AuditClaim.interval_words` names the source of an upper end it does not print as
+#: one (``"data"``: the line prints the interval).
 UPPER_WORDS = {
     "prior": "set by the prior of eps",
-    "data": "set by the data",
-    "unknown": "its source not checked",
+    "unknown": "of a source not checked",
     "attack_level": "beyond what the attack could show at its level",
-    "model": "not a finding",
+    "model": "not a finding (an audit shows how large eps is at least, never at most)",
 }
 
 

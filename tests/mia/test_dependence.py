@@ -265,9 +265,15 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     assert claim["cites_model_lower"] is (claim["lower"] == claim["model_lower"])
     if claim["cites_model_lower"]:
         assert claim["interval_words"] == f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
-    else:
+    elif claim["upper_source"] == "data":
         head = f"eps in [{claim['lower']:.3g}, {hi:.3g}] (lower end: what the audit shows"
         assert claim["interval_words"].startswith(head)
+        assert claim["interval"] == [claim["lower"], claim["upper"]]
+    else:  # an upper end that is not the data's is not printed as one
+        head = f"eps >= {claim['lower']:.3g} (what the audit shows at 95%, the claim below)"
+        assert claim["interval_words"].startswith(head)
+        assert claim["interval"] == [claim["lower"], None]
+    if not claim["cites_model_lower"]:
         assert claim["interval_words"].endswith(f"5% quantile, {lo:.3g}, is not a finding")
     # the text output prints that line (the same run, without --json)
     with warnings.catch_warnings():

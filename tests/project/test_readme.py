@@ -72,7 +72,7 @@ def test_readme_shows_what_the_quickstart_prints(quickstart_run):
 def test_a_changed_number_in_the_block_is_found():
     text = ur.README.read_text(encoding="utf-8")
     shown = ur.readme_block(text)
-    assert "converged: True" in shown and "eps in [" in shown
+    assert "converged: True" in shown and "(what the audit shows at 95%" in shown
     line = next(ln for ln in shown.splitlines() if ln.startswith("eps "))
     number = line.split()[1]
     edited = shown.replace(line, line.replace(number, number + "1", 1))
@@ -104,7 +104,7 @@ def test_update_script_checks_rewrites_and_refuses_out_of_time_output(tmp_path, 
 
     fake(printed)
     assert ur.main(["--check"]) == 0
-    other = shown.replace("eps in [", "eps in [9")
+    other = shown.replace("(what the audit shows at 95%", "(what the audit shows at 96%")
     fake(other)
     assert ur.main(["--check"]) == 1 and copy.read_text(encoding="utf-8") == text
     late = other.replace("converged: True", "converged: False (stop reason: max_time)")

@@ -39,7 +39,7 @@ def test_acceptance_estimate_writes_posterior_and_report(strong_csv, tmp_path, c
     # the claim in words, and what the columns mean
     assert "With 95% confidence, eps >= " in captured.out  # the classical bound first
     assert "What the model says (not the finding): the posterior's 5% quantile" in captured.out
-    assert "eps in [" in captured.out and "is not a finding" in captured.out
+    assert "eps >= " in captured.out and "is not a finding" in captured.out
     assert "glossary:" in captured.out and "\nr_hat: " in captured.out
     assert "hdi_90%_lo" in captured.out and "hdi_5%" not in captured.out
     # the log names the default group and shows no tau for a binomial model

@@ -69,8 +69,9 @@ def test_a_lower_end_the_prior_sets_is_not_claimed():
     # the line above the sentence: the interval's lower end is the claim's 0, the model's own
     # lower end a figure that is not a finding
     assert not c.cites_model_lower and c.model_lower == c.posterior_lower
-    assert c.interval_words().startswith(f"eps in [0, {c.upper:.3g}] (lower end: what the audit")
-    assert c.interval_words().endswith(f"own 5% quantile, {q05:.3g}, is not a finding")
+    assert c.interval_words().startswith("eps >= 0 (what the audit shows at 95%, the claim below)")
+    assert c.interval_words().endswith(f"its own 5% quantile, {q05:.3g}, is not a finding")
+    assert c.to_dict()["interval"] == [0.0, None]  # an upper end the prior sets is not printed
     # a lower end the data set (sd 0.2 about 3) keeps the posterior's quantile as the claim
     pinned = bdp.audit_claim(_post(rng.normal(3.0, 0.2, 40_000)))
     assert pinned.lower_shift < PRIOR_SHIFT_MAX and pinned.lower > 2.5

@@ -235,8 +235,13 @@ def test_a_posterior_lower_end_below_the_bound_leaves_the_claim():
     model = f"the posterior's 5% quantile of eps is {c.posterior_lower:.3g} at delta = 1e-05"
     assert model in c.sentence
     assert "it lies below the bound above, which holds without the model" in c.sentence
-    assert not c.cites_model_lower
-    assert c.interval_words().startswith(f"eps in [{f:.3g}, {c.upper:.3g}] (lower end: what")
+    assert not c.cites_model_lower and c.upper_source == "model"
+    assert c.interval_words() == (
+        f"eps >= {f:.3g} (what the audit shows at 95%, the claim below); the model's 95% "
+        f"quantile, {c.upper:.3g}, is not a finding (an audit shows how large eps is at least, "
+        f"never at most), and its own 5% quantile, {c.posterior_lower:.3g}, is not a finding"
+    )
+    assert c.to_dict()["interval"] == [f, None]
 
 
 def test_corrected_counts_are_not_deflated_again():
@@ -727,13 +732,23 @@ def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_
         words = c.interval_words()
         if cites:
             assert words == f"90% credible interval for eps: [{lo:.3g}, {hi:.3g}]"
-        else:
+        else:  # a narrow posterior: the data set its upper end, so the line is an interval
             f = c.frequentist_lower
+            assert c.upper_source == "data"
             assert words.startswith(f"eps in [{f:.3g}, {hi:.3g}] (lower end: what the audit shows")
-            assert f"the model's 95% quantile, {UPPER_WORDS[c.upper_source]})" in words
+            assert "upper end: the model's 95% quantile, set by the data)" in words
             assert words.endswith(f"the model's own 5% quantile, {lo:.3g}, is not a finding")
             assert f"[{lo:.3g}," not in words  # no interval with the model's lower end
         d = c.to_dict()
         assert d["interval_words"] == words and d["cites_model_lower"] is cites
         assert d["interval"] == [c.lower, c.upper]
         assert d["model_lower"] == c.model_lower
+    # where the prior sets the upper end, the line states the bound alone: no printed interval
+    wide = bdp.audit_claim(
+        bdp.Posterior({"eps": 3.0 + rng.exponential(5.0, 40000).reshape(4, -1)}, {}, st)
+    )
+    assert not wide.cites_model_lower and wide.upper_source == "prior"
+    words = wide.interval_words()
+    assert words.startswith(f"eps >= {wide.lower:.3g} (what the audit shows at 95%")
+    assert f"quantile, {wide.upper:.3g}, is {UPPER_WORDS['prior']}, and its own 5%" in words
+    assert wide.to_dict()["interval"] == [wide.lower, None]
