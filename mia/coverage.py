@@ -240,9 +240,9 @@ def score_matrix_audit(
         ``"frequentist_lower"`` (that bound: the larger of the per-target Clopper-Pearson
         bound on effective counts, ``"target_lower"``, and the bound pooled over targets,
         ``"pooled_lower"``, None without per-model rates) and ``"claim_above_truth"``
-        (1.0 when ``claim_lower`` is above the true eps, else 0.0); ``"claim_upper_source"``
-        (the claim's ``upper_source``: the summary line prints an upper end only where it is
-        ``"data"``, :meth:`bayes_dp.results.claim.AuditClaim.interval_words`);
+        (1.0 when ``claim_lower`` is above the true eps, else 0.0); ``"claim_interval"``
+        (:attr:`bayes_dp.results.claim.AuditClaim.interval`, the interval the summary line
+        prints: its upper end None where the line prints none);
         ``"claim_ceiling"``, the
         largest value the per-target bound can take on this design (the bound, on raw
         counts at the full Bonferroni level, of a target with no error in the most trials
@@ -319,7 +319,7 @@ def score_matrix_audit(
         "target_lower": claim.frequentist["target_lower"],
         "pooled_lower": (claim.frequentist["pooled"] or {}).get("eps"),
         "claim_above_truth": float(claim.lower > truth),
-        "claim_upper_source": claim.upper_source,
+        "claim_interval": claim.interval,
         "claim_ceiling": float(
             clopper_pearson_target_bounds(
                 0, int(c.n_neg.max()), 0, int(c.n_pos.max()), delta, 0.95, n_rates=2 * len(c)

@@ -242,6 +242,18 @@ class AuditClaim:
         """
         return math.isclose(self.lower, self.model_lower, rel_tol=1e-12, abs_tol=1e-300)
 
+    @property
+    def interval(self) -> tuple[float, float | None]:
+        """The interval the summary line prints: (``lower``, ``upper`` or None).
+
+        The lower end is always the bound the claim signs. The upper end is ``upper`` where the
+        line prints it as one (the claim is the model's own lower end, or the data set the
+        upper end, ``upper_source`` ``"data"``), else None: the line then states the bound
+        alone (see :meth:`interval_words`).
+        """
+        printed = self.cites_model_lower or self.upper_source == "data"
+        return self.lower, (self.upper if printed else None)
+
     def interval_words(self) -> str:
         """Return the line that heads a summary: the interval to read, or the bound alone.
 
@@ -278,7 +290,7 @@ class AuditClaim:
             )
         low = f"what the audit shows at {_pct(self.prob)}, the claim below"
         own = f"own {_pct(1 - self.prob)} quantile, {lo:.3g}, is not a finding"
-        if self.upper_source == "data":
+        if self.interval[1] is not None:
             return (
                 f"eps in [{self.lower:.3g}, {self.upper:.3g}] (lower end: {low}; upper end: the "
                 f"model's {_pct(self.prob)} quantile, set by the data); the model's {own}"
@@ -301,11 +313,7 @@ class AuditClaim:
         out["model_lower"] = self.model_lower
         out["cites_model_lower"] = self.cites_model_lower
         out["interval_words"] = self.interval_words()
-        printed = self.cites_model_lower or self.upper_source == "data"
-        out["interval"] = [
-            v if v is not None and math.isfinite(v) else None
-            for v in (self.lower, self.upper if printed else None)
-        ]
+        out["interval"] = [v if v is not None and math.isfinite(v) else None for v in self.interval]
         out["upper_moved_to"] = {f"{k:g}": v for k, v in self.upper_moved_to.items()}
         for k, v in list(out.items()):
             if isinstance(v, float) and not math.isfinite(v):
@@ -319,7 +327,7 @@ class AuditClaim:
 
 
 def _pct(p: float) -> str:
-    return f"{100 * p:.3g}%"
+    return f"{100 * p:g}%"
 
 
 #: How :meth:`AuditClaim.interval_words` names the source of an upper end it does not print as
