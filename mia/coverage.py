@@ -241,8 +241,11 @@ def score_matrix_audit(
         bound on effective counts, ``"target_lower"``, and the bound pooled over targets,
         ``"pooled_lower"``, None without per-model rates) and ``"claim_above_truth"``
         (1.0 when ``claim_lower`` is above the true eps, else 0.0); ``"claim_interval"``
-        (:attr:`bayes_dp.results.claim.AuditClaim.interval`, the interval the summary line
-        prints: its upper end None where the line prints none);
+        (lower, upper, true eps) of :attr:`bayes_dp.results.claim.AuditClaim.interval`, the
+        interval the summary line prints, its upper end ``inf`` where the line prints none (a
+        triple like ``"true_eps"``, so that
+        :func:`~bayes_dp.evaluation.calibration.coverage_study` reports the printed line's
+        coverage);
         ``"claim_ceiling"``, the
         largest value the per-target bound can take on this design (the bound, on raw
         counts at the full Bonferroni level, of a target with no error in the most trials
@@ -319,7 +322,11 @@ def score_matrix_audit(
         "target_lower": claim.frequentist["target_lower"],
         "pooled_lower": (claim.frequentist["pooled"] or {}).get("eps"),
         "claim_above_truth": float(claim.lower > truth),
-        "claim_interval": claim.interval,
+        "claim_interval": (
+            claim.interval[0],
+            np.inf if claim.interval[1] is None else claim.interval[1],
+            truth,
+        ),
         "claim_ceiling": float(
             clopper_pearson_target_bounds(
                 0, int(c.n_neg.max()), 0, int(c.n_pos.max()), delta, 0.95, n_rates=2 * len(c)
@@ -358,7 +365,8 @@ def score_matrix_coverage(
     Returns
     -------
     dict of float to bayes_dp.evaluation.calibration.CoverageResult
-        Labels ``"true_eps"`` and ``"visible_eps"``; ``stats`` holds ``median``, ``fpr`` and
+        Labels ``"true_eps"``, ``"visible_eps"`` and ``"claim_interval"`` (the printed line);
+        ``stats`` holds ``median``, ``fpr`` and
         ``fnr`` per audit.
     """
     mus = [check_real("mus", m, low=0.0, low_open=True) for m in np.atleast_1d(mus).tolist()]

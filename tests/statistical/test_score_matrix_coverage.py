@@ -26,6 +26,12 @@ def test_one_audit_runs():
     assert 0 < r["fpr"] < 0.3 and 0.3 < r["fnr"] < 0.9 and lo <= r["median"] <= hi
     assert r["width"] == pytest.approx(hi - lo) and r["max_r_hat"] >= 1.0
     assert r["fp_design_effect"] > 0 and r["fn_design_effect"] > 0
+    # the printed line's interval, a triple the coverage harness reads (inf: no upper end printed)
+    c_lo, c_hi, c_truth = r["claim_interval"]
+    assert c_lo == r["claim_lower"] and c_truth == truth and c_hi >= c_lo
+    # every value the audit returns is one coverage_study accepts (one audit, the study's path)
+    one = score_matrix_coverage(mus=(1.0,), n_audits=1, seed=0, n_targets=4, draws=200, tune=100)
+    assert set(one[1.0].labels) == {"true_eps", "visible_eps", "claim_interval"}
     with pytest.raises(ValueError, match="`dependence`.*'drop'"):
         score_matrix_audit(0, mu=1.0, n_targets=4, dependence="drop")
     with pytest.raises(ValueError, match="`mu`"):
@@ -71,6 +77,10 @@ def test_coverage_study_binomial():
     assert out.below("true_eps") == 0.0, summary
     assert out.rate("visible_eps") >= 0.8, summary
     assert np.median(out.stats["width"]) < 2.0, summary
+    # the line the tool prints: its lower end (the claim) never above the truth, and with no
+    # upper end the data did not set it holds the truth in every audit
+    assert out.below("claim_interval") == 0.0, summary
+    assert out.rate("claim_interval") == 1.0, summary
 
 
 @pytest.mark.slow
