@@ -523,7 +523,25 @@ def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
                 "The pooled counts are dependent and the likelihood treats them as independent "
                 "(see Dependence of the pooled counts)."
             )
-    if unreliable:
+    if unreliable and claim is not None and claim.lower_from_counts and not claim.dependence:
+        # the bound reads the counts, not the draws: it stands; the model's figures do not
+        if claim.upper_source == "minor_mode":
+            model = (
+                "The model's figures are not reported: its chains missed a mode of much higher "
+                "posterior density at ε ~ 0 (see Warnings), so the draws' quantiles are not the "
+                "posterior's."
+            )
+        else:
+            model = (
+                f"{html.escape(unreliable)} For orientation only, the model's draws give a "
+                f"{pct} credible interval for ε of [{lo:.3g}, {hi:.3g}]; its lower end is not a "
+                "finding."
+            )
+        parts.append(
+            f'<p class="warn" id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}{at} (the '
+            f"sentence above; it reads the counts only, not the chains). {model}</p>"
+        )
+    elif unreliable:
         parts.append(
             f'<p class="warn" id="headline"><b>Result not reliable.</b> {html.escape(unreliable)} '
             f"For orientation only, these draws give a {pct} credible interval for ε of "

@@ -133,7 +133,10 @@ class AuditClaim:
         the ceiling): what the prior check called ``"data"`` or ``"unknown"``; an audit bounds
         eps from below only, and the score-matrix model pulls the upper end down with every
         target that shows little, so it is never called the data's there
-        (:mod:`bayes_dp.results.claim_scores`).
+        (:mod:`bayes_dp.results.claim_scores`). ``"minor_mode"`` (score-matrix posteriors
+        whose chains missed a mode at eps ~ 0, ``settings["stop_reason"] == "minor_mode"``):
+        ``upper`` and ``posterior_lower`` are the draws', not the posterior's, and the
+        sentence reports neither (:func:`bayes_dp.results.claim_scores.unconverged_model_words`).
     upper_shift : float or None
         The largest relative move of ``upper`` over the factors (None when not checked).
     upper_moved_to : dict
@@ -146,7 +149,9 @@ class AuditClaim:
         False when the chains did not converge or mix enough (see
         :func:`bayes_dp.results.diagnostics.findings`), or when the counts are dependent
         (see ``dependence``), deflated to effective counts or not; then the sentence says so
-        first.
+        first, except for chains that did not converge on score-matrix evidence: the claim's
+        bound reads the counts only, so it comes first, and the sentence after it says that
+        the model's figures are not reliable (or, for a minor mode, does not report them).
     sentence : str
         The claim in words, to paste into a paper.
     dependence : dict or None
@@ -199,6 +204,10 @@ class AuditClaim:
         ``ceiling_n_neg``, ``ceiling_n_pos``, ``ceiling_group``; None when a group does not
         record its ``alpha``) and ``upper_beyond_ceiling`` (whether ``upper`` lies above both
         the ceiling and ``frequentist_lower``; None when not checked).
+    lower_from_counts : bool
+        True where ``lower`` reads the counts only, never the draws (score-matrix evidence:
+        the frequentist bound alone), so that chains that did not converge leave it standing
+        (see ``reliable``).
     """
 
     prob: float
@@ -219,6 +228,7 @@ class AuditClaim:
     posterior_lower: float | None = None
     frequentist_lower: float | None = None
     frequentist: dict | None = None
+    lower_from_counts: bool = False
 
     @property
     def model_lower(self) -> float:
@@ -289,6 +299,11 @@ class AuditClaim:
                 f"{_pct(2 * self.prob - 1)} credible interval for eps: [{lo:.3g}, {self.upper:.3g}]"
             )
         low = f"what the audit shows at {_pct(self.prob)}, the claim below"
+        if self.upper_source == "minor_mode":
+            return (
+                f"eps >= {self.lower:.3g} ({low}); the model's quantiles are not reported: its "
+                "chains missed a mode of much higher posterior density at eps ~ 0"
+            )
         own = f"own {_pct(1 - self.prob)} quantile, {lo:.3g}, is not a finding"
         if self.interval[1] is not None:
             return (
@@ -449,7 +464,7 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             f"Whether the upper end, {interval}, is set by the data or by the prior was not "
             f"checked ({why_unknown}); cite the lower bound."
         )
-    extra = {}
+    extra, scores = {}, False
     if isinstance(posterior, GdpPosterior):
         from bayes_dp.results.claim_gdp import gdp_words
 
@@ -465,7 +480,19 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             from bayes_dp.results.claim_counts import count_words
 
             lower, words, extra = count_words(st, prob, lower, words, at, strength)
+        else:
+            scores = True
     minor = st.get("minor_mode") if st.get("stop_reason") == "minor_mode" else None
+    minor = minor if isinstance(minor, dict) else None
+    if scores and not reliable:
+        # the bound reads the counts, never the draws: the failed check changes the model's
+        # sentences after it, not the bound (claim_scores.unconverged_model_words)
+        from bayes_dp.results.claim_scores import unconverged_model_words
+
+        words, new_source = unconverged_model_words(
+            words, minor, prob, extra["posterior_lower"], upper
+        )
+        source = new_source or source
     if (
         (lower_by_prior or isinstance(minor, dict))
         and extra.get("frequentist_lower") is None
@@ -490,7 +517,7 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         if not isinstance(posterior, GdpPosterior):
             extra["posterior_lower"] = lower
         lower = 0.0
-    if not reliable:
+    if not reliable and not scores:
         words.insert(
             0,
             "NOT RELIABLE: the chains did not converge or mix enough (see the warnings); "
@@ -512,5 +539,6 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         reliable=reliable,
         sentence=" ".join(words),
         dependence=dep,
+        lower_from_counts=scores,
         **extra,
     )

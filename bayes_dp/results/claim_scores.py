@@ -716,3 +716,58 @@ def score_matrix_words(
         )
         extra["upper_source"] = "model"
     return claim, [first, model, *rest], extra
+
+
+def unconverged_model_words(
+    words: list[str], minor: dict | None, prob: float, lower: float, upper: float
+) -> tuple[list[str], str | None]:
+    """Rewrite a score-matrix claim whose chains did not converge (the bound first, as before).
+
+    The claim's lower end, the frequentist bound (:func:`score_matrix_words`), reads the counts
+    only, never the draws, so chains that did not converge do not touch it; they touch the
+    model's figures that follow it. ``words`` are :func:`score_matrix_words`' sentences (the
+    bound first). Returns the new sentences and the new ``upper_source`` (None: unchanged).
+
+    * A minor mode (``minor``, ``settings["minor_mode"]``: a point of much higher posterior
+      density at eps ~ 0 that no chain visited, :mod:`bayes_dp.inference.modes`): the draws'
+      quantiles are not the posterior's, and the posterior itself, its mass near eps = 0, is
+      the band model reading the targets that show nothing as a mechanism of eps near 0 (the
+      false assurance of issue 32: a DP-SGD audit whose canaries alone give [0, 7e-6] against
+      an accountant eps of 2.67, docs/lira.md, "A real run: digits with canaries"). Neither is
+      reported as a figure: the model's sentences give way to one that says why, and the
+      upper source becomes ``"minor_mode"`` (the summary line then prints the bound alone).
+    * Any other failed convergence check: the model's sentences stay, after one that says they
+      are not reliable and that the bound above does not depend on them.
+
+    >>> w, src = unconverged_model_words(["With 95% confidence, eps >= 0.", "Model."],
+    ...     {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -783.0}, 0.95, 0.84, 0.99)
+    >>> src, w[0]
+    ('minor_mode', 'With 95% confidence, eps >= 0.')
+    >>> "5% quantile 0.84 and 95% quantile 0.99, are not the posterior's" in w[1]
+    True
+    """
+    head = words[0]
+    if minor is None:
+        return [
+            head,
+            "The model's figures that follow are NOT RELIABLE: its chains did not converge or "
+            "mix enough (see the warnings); the bound above reads the counts only and does not "
+            "depend on them.",
+            *words[1:],
+        ], None
+    eps = float(minor.get("eps", float("nan")))
+    gap = float(minor.get("log_post", float("nan"))) - float(
+        minor.get("log_post_draws", float("nan"))
+    )
+    q = f"{100 * (1 - prob):.3g}% quantile {lower:.3g} and {100 * prob:.3g}% quantile {upper:.3g}"
+    return [
+        head,
+        f"What the model says is not reported: its chains missed a mode of much higher posterior "
+        f"density at eps = {eps:.2g} (a minor-mode warning: {gap:.0f} log units above the best "
+        f"draw), so the draws' figures, {q}, are not the posterior's; and the posterior, its "
+        "mass near eps = 0, is the model reading every target as tested by one attack of a "
+        "shared strength, so that targets that show nothing place the mechanism near eps = 0: "
+        "not a finding (an audit shows how large eps is at least, never at most; "
+        'docs/lira.md, "A real run: digits with canaries"). The bound above reads the counts '
+        "only and does not depend on the chains.",
+    ], "minor_mode"

@@ -394,3 +394,36 @@ def test_headline_states_the_claims_bound_where_the_model_lower_end_is_not_it(tm
             assert f"upper 95% quantile of ε is {hi:.3g}" in head
             assert f"lower 5% quantile, {lo:.3g}, is not a finding" in head
             assert f"[{lo:.3g}," not in head  # no interval with the model's lower end
+
+
+def test_headline_of_a_score_matrix_whose_chains_missed_a_mode(tmp_path):
+    """Score-matrix evidence whose chains sit in a minor mode: the headline states the claim's
+    bound (it reads the counts only) and no interval of the draws, which are not the
+    posterior's; a plain failed check keeps the draws' interval, for orientation, after it."""
+    rng = np.random.default_rng(8)
+    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
+    import mia
+
+    scores, keep = mia.simulate_score_matrix(16, 4, mu=2.0, seed=0)
+    rec = mia.counts_from_score_matrix(scores, keep, alpha=0.1).to_evidence().dependence
+    rec = {**rec, "fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
+    rec.pop("pooled_rates", None)  # these counts are not that matrix's
+    group = {"name": "lira", "likelihood": "binomial", "counts": counts, "dependence": rec}
+    st = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5, "groups": [group], "converged": False}
+    found = {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -783.0}
+    for reason in ("minor_mode", "max_time"):
+        draws = {"eps": rng.normal(3.0, 0.2, 40000).reshape(4, -1)}
+        extra = {"minor_mode": found} if reason == "minor_mode" else {}
+        post = bdp.Posterior(draws, {}, {**st, "stop_reason": reason, **extra})
+        claim = bdp.audit_claim(post)
+        assert claim.lower_from_counts and claim.lower > 0 and not claim.reliable
+        text = post.report(tmp_path / f"{reason}.html").read_text(encoding="utf-8")
+        head = text[text.index('id="headline"') :].split("</p>")[0]
+        assert head.startswith(f'id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}, at δ')
+        assert "it reads the counts only, not the chains" in head
+        assert "Result not reliable" not in head
+        lo, hi = post.interval(0.9, "eps")
+        if reason == "minor_mode":
+            assert "The model's figures are not reported" in head and f"{hi:.3g}" not in head
+        else:
+            assert f"[{lo:.3g}, {hi:.3g}]; its lower end is not a finding" in head

@@ -752,3 +752,49 @@ def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_
     assert words.startswith(f"eps >= {wide.lower:.3g} (what the audit shows at 95%")
     assert f"quantile, {wide.upper:.3g}, is {UPPER_WORDS['prior']}, and its own 5%" in words
     assert wide.to_dict()["interval"] == [wide.lower, None]
+
+
+def test_chains_that_did_not_converge_leave_the_bound_and_void_the_models_figures():
+    # the frequentist bound reads the counts only: chains that did not converge change the
+    # model's sentences after it, never the bound; a minor mode (a point of much higher density
+    # at eps ~ 0 that no chain visited, the DP-SGD runs of docs/lira.md) withdraws the draws'
+    # quantiles, which are not the posterior's
+    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
+    rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0, "alpha": 0.1}
+    ok = bdp.audit_claim(_narrow_post(_st(counts, rec)))
+    assert ok.reliable and ok.lower_from_counts and ok.lower == ok.frequentist_lower > 0
+    found = {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -783.0}
+    minor = {**_st(counts, rec), "converged": False, "stop_reason": "minor_mode"}
+    stuck = {**_st(counts, rec), "converged": False, "stop_reason": "max_time"}
+    m = bdp.audit_claim(_narrow_post({**minor, "minor_mode": found}))
+    t = bdp.audit_claim(_narrow_post(stuck))
+    first = ok.sentence.split(". What the model says")[0]
+    for c in (m, t):
+        assert not c.reliable and c.lower_from_counts
+        assert (c.lower, c.frequentist) == (ok.lower, ok.frequentist)  # the bound is untouched
+        assert c.sentence.startswith(first) and "NOT RELIABLE: the chains" not in c.sentence
+        assert c.sentence.endswith("does not depend on the chains.") or "NOT RELIABLE" in c.sentence
+    # a minor mode: neither the draws' quantiles nor the posterior are reported as figures
+    assert m.upper_source == "minor_mode" and m.interval == (m.lower, None)
+    assert "What the model says is not reported: its chains missed a mode" in m.sentence
+    assert "at eps = 1e-06 (a minor-mode warning: 773 log units above the best draw)" in m.sentence
+    assert f"95% quantile {m.upper:.3g}, are not the posterior's" in m.sentence
+    assert "What the model says (not the finding)" not in m.sentence
+    assert "The upper end" not in m.sentence and "set by the data" not in m.sentence
+    assert m.interval_words() == (
+        f"eps >= {m.lower:.3g} (what the audit shows at 95%, the claim below); the model's "
+        "quantiles are not reported: its chains missed a mode of much higher posterior density "
+        "at eps ~ 0"
+    )
+    d = json.loads(json.dumps(m.to_dict(), allow_nan=False))
+    assert d["interval"] == [m.lower, None] and d["lower_from_counts"] is True
+    # another failed check: the model's sentences stay, after one that says they are not reliable
+    assert t.upper_source == ok.upper_source and t.interval == ok.interval
+    after = t.sentence[len(first) :]
+    assert after.startswith(". The model's figures that follow are NOT RELIABLE: its chains did")
+    assert ok.sentence[len(first) :][1:].strip() in after  # then the model's sentences, unchanged
+    # a designed-bases claim that rests on the draws still says NOT RELIABLE first
+    designed = bdp.audit_claim(
+        _narrow_post({**_designed_settings(counts), "converged": False, "stop_reason": "max_time"})
+    )
+    assert not designed.lower_from_counts and designed.sentence.startswith("NOT RELIABLE")
