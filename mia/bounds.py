@@ -367,7 +367,9 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
                 "assumes": (
                     f"a test fitted on {r['n_reference']} reference models, the "
                     f"{b['n_models']} others trained independently given their memberships, "
-                    "each target's memberships independent of the others'; the mean FP rate "
+                    "each target's memberships independent of the others', a target's "
+                    "decision not following which other targets its model trained on; the mean "
+                    "FP rate "
                     f"{b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
                     f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}) over "
                     f"{r['n_targets']} targets, {words}, each at {b['error']:g}"
@@ -390,9 +392,11 @@ def _pooled_rows(res, delta, confidence) -> list[dict]:
                 "assumes": (
                     f"the {sel['n_targets']} targets with the largest Welch t of IN against OUT "
                     f"scores on the {r['n_reference']} reference models (columns {cols}), their "
-                    f"test fitted there, the {b['n_models']} others trained independently; the "
-                    f"mean FP rate {b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN rate "
-                    f"{b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}), the betting test of R's "
+                    f"test fitted there, the {b['n_models']} others trained independently, a "
+                    "target's decision not following which other targets its model trained on; "
+                    f"the mean FP rate {b['fpr_mean']:.3g} (upper {b['fpr_upper']:.3g}) and FN "
+                    f"rate {b['fnr_mean']:.3g} (upper {b['fnr_upper']:.3g}), the betting test of "
+                    "R's "
                     f"lower constraints (finite-sample), each at {b['error']:g}"
                 ),
             }

@@ -58,6 +58,9 @@ DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
 DOCS_BELOW = 'docs/lira.md, "The claim\'s lower end: the frequentist bound alone"'
 #: Where the docs give the bound pooled over targets and its validity.
 DOCS_POOLED = 'docs/lira.md, "The pooled bound"'
+#: Where the docs measure the pooled bound on decisions that follow the other targets'
+#: memberships (the assumption it states).
+DOCS_COUPLED = 'docs/pooled_bound.md, "Decisions that follow the other targets"'
 #: Where the docs measure the upper end against the strongest target's own eps.
 DOCS_UPPER = 'docs/lira.md, "Heterogeneous exposure at scale"'
 #: How often each score-matrix model's 90% interval lay entirely above the true eps of a Laplace
@@ -652,7 +655,9 @@ def score_matrix_words(
             f"that FP and FN weigh the targets alike: mean FP rate {pb['fpr_mean']:.3g}, mean "
             f"FN rate {pb['fnr_mean']:.3g}; a finite-sample betting test of the lower "
             f"constraints of R(eps, delta), each at level {pb['error']:.3g}: such a mixture of "
-            f"the targets' error points lies in R when each target's does; {DOCS_POOLED}). "
+            f"the targets' error points lies in R when each target's does, if a target's "
+            f"decision does not follow which other targets its model trained on; "
+            f"{DOCS_POOLED}; {DOCS_COUPLED}). "
             f"Beside it, {what} is {fb['target_lower']:.3g}"
         )
         raw = ""
