@@ -46,6 +46,7 @@ __all__ = [
     "ONE_RUN_FRACTIONS",
     "SPLIT_SELECTED",
     "companion_bounds",
+    "kept_entries",
     "model_rates",
     "one_run_model_bound",
     "pooled_model_rates",
@@ -819,6 +820,37 @@ def pooled_model_rates(
     }
 
 
+def kept_entries(decisions, keep, columns=None, *, seed=0):
+    """Draw the coins of :func:`model_rates`: the entries each test model keeps, the models used.
+
+    Returns ``(decisions, keep, p, kept_in, kept_out, used)`` over ``columns``: ``p[i, t]``
+    the chance (given the models before ``i``) that target ``t`` is a kept IN, and also a kept
+    OUT, of model ``i``; the kept masks; and the models used (see :func:`model_rates`, which
+    turns them into rates; arguments as there).
+    """
+    from bayes_dp.core.validation import as_generator
+
+    dt = np.asarray(decisions, dtype=bool)
+    kt = np.asarray(keep, dtype=bool)
+    if dt.ndim != 2 or dt.shape != kt.shape:
+        raise ValueError(
+            f"`decisions` and `keep` must be 2-D of the same shape; found {dt.shape} and {kt.shape}"
+        )
+    coins = as_generator(seed).random(kt.shape[::-1]).T  # column by column: appended columns
+    if columns is not None:
+        dt, kt, coins = dt[:, columns], kt[:, columns], coins[:, columns]
+    n = kt.shape[0]
+    r_in = np.cumsum(kt[::-1], axis=0)[::-1]
+    pi = r_in / (n - np.arange(n))[:, None]
+    p = np.minimum(pi, 1.0 - pi)
+    kept_in = kt & (coins * pi < p)
+    kept_out = ~kt & (coins * (1.0 - pi) < p)
+    with np.errstate(divide="ignore"):
+        p_empty = np.exp(np.log1p(-p).sum(axis=1))
+    used = (p_empty <= EMPTY_MAX) & (kt.shape[1] > 0)
+    return dt, kt, p, kept_in, kept_out, used
+
+
 def model_rates(decisions, keep, columns=None, *, seed=0):
     """Per-model FP and FN rates over a set of targets, balanced given the models before.
 
@@ -872,26 +904,7 @@ def model_rates(decisions, keep, columns=None, *, seed=0):
     >>> float(fpr.max()), float(fnr.max()), int(used.sum())
     (0.0, 0.0, 39)
     """
-    from bayes_dp.core.validation import as_generator
-
-    dt = np.asarray(decisions, dtype=bool)
-    kt = np.asarray(keep, dtype=bool)
-    if dt.ndim != 2 or dt.shape != kt.shape:
-        raise ValueError(
-            f"`decisions` and `keep` must be 2-D of the same shape; found {dt.shape} and {kt.shape}"
-        )
-    coins = as_generator(seed).random(kt.shape[::-1]).T  # column by column: appended columns
-    if columns is not None:
-        dt, kt, coins = dt[:, columns], kt[:, columns], coins[:, columns]
-    n = kt.shape[0]
-    r_in = np.cumsum(kt[::-1], axis=0)[::-1]
-    pi = r_in / (n - np.arange(n))[:, None]
-    p = np.minimum(pi, 1.0 - pi)
-    kept_in = kt & (coins * pi < p)
-    kept_out = ~kt & (coins * (1.0 - pi) < p)
-    with np.errstate(divide="ignore"):
-        p_empty = np.exp(np.log1p(-p).sum(axis=1))
-    used = (p_empty <= EMPTY_MAX) & (kt.shape[1] > 0)
+    dt, kt, p, kept_in, kept_out, used = kept_entries(decisions, keep, columns, seed=seed)
     n_out = kept_out.sum(axis=1)[used]
     n_in = kept_in.sum(axis=1)[used]
     fp = (dt & kept_out).sum(axis=1)[used]

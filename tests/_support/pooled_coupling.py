@@ -217,9 +217,10 @@ def audit(cfg, rng, delta: float = 1e-5, prob: float = 0.95) -> dict:
 def fixed_rates(decisions, keep, columns=None, *, seed=0):
     """Per-model rates whose expectations need no assumption on how decisions depend on others.
 
-    The coins, the kept entries and the models used are :func:`mia.bounds.model_rates`'s (the
-    same draws from ``seed``). What differs is the denominator: not the kept counts (random, and
-    correlated with decisions that follow the model's training set), but the number of targets
+    The coins, the kept entries and the models used are :func:`mia.bounds.model_rates`'s
+    (:func:`mia.bounds.kept_entries`, the same draws from ``seed``). What differs is the
+    denominator: not the kept counts (random, and correlated with decisions that follow the
+    model's training set), but the number of targets
     eligible in the model (``p_t > 0``, known given the models before). Target ``t`` contributes
     ``f_t = a_t 1{t kept OUT} D_t + (1 - a_t p_t) / 2`` to the FP value and ``g_t = a_t 1{t kept
     IN} (1 - D_t) + (1 - a_t p_t) / 2`` to the FN value, ``a_t = 1 / (2 - p_t)`` (so both lie in
@@ -230,23 +231,9 @@ def fixed_rates(decisions, keep, columns=None, *, seed=0):
     decision reads. Returns ``(f, g, w, used)``: per used model the means of ``f_t``, ``g_t`` and
     ``w_t`` over its eligible targets (``w``: the known weight of the targets' mixture).
     """
-    from bayes_dp.core.validation import as_generator
-    from mia.bounds import EMPTY_MAX
+    from mia.bounds import kept_entries
 
-    dt = np.asarray(decisions, dtype=bool)
-    kt = np.asarray(keep, dtype=bool)
-    coins = as_generator(seed).random(kt.shape[::-1]).T
-    if columns is not None:
-        dt, kt, coins = dt[:, columns], kt[:, columns], coins[:, columns]
-    n = kt.shape[0]
-    r_in = np.cumsum(kt[::-1], axis=0)[::-1]
-    pi = r_in / (n - np.arange(n))[:, None]
-    p = np.minimum(pi, 1.0 - pi)
-    kept_in = kt & (coins * pi < p)
-    kept_out = ~kt & (coins * (1.0 - pi) < p)
-    with np.errstate(divide="ignore"):
-        p_empty = np.exp(np.log1p(-p).sum(axis=1))
-    used = (p_empty <= EMPTY_MAX) & (kt.shape[1] > 0)
+    dt, _, p, kept_in, kept_out, used = kept_entries(decisions, keep, columns, seed=seed)
     elig = p > 0
     a = 1.0 / (2.0 - p)
     w_t = a * p

@@ -379,3 +379,38 @@ def test_selection_uses_the_reference_half_only():
     # 8 targets or fewer: the selection would be all of them, so there is none
     few = _counts(scores[:, :8], keep[:, :8])
     assert "selected" not in few.to_evidence().dependence["pooled_rates"]
+
+
+def test_kept_entries_are_model_rates_coins_and_keep_each_side_with_chance_p():
+    # the coins behind model_rates: its rates are the kept masks' shares, and over many coin
+    # seeds (design fixed) every entry is a kept IN (when IN) or a kept OUT (when OUT) with the
+    # returned chance p, the same for both sides (docs/pooled_bound.md, "The repair, part 1")
+    from mia.bounds import kept_entries, model_rates
+
+    rng = np.random.default_rng(4)
+    keep = rng.random((12, 6)) < 0.5
+    dec = rng.random((12, 6)) < 0.3
+    fpr, fnr, used = model_rates(dec, keep, seed=9)
+    dt, kt, p, kin, kout, used2 = kept_entries(dec, keep, seed=9)
+    assert np.array_equal(used, used2) and np.array_equal(dt, dec) and np.array_equal(kt, keep)
+    n_out, n_in = kout.sum(axis=1)[used], kin.sum(axis=1)[used]
+    want_fp = np.where(n_out > 0, (dec & kout).sum(axis=1)[used] / np.maximum(n_out, 1), 0.5)
+    want_fn = np.where(n_in > 0, (~dec & kin).sum(axis=1)[used] / np.maximum(n_in, 1), 0.5)
+    np.testing.assert_array_equal(fpr, want_fp)
+    np.testing.assert_array_equal(fnr, want_fn)
+    reps = 4000
+    freq = (
+        sum(
+            np.where(keep, kept_entries(dec, keep, seed=s)[3], kept_entries(dec, keep, seed=s)[4])
+            for s in range(reps)
+        )
+        / reps
+    )
+    # the chance of the entry's own side is p / pi (IN) or p / (1 - pi) (OUT); times the chance
+    # of that side given the models before, both are p: check the kept share against it
+    n = keep.shape[0]
+    r_in = np.cumsum(keep[::-1], axis=0)[::-1]
+    pi = r_in / (n - np.arange(n))[:, None]
+    side = np.where(keep, pi, 1.0 - pi)
+    want = np.where(side > 0, p / np.where(side > 0, side, 1.0), 0.0)
+    assert np.abs(freq - want).max() < 4.5 * np.sqrt(0.25 / reps)
