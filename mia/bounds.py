@@ -823,10 +823,41 @@ def pooled_model_rates(
 def kept_entries(decisions, keep, columns=None, *, seed=0):
     """Draw the coins of :func:`model_rates`: the entries each test model keeps, the models used.
 
-    Returns ``(decisions, keep, p, kept_in, kept_out, used)`` over ``columns``: ``p[i, t]``
-    the chance (given the models before ``i``) that target ``t`` is a kept IN, and also a kept
-    OUT, of model ``i``; the kept masks; and the models used (see :func:`model_rates`, which
-    turns them into rates; arguments as there).
+    :func:`model_rates` turns these into rates (its docstring gives the design); other per-model
+    statistics over the same coins read them here, so that the coins are drawn in one place.
+
+    Parameters
+    ----------
+    decisions, keep : numpy.ndarray of bool, shape (n_models, n_targets)
+        "Member" decisions and memberships of the test models, in their order.
+    columns : array_like of bool or int, optional
+        The targets to keep (default: all); the coins are drawn for all columns first.
+    seed : int or numpy.random.Generator
+        The coins; default 0.
+
+    Returns
+    -------
+    decisions, keep : numpy.ndarray of bool
+        Over ``columns``.
+    p : numpy.ndarray of float
+        ``p[i, t]``: the chance, given the models before ``i``, that target ``t`` is a kept IN
+        of model ``i``, and also the chance that it is a kept OUT.
+    kept_in, kept_out : numpy.ndarray of bool
+        The kept entries.
+    used : numpy.ndarray of bool, shape (n_models,)
+        The models used (kept OUT set empty with chance at most :data:`EMPTY_MAX`).
+
+    Raises
+    ------
+    ValueError
+        If ``decisions`` and ``keep`` are not 2-D of the same shape.
+
+    Examples
+    --------
+    >>> keep = np.random.default_rng(0).random((20, 50)) < 0.5
+    >>> _, _, p, kept_in, kept_out, used = kept_entries(keep, keep, seed=1)
+    >>> bool((kept_in <= keep).all() and (kept_out <= ~keep).all() and (p <= 0.5).all())
+    True
     """
     from bayes_dp.core.validation import as_generator
 

@@ -494,14 +494,14 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         )
         source = new_source or source
     if (
-        (lower_by_prior or isinstance(minor, dict))
+        (lower_by_prior or minor is not None)
         and extra.get("frequentist_lower") is None
         and extra.get("shape_free_lower") is None
     ):
         # no bound beside the posterior's quantile (groups with an over-dispersed likelihood
         # only; a Gaussian-DP posterior without score groups): the quantile is all the claim
         # has, and it is not a finding when the prior sets it or the chains missed a mode
-        if isinstance(minor, dict):
+        if minor is not None:
             why = (
                 f"the chains missed a mode of higher posterior density at eps = "
                 f"{float(minor.get('eps', float('nan'))):.2g} (a minor-mode warning), so the "
