@@ -13,9 +13,10 @@ declared in advance (``--focus-targets``, ``to_evidence(focus=...)``): the onlin
 0.1 (``mia.counts_from_score_matrix``, ``skip=True``), ``to_evidence()`` at defaults,
 ``bdp.estimate_epsilon`` at defaults (4 chains, run until r_hat <= 1.01 and ESS >= 4,000 or 600 s)
 and ``bdp.audit_claim`` at 95%. Prints the posterior's 5/50/95% quantiles of eps, the stop reason,
-the minor-mode flag, the claim's ``lower``, ``frequentist_lower``, ``posterior_lower``,
-``upper_source``, the targets behind the lower end (and whether they are canaries) and the sentence;
-``docs/lira.md``, "A real run: digits with canaries", has the figures.
+the minor-mode flag, the restart at a missed mode (``mode_restart``), the claim's ``lower``,
+``frequentist_lower``, ``posterior_lower``, ``upper_source``, the targets behind the lower end
+(and whether they are canaries) and the sentence; ``docs/lira.md``, "A real run: digits with
+canaries", has the figures.
 
     python benchmarks/lira_real_claim.py --models 64 --save lira_real
     python benchmarks/lira_real_claim.py --models 64 --algorithm dpsgd --save lira_real
@@ -128,10 +129,20 @@ def main(argv=None) -> None:
             f"{r['info_ratio']:.2f}"
         )
         print(
-            f"posterior eps 5/50/95%: [{q[0]:.3f}, {q[1]:.3f}, {q[2]:.3f}]; converged "
+            f"posterior eps 5/50/95%: [{q[0]:.3g}, {q[1]:.3g}, {q[2]:.3g}]; converged "
             f"{r['converged']} (stop: {r['stop_reason']}), minor mode {r['minor_mode']}, "
             f"{r['draws']} draws/chain in {r['seconds']:.0f} s"
         )
+        rs = r["mode_restart"]
+        if rs is not None:
+            fq = rs["first_eps_quantiles"]
+            print(
+                f"sampled again from a missed mode at eps = {rs['eps']:.2g} "
+                f"({rs['log_post'] - rs['log_post_draws']:.0f} log units above the best draw "
+                f"of chains {rs['chains']}); the first run ({rs['first_draws']} draws/chain, "
+                f"stop: {rs['first_stop_reason']}) had eps 5/50/95% [{fq[0]:.3g}, {fq[1]:.3g}, "
+                f"{fq[2]:.3g}]"
+            )
         fl = r["frequentist_lower"]
         print(
             f"claim: lower {r['lower']:.3f} (frequentist {fl:.3f}, posterior "

@@ -33,10 +33,12 @@ class ConvergenceWarning(UserWarning):
 class MinorModeWarning(ConvergenceWarning):
     """The chains missed a mode of much higher posterior density (at eps ~ 0).
 
-    Raised by the exact sampler's check ``bayes_dp.inference.modes.find_better_mode``; the run's
-    ``post.converged`` is False and ``post.settings["minor_mode"]`` holds what was found
-    (``eps``, ``log_post``, ``log_post_draws``, ``z``). See ``docs/lira.md``, "Which likelihood
-    for a score matrix".
+    Raised by the exact sampler's check ``bayes_dp.inference.modes.find_better_mode`` when chains
+    started again at the point it found miss such a mode again (or no time was left to start
+    them; a first miss only makes the sampler sample again, ``post.settings["mode_restart"]``);
+    the run's ``post.converged`` is False and ``post.settings["minor_mode"]`` holds what was
+    found (``eps``, ``log_post``, ``log_post_draws``, ``z``, ``chains``). See ``docs/lira.md``,
+    "Which likelihood for a score matrix" and "A mode the chains missed".
     """
 
 

@@ -13,9 +13,16 @@ around the diagonal has the same width everywhere) and maximises the exact log p
 kernel's own ``samplers.exact.posterior.log_posterior``) over the other coordinates (Nelder-Mead
 in the sampler's coordinates z, a fixed number of evaluations, so that the answer does not
 depend on the machine's speed), then compares the value found with the best value among the
-chains' draws. A point whose log density is :data:`MARGIN` above every draw's, at an eps below
-all the draws, is reported: the chains sit in a minor mode. The check needs delta > 0 and runs
-for models of at least :data:`MIN_BASES` bases (a mode of this kind needs many weak bases).
+draws of the chains that never went below delta / 10. A point whose log density is
+:data:`MARGIN` above every such draw's is reported: those chains sit in a minor mode. The check
+needs delta > 0 and runs for models of at least :data:`MIN_BASES` bases (a mode of this kind
+needs many weak bases).
+
+What the sampler does with it (``bayes_dp.inference.runners.sample_exact``): an automatic run
+checks before each extension and at its end, and on a report samples again, every chain
+started near the point found (the posterior's mass is there); only when the second run misses
+a mode again is the run marked not converged (``stop_reason`` ``"minor_mode"``). The check only
+looks below delta: a missed mode elsewhere is not looked for.
 """
 
 from __future__ import annotations
@@ -54,7 +61,9 @@ def find_better_mode(kmodel, corr, names, z: np.ndarray, delta: float) -> dict |
     dict or None
         None when nothing was found; else ``{"log_post": value found, "log_post_draws": best
         value among the draws evaluated, "eps": eps of the point found, "z": its coordinates
-        (list)}``.
+        (list), "chains": the chains that missed it (list)}``. Only chains that never went
+        below delta / 10 are compared with the point: chains split between the two modes (some
+        at eps ~ 0, some above) are reported when the point beats those above.
     """
     from scipy.optimize import minimize
 
@@ -71,12 +80,16 @@ def find_better_mode(kmodel, corr, names, z: np.ndarray, delta: float) -> dict |
     chains, n, d = z.shape
     e = 0.1 * delta
     n_bases = kmodel.b_mult.sum() + (0 if corr is None else corr.c_mult.sum())
-    if n_bases < MIN_BASES or not delta > 0 or e >= float(np.exp(z[:, :, 0].min())):
-        return None  # too few bases; no diagonal mode without delta; or the chains went there
+    if n_bases < MIN_BASES or not delta > 0:
+        return None  # too few bases; no diagonal mode without delta
+    # the chains that never went down to eps ~ 0 (those that did found the mode themselves)
+    high = np.flatnonzero(z[:, :, 0].min(axis=1) > math.log(e))
+    if high.size == 0:
+        return None
     idx = np.unique(np.linspace(0, n - 1, min(n, DRAWS_EVALUATED)).astype(np.int64))
-    best_draw = max(log_post(z[c, i]) for c in range(chains) for i in idx)
-    # start from the end of the first chain, the strengths at 1/2
-    z0 = z[0, -1].copy()
+    best_draw = max(log_post(z[c, i]) for c in high for i in idx)
+    # start from the end of the first such chain, the strengths at 1/2
+    z0 = z[high[0], -1].copy()
     for a, nm in enumerate(names):
         if nm != "eps" and nm[0] == "s":
             z0[a] = 0.0
@@ -99,4 +112,5 @@ def find_better_mode(kmodel, corr, names, z: np.ndarray, delta: float) -> dict |
         "log_post_draws": best_draw,
         "eps": float(math.exp(found_z[0])),
         "z": [float(v) for v in found_z],
+        "chains": [int(c) for c in high],
     }

@@ -98,6 +98,7 @@ def sample_exact(
         draws_from_z,
         run_kernels,
         starting_points,
+        starts_near,
     )
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
@@ -132,24 +133,11 @@ def sample_exact(
     guess = float(np.median(finite)) if finite.size else 3.0
     init_rng, *chain_rngs = rng.spawn(cfg.chains + 1)
     starts = starting_points(kmodel, corr, names, init_rng, cfg.chains, guess)
-    run = ExactRun(
-        kmodel,
-        corr,
-        names,
-        chain_rngs,
-        starts,
-        tune=cfg.tune,
-        target_accept=cfg.sampler.target_accept,
-        store_ll=False,
-        cores=cfg.cores,
-    )
-    run.settings = run.settings._replace(n_inner=chain_cfg.n_inner)  # no table at scale
     draws = cfg.draws
     if cfg.max_time is None:
         budget = auto.max_time if draws is None else np.inf
     else:
         budget = cfg.max_time
-    converged = None  # a run of fixed length that finished is not judged here
 
     def worst_ess(z):
         """Return the smallest ESS (bulk or tail) and whether all coordinates meet the criteria."""
@@ -162,28 +150,56 @@ def sample_exact(
                 ok = False
         return ok, ess_min
 
-    tracker = Tracker(progress, owned=progress_owned)
-    target = auto.first_draws if draws is None else draws
-    try:
+    from bayes_dp.inference.modes import find_better_mode
+
+    def missed_mode(run):
+        """Run the check of :func:`find_better_mode` on the run's draws (None without draws)."""
+        if not run.n_draws:
+            return None
+        return find_better_mode(kmodel, corr, names, run.result()["z"], model.delta)
+
+    def sample(rngs, starts, tracker):
+        """Run chains from ``starts`` until converged, out of draws or out of time.
+
+        Returns the run, whether it converged (None: a run of fixed length that finished is
+        not judged here), why it stopped, and a mode of much higher density that chains missed
+        (:func:`find_better_mode`; None when none was found). An automatic run looks for one
+        before it extends itself (chains split between two modes never converge) and stops
+        there when it finds one.
+        """
+        run = ExactRun(
+            kmodel,
+            corr,
+            names,
+            rngs,
+            starts,
+            tune=cfg.tune,
+            target_accept=cfg.sampler.target_accept,
+            store_ll=False,
+            cores=cfg.cores,
+        )
+        run.settings = run.settings._replace(n_inner=chain_cfg.n_inner)  # no table at scale
+        converged = None
+        target = auto.first_draws if draws is None else draws
         while True:
             tracker.set_total(tracker.done + run.iterations_left(target))
             run.run(target, tracker, deadline=t0 + budget)
             if run.n_draws < target:
-                converged = False
-                stop_reason = "max_time"
+                converged, stop_reason = False, "max_time"
                 break
             if draws is not None:
                 stop_reason = "draws"
                 break
             ok, ess_min = worst_ess(run.result()["z"])
             if ok:
-                converged = True
-                stop_reason = "converged"
+                converged, stop_reason = True, "converged"
                 break
             if target >= auto.max_draws:
-                converged = False
-                stop_reason = "max_draws"
+                converged, stop_reason = False, "max_draws"
                 break
+            minor = missed_mode(run)
+            if minor is not None:  # more draws would not help
+                return run, False, "minor_mode", minor
             grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * auto.ess_min / ess_min))
             target = int(min(auto.max_draws, np.ceil(target * grow / 100.0) * 100))
             tracker.note(
@@ -192,6 +208,39 @@ def sample_exact(
             )
         if converged:
             tracker.note(f"converged at {run.n_draws} draws/chain")
+        return run, converged, stop_reason, missed_mode(run)
+
+    tracker = Tracker(progress, owned=progress_owned)
+    restart = None
+    try:
+        run, converged, stop_reason, minor_mode = sample(chain_rngs, starts, tracker)
+        if minor_mode is not None and time.perf_counter() < t0 + budget:
+            # the chains (all or some) missed a mode of much higher density at eps ~ 0: the
+            # posterior is there, so sample it from that point (docs/lira.md, "A mode the
+            # chains missed")
+            eps_first = np.exp(run.result()["z"][:, :, 0].ravel())
+            restart = dict(
+                minor_mode,
+                first_draws=int(run.n_draws),
+                first_eps_quantiles=[float(q) for q in np.quantile(eps_first, [0.05, 0.5, 0.95])],
+                first_stop_reason=stop_reason,
+            )
+            gap = minor_mode["log_post"] - minor_mode["log_post_draws"]
+            tracker.note(
+                f"the chains missed a mode {gap:.0f} log units higher at eps = "
+                f"{minor_mode['eps']:.2g}; sampling again from there"
+            )
+            rng_restart, *chain_rngs = rng.spawn(cfg.chains + 1)
+            starts = starts_near(
+                kmodel, corr, np.asarray(minor_mode["z"], dtype=np.float64), rng_restart, cfg.chains
+            )
+            again = sample(chain_rngs, starts, tracker)
+            if again[0].n_draws:  # else the time ran out in the warm-up: keep the first run
+                run, converged, stop_reason, minor_mode = again
+            else:
+                restart["no_draws"] = True
+        if minor_mode is not None:  # the chains still miss a dominant mode at eps ~ 0
+            converged, stop_reason = False, "minor_mode"
     finally:
         tracker.close()
     res = run.result()
@@ -211,11 +260,6 @@ def sample_exact(
     }
     moves = [kinds.get(int(c.state.sg_on[0]), "none") for c in run.chains]
 
-    from bayes_dp.inference.modes import find_better_mode
-
-    minor_mode = find_better_mode(kmodel, corr, names, z, model.delta)
-    if minor_mode is not None:  # the chains missed a dominant mode at eps ~ 0: not a result
-        converged, stop_reason = False, "minor_mode"
     out = draws_from_z(
         z,
         names,
@@ -238,6 +282,7 @@ def sample_exact(
         converged=converged,
         stop_reason=stop_reason,
         minor_mode=minor_mode,
+        mode_restart=restart,
         surrogate_moves=moves,
         max_time=None if not np.isfinite(budget) else float(budget),
         seconds=time.perf_counter() - t0,

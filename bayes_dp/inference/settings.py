@@ -386,6 +386,7 @@ class SamplerSettings:
                 converged=out["converged"],
                 stop_reason=out["stop_reason"],
                 minor_mode=out.get("minor_mode"),
+                mode_restart=out.get("mode_restart"),
                 surrogate_moves=out.get("surrogate_moves"),
                 seconds=out["seconds"],
                 log_likelihood=self.log_likelihood,
@@ -397,7 +398,9 @@ class SamplerSettings:
         """Return the settings that repeat the run recorded in ``settings`` (``post.settings``).
 
         ``draws`` is the number of draws the run stored (an automatic-length run gives the
-        same draws when asked for its final length at once); ``max_time`` and ``cores`` are
+        same draws when asked for its final length at once, unless it sampled again from a
+        mode its first chains missed, ``settings["mode_restart"]``: where those chains start
+        depends on the first run's length); ``max_time`` and ``cores`` are
         left out (a time limit can only stop a run early; threads do not change the draws).
         Entries that a file of an earlier version lacks take today's defaults.
         """

@@ -549,10 +549,17 @@ def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
         )
     elif claim is not None and not claim.cites_model_lower:
         # the model's lower end is not what the claim signs: the bound it signs heads the page
+        q_hi = f"upper {(1 + prob) / 2 * 100:.3g}% quantile of ε"
+        if claim.upper_source == "data":
+            up = f"The model's {q_hi} is {hi:.3g} and its median {median:.3g}"
+        else:  # the claim calls it the prior's, the attack level's or the model's
+            up = (
+                f"The model's {q_hi}, {hi:.3g}, and its median, {median:.3g}, are not findings "
+                "(the sentence above says why)"
+            )
         parts.append(
             f'<p id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}{at} (the sentence above). '
-            f"The model's upper {(1 + prob) / 2 * 100:.3g}% quantile of ε is {hi:.3g} and its "
-            f"median {median:.3g}; its lower {(1 - prob) / 2 * 100:.3g}% quantile, {lo:.3g}, is "
+            f"{up}; its lower {(1 - prob) / 2 * 100:.3g}% quantile, {lo:.3g}, is "
             "not a finding.</p>"
         )
     else:

@@ -355,6 +355,26 @@ UPPER_WORDS = {
 }
 
 
+def _restart_words(restart: dict) -> str:
+    """Say that the chains were run again from a mode the first chains missed.
+
+    ``restart`` is ``post.settings["mode_restart"]`` (:func:`bayes_dp.inference.runners.
+    sample_exact`): the point found by :func:`bayes_dp.inference.modes.find_better_mode` and
+    the first chains' quantiles of eps.
+    """
+    from bayes_dp.results.claim_scores import DOCS_MISSED
+
+    gap = float(restart.get("log_post", math.nan)) - float(restart.get("log_post_draws", math.nan))
+    q = restart.get("first_eps_quantiles") or [math.nan] * 3
+    return (
+        f"The model's figures come from chains started again at a mode of much higher "
+        f"posterior density that the first chains missed (eps = "
+        f"{float(restart.get('eps', math.nan)):.2g}, {gap:.0f} log units above their best draw): "
+        f"the first chains' 5% and 95% quantiles, {q[0]:.3g} and {q[2]:.3g}, were a minor "
+        f"mode's, not the posterior's ({DOCS_MISSED})."
+    )
+
+
 def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     """State what the audit shows: a lower bound of eps, and whose the upper end is.
 
@@ -517,6 +537,9 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         if not isinstance(posterior, GdpPosterior):
             extra["posterior_lower"] = lower
         lower = 0.0
+    restart = st.get("mode_restart")
+    if isinstance(restart, dict) and not restart.get("no_draws") and reliable:
+        words.insert(2 if scores else 1, _restart_words(restart))
     if not reliable and not scores:
         words.insert(
             0,

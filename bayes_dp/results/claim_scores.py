@@ -63,6 +63,8 @@ DOCS_POOLED = 'docs/lira.md, "The pooled bound"'
 DOCS_COUPLED = 'docs/pooled_bound.md, "Decisions that follow the other targets"'
 #: Where the docs measure the upper end against the strongest target's own eps.
 DOCS_UPPER = 'docs/lira.md, "Heterogeneous exposure at scale"'
+#: Where the chains' restart at a mode they missed is described and measured.
+DOCS_MISSED = 'docs/lira.md, "A mode the chains missed"'
 #: How often each score-matrix model's 90% interval lay entirely above the true eps of a Laplace
 #: mechanism at mu = 1 (an optimal attack: every target's error point on the boundary of
 #: R(1, delta)), 64 models x 64 targets, per-model shift sd 0 and 0.25, online test at alpha
@@ -709,6 +711,16 @@ def score_matrix_words(
                 "cite the lower bound."
             )
             extra["upper_source"] = "attack_level"
+    elif upper is not None and upper < f:
+        # the model's answer lies below a bound that holds without it: the data rule it out
+        rest[-1] = (
+            f"The upper end, the model's {_pct(prob)} quantile of eps, {upper:.3g}, lies below "
+            f"the bound above, which holds without the model: the data rule the model's answer "
+            "out. The model reads every target as tested by one attack of a shared strength, so "
+            f"the many targets that show little outvote the {fb['n_positive']} whose own bound "
+            f"is above 0 ({DOCS_MISSED}); not a finding; cite the lower bound."
+        )
+        extra["upper_source"] = "model"
     elif source != "prior":
         interval = f"the model's {_pct(prob)} quantile of eps, {upper:.3g}"
         none = "" if fb["n_positive"] else " (here no target's own bound is above 0)"

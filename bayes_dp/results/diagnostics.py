@@ -213,12 +213,18 @@ def _not_converged(posterior: Posterior, diag: dict) -> Finding:
         m = st.get("minor_mode") or {}
         eps, lp = m.get("eps", float("nan")), m.get("log_post", float("nan"))
         gap = lp - m.get("log_post_draws", float("nan"))
+        r = st.get("mode_restart") or {}
+        again = (
+            "no time was left to sample again from there"
+            if r.get("no_draws") or not r
+            else "chains sampled again from a point of that mode missed it again"
+        )
         message = (
             f"Not converged: the chains sit in a minor mode. At eps = {eps:.2g} the log posterior "
-            f"density is {lp:.2f}, {gap:.1f} above the best of the chains' draws, and no chain "
-            "went there; the result is not reliable. With many barely exposed bases (LiRA score "
-            "matrices) the model has a mode at eps ~ 0; see docs/lira.md, 'Which likelihood for "
-            "a score matrix'."
+            f"density is {lp:.2f}, {gap:.1f} above the best of the chains' draws, and {again}; "
+            "the result is not reliable. With many barely exposed bases (LiRA score matrices) "
+            "the model has a mode at eps ~ 0; see docs/lira.md, 'Which likelihood for a score "
+            "matrix' and 'A mode the chains missed'."
         )
         return Finding("not_converged", "eps", float(posterior.n_draws), None, message)
     else:

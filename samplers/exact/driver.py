@@ -384,14 +384,24 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
             "the posterior is zero at every starting point tried (eps from 0.01 to 60): the "
             "counts are incompatible with the model at these settings"
         )
+    return starts_near(model, corr, best_z, rng, chains)
+
+
+def starts_near(model, corr, z, rng, chains, scale=0.3):
+    """Return ``chains`` starting points: ``z`` plus N(0, ``scale``^2) noise in each coordinate.
+
+    Noise that puts a point where the log posterior is not finite is drawn again (smaller
+    after every 20 tries); after 100 tries the chain starts at ``z`` itself.
+    """
+    d = z.size
     starts = []
     for _ in range(chains):
         for k in range(100):
-            zz = best_z + rng.normal(0.0, 0.3 / (1 + k // 20), size=d)
+            zz = z + rng.normal(0.0, scale / (1 + k // 20), size=d)
             if np.isfinite(_log_post(model, corr, zz)):
                 break
         else:
-            zz = best_z.copy()
+            zz = z.copy()
         starts.append(zz)
     return starts
 

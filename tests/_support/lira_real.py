@@ -227,6 +227,7 @@ def analyse(
         "converged": post.converged,
         "stop_reason": st.get("stop_reason"),
         "minor_mode": st.get("minor_mode") is not None,
+        "mode_restart": st.get("mode_restart"),
         "seconds": seconds,
         "draws": post.n_draws,
         "lower": float(claim.lower),

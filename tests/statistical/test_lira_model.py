@@ -109,9 +109,15 @@ def test_find_better_mode_matches_the_reference():
     )
     assert found["log_post"] - found["log_post_draws"] == pytest.approx(gap_ref, abs=0.05)
     assert gap_ref > 40.0  # measured 57.6
-    # nothing to report when a chain went below delta / 10, or without delta
+    assert found["chains"] == [0, 1]
+    # chains split between the modes: the one that stayed above is reported, alone
     z_low = z.copy()
     z_low[1, 0, 0] = np.log(1e-7)
+    split = modes.find_better_mode(model, None, names, z_low, DELTA)
+    assert split is not None and split["chains"] == [0]
+    assert split["log_post"] == pytest.approx(found["log_post"], abs=1e-9)
+    # nothing to report when every chain went below delta / 10, or without delta
+    z_low[0, 2, 0] = np.log(1e-7)
     assert modes.find_better_mode(model, None, names, z_low, DELTA) is None
     assert modes.find_better_mode(model, None, names, z, 0.0) is None
     # nor with fewer bases than MIN_BASES
@@ -137,14 +143,58 @@ def test_a_run_in_a_minor_mode_is_not_converged(monkeypatch, tmp_path):
     assert len(minor) == 1
     assert "minor mode. At eps = 1e-06" in str(minor[0].message)
     assert "20.0 above the best of the chains' draws" in str(minor[0].message)
+    # sampled again from the point found, and missed it again (the fake always reports it)
+    assert "chains sampled again from a point of that mode missed it again" in str(minor[0].message)
     assert seen == {"shape": (2, 200, 2), "delta": DELTA, "names": ["eps", ("s", 0)]}
     assert post.converged is False and post.settings["stop_reason"] == "minor_mode"
+    assert post.settings["mode_restart"]["first_draws"] == 200
     from bayes_dp.results.diagnostics import passes_convergence_checks
 
     assert not passes_convergence_checks(post)
     post.to_netcdf(tmp_path / "p.nc")
     back = bdp.load_posterior(tmp_path / "p.nc")
     assert back.settings["minor_mode"]["eps"] == 1e-6 and back.converged is False
+
+
+def test_a_run_that_missed_a_mode_samples_again_from_it(monkeypatch, tmp_path):
+    # the wiring of the restart: the first chains "missed" a mode, the second ones did not; the
+    # second run is the result (started at the point found), the first one's figures are
+    # recorded, no warning, and the claim says the figures come from the second chains
+    calls = []
+    point = [np.log(2e-5), 0.5]
+
+    def fake(kmodel, corr, names, z, delta):
+        calls.append(z.copy())
+        if len(calls) == 1:
+            return {"log_post": -10.0, "log_post_draws": -30.0, "eps": 2e-5, "z": point}
+        return None
+
+    monkeypatch.setattr(modes, "find_better_mode", fake)
+    ev = bdp.Evidence(bdp.AttackCounts(fp=[3, 4], n_neg=50, fn=[30, 28], n_pos=50), name="g")
+    kw = dict(delta=DELTA, seed=0, draws=300, tune=300, chains=2, check=False)
+    post = bdp.estimate_epsilon(ev, **kw)
+    st = post.settings
+    assert len(calls) == 2 and st["minor_mode"] is None and st["stop_reason"] == "draws"
+    r = st["mode_restart"]
+    first = np.exp(calls[0][:, :, 0])
+    assert r["eps"] == 2e-5 and r["z"] == point and r["first_draws"] == 300
+    assert r["first_eps_quantiles"] == pytest.approx(np.quantile(first, [0.05, 0.5, 0.95]))
+    # the result is the second run, not the first
+    assert np.array_equal(post.draws("eps"), np.exp(calls[1][:, :, 0]))
+    assert not np.array_equal(calls[0], calls[1])
+    # reproducible: the same seed gives the same draws and the same restart
+    calls.clear()
+    again = bdp.estimate_epsilon(ev, **kw)
+    assert np.array_equal(again.draws("eps"), post.draws("eps"))
+    post.to_netcdf(tmp_path / "p.nc")
+    assert bdp.load_posterior(tmp_path / "p.nc").settings["mode_restart"] == r
+    claim = bdp.audit_claim(post)
+    q = r["first_eps_quantiles"]
+    assert (
+        "The model's figures come from chains started again at a mode of much higher posterior "
+        "density that the first chains missed (eps = 2e-05, 20 log units above their best draw): "
+        f"the first chains' 5% and 95% quantiles, {q[0]:.3g} and {q[2]:.3g}, were a minor mode's"
+    ) in claim.sentence
 
 
 @pytest.mark.slow

@@ -5,8 +5,9 @@ docs/lira.md, "A real run: digits with canaries"; the full run: ``benchmarks/lir
 canaries), trained with plain SGD and with DP-SGD at a known accountant eps; the default audit of
 ``tests._support.lira_real.analyse`` (the online test at alpha = 0.1, ``to_evidence()`` at
 defaults, ``bdp.estimate_epsilon`` with shorter chains than the default, ``bdp.audit_claim`` at
-95%). What must hold whatever the data: the claim's lower end is never above its frequentist
-bound nor the posterior's lower end, and under DP-SGD never above the accountant's eps.
+95%). What must hold whatever the data: the claim's lower end is its frequentist bound, under
+DP-SGD never above the accountant's eps; and the model's figures under DP-SGD are those of the
+posterior's dominant mode at eps ~ 0, which the first chains missed.
 """
 
 import numpy as np
@@ -47,9 +48,9 @@ def test_claim_on_trained_models_never_above_the_accountant_eps():
     # matrices (docs/lira.md, "The frequentist companion"), the pooled bound in 0 of 26,800
     # (docs/pooled_bound.md), and here no target's bound is above 0 at all
     # (32 decisions a side at alpha = 0.1 and this much noise show nothing); so a failure means
-    # an invalid accountant or claim, not Monte Carlo noise. Power: the default posterior's own
-    # 5% quantile of all targets lies above the accountant's eps on this run (about 0.5; 0.61
-    # against 0.16 in the full run of docs/lira.md), so a claim that stated it would fail.
+    # an invalid accountant or claim, not Monte Carlo noise. Power: the first chains' own 5%
+    # quantile of all targets lies above the accountant's eps on this run (0.395; 0.61 against
+    # 0.16 in the full run of docs/lira.md), so a claim that stated it would fail.
     algo, keep, rows = _audits("dpsgd", 20, 0.05, 30.0, ("all", "canaries"))
     eps_lo, eps_hi = accountant_eps(algo, keep, 1e-5, "pld")
     assert 0 < eps_lo <= eps_hi
@@ -58,6 +59,13 @@ def test_claim_on_trained_models_never_above_the_accountant_eps():
         assert r["lower"] <= eps_lo, (r["subset"], r["lower"], eps_lo)
         assert r["frequentist_lower"] <= eps_lo, (r["subset"], r["frequentist_lower"], eps_lo)
     post_all = rows[0]["posterior_lower"]
+    # all targets: the first chains sat in the band model's minor mode, whose 5% quantile lay
+    # above the accountant's eps (0.395 against 0.295); the check found the mode at eps ~ 0,
+    # the chains were run again from there, and the model's figures are now that mode's
+    # (docs/lira.md, "A mode the chains missed")
+    restart = rows[0]["mode_restart"]
+    assert restart is not None and restart["first_eps_quantiles"][0] > eps_lo, restart
+    assert rows[0]["eps_q"][2] <= eps_lo and not rows[0]["minor_mode"], rows[0]["eps_q"]
     # plain SGD (no guarantee): the claim's rule where the frequentist bound is above 0, on the
     # canaries (asserted, so that the rule is not checked only at 0): the bound pooled over the
     # 18 canaries (1.10-1.12 on the 54 canaries of the full run; docs/lira.md, "The claim with
@@ -67,7 +75,8 @@ def test_claim_on_trained_models_never_above_the_accountant_eps():
     assert r["frequentist_lower"] > 0
     print(
         f"DP-SGD accountant eps {eps_lo:.3f}-{eps_hi:.3f}, the posterior's 5% quantile (all "
-        f"targets) {post_all:.3f}, the claim {rows[0]['lower']:.3f}; MLP canaries: posterior "
+        f"targets) {post_all:.3g} (the first chains' {restart['first_eps_quantiles'][0]:.3f}), "
+        f"the claim {rows[0]['lower']:.3f}; MLP canaries: posterior "
         f"{np.round(r['eps_q'], 3)}, claim {r['lower']:.3f}, {r['n_positive']} targets with a "
         f"bound > 0 ({r['n_positive_canaries']} canaries)"
     )

@@ -427,3 +427,32 @@ def test_headline_of_a_score_matrix_whose_chains_missed_a_mode(tmp_path):
             assert "The model's figures are not reported" in head and f"{hi:.3g}" not in head
         else:
             assert f"[{lo:.3g}, {hi:.3g}]; its lower end is not a finding" in head
+
+
+def test_headline_of_a_score_matrix_sampled_again_from_a_missed_mode(tmp_path):
+    """Score-matrix evidence whose chains were started again at the mode at eps ~ 0 the first
+    chains missed (converged there): the headline states the claim's bound, and the model's
+    upper quantile and median, which the claim calls the model's, as not findings."""
+    import mia
+
+    rng = np.random.default_rng(9)
+    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
+    scores, keep = mia.simulate_score_matrix(16, 4, mu=2.0, seed=0)
+    rec = mia.counts_from_score_matrix(scores, keep, alpha=0.1).to_evidence().dependence
+    rec = {**rec, "fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
+    rec.pop("pooled_rates", None)  # these counts are not that matrix's
+    group = {"name": "lira", "likelihood": "binomial", "counts": counts, "dependence": rec}
+    restart = {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -783.0}
+    restart["first_eps_quantiles"] = [0.84, 0.92, 0.99]
+    st = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5, "groups": [group]}
+    st.update(converged=True, stop_reason="converged", mode_restart=restart)
+    post = bdp.Posterior({"eps": rng.uniform(1e-8, 2e-6, 40000).reshape(4, -1)}, {}, st)
+    claim = bdp.audit_claim(post)
+    assert claim.reliable and claim.upper_source == "model" and claim.lower > claim.upper
+    text = post.report(tmp_path / "r.html").read_text(encoding="utf-8")
+    head = text[text.index('id="headline"') :].split("</p>")[0]
+    lo, hi = post.interval(0.9, "eps")
+    assert head.startswith(f'id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}, at δ')
+    assert f"upper 95% quantile of ε, {hi:.3g}, and its median" in head
+    assert "are not findings (the sentence above says why)" in head
+    assert "chains started again" in text[text.index('id="claim"') :].split("</p>")[0]

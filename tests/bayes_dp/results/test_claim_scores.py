@@ -798,3 +798,42 @@ def test_chains_that_did_not_converge_leave_the_bound_and_void_the_models_figure
         _narrow_post({**_designed_settings(counts), "converged": False, "stop_reason": "max_time"})
     )
     assert not designed.lower_from_counts and designed.sentence.startswith("NOT RELIABLE")
+
+
+def test_a_model_upper_end_below_the_bound_is_ruled_out_by_the_data():
+    # the band model's dominant mode at eps ~ 0 (the chains sampled again from it, docs/lira.md,
+    # "A mode the chains missed") while the counts alone bound eps above 0: the model's answer
+    # is contradicted by a bound that holds without it, and the claim says so
+    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
+    rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0, "alpha": 0.1}
+    restart = {
+        "eps": 1e-6,
+        "log_post": -10.0,
+        "log_post_draws": -783.0,
+        "z": [-13.8, 0.0],
+        "chains": [0, 1, 2, 3],
+        "first_draws": 1000,
+        "first_eps_quantiles": [0.84, 0.92, 0.99],
+        "first_stop_reason": "max_draws",
+    }
+    st = {**_st(counts, rec), "converged": True, "mode_restart": restart}
+    rng = np.random.default_rng(3)
+    post = bdp.Posterior({"eps": rng.uniform(1e-8, 2e-6, 40_000).reshape(4, -1)}, {}, st)
+    c = bdp.audit_claim(post)
+    assert c.reliable and c.lower == c.frequentist_lower > c.upper > 0
+    assert c.upper_source == "model" and c.interval == (c.lower, None)
+    assert (
+        f"The upper end, the model's 95% quantile of eps, {c.upper:.3g}, lies below the bound "
+        "above, which holds without the model: the data rule the model's answer out."
+    ) in c.sentence
+    assert f"outvote the {c.frequentist['n_positive']} whose own bound is above 0" in c.sentence
+    # the restart is said after the model's figures, with the first chains' quantiles
+    model_at = c.sentence.index("What the model says (not the finding)")
+    restart_at = c.sentence.index("The model's figures come from chains started again")
+    assert model_at < restart_at < c.sentence.index("The upper end")
+    assert "(eps = 1e-06, 773 log units above their best draw)" in c.sentence
+    assert "the first chains' 5% and 95% quantiles, 0.84 and 0.99, were a minor mode's" in c.sentence
+    # without the restart record, no such sentence
+    del st["mode_restart"]
+    plain = bdp.Posterior({"eps": post.draws("eps")}, {}, st)
+    assert "started again" not in bdp.audit_claim(plain).sentence
