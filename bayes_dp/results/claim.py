@@ -499,7 +499,7 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         if not extra:  # counts of designed bases: the classical bound first
             from bayes_dp.results.claim_counts import count_words
 
-            lower, words, extra = count_words(st, prob, lower, words, at, strength)
+            lower, words, extra = count_words(st, prob, lower, words, at, strength, upper)
         else:
             scores = True
     minor = st.get("minor_mode") if st.get("stop_reason") == "minor_mode" else None

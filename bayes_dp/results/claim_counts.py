@@ -176,7 +176,13 @@ def one_run_bound(st: dict, prob: float) -> dict | None:
 
 
 def count_words(
-    st: dict, prob: float, lower: float, words: list[str], at: str, strength: str
+    st: dict,
+    prob: float,
+    lower: float,
+    words: list[str],
+    at: str,
+    strength: str,
+    upper: float | None = None,
 ) -> tuple[float, list[str], dict]:
     """Rewrite the claim of a posterior of counts or one-run audits (identity without either).
 
@@ -185,7 +191,10 @@ def count_words(
     Returns the lower end the claim states (the smaller of ``lower`` and the per-base bound of
     :func:`count_bound`, or of a one-run posterior's :func:`one_run_bound`), the sentences and
     the extra fields of :class:`~bayes_dp.AuditClaim`
-    (``posterior_lower``, ``frequentist_lower``, ``frequentist``).
+    (``posterior_lower``, ``frequentist_lower``, ``frequentist``). Where the posterior's
+    ``prob`` quantile ``upper`` lies below the per-base bound, a last sentence says that the
+    data rule the model's answer out (the chains' mode at eps ~ 0, docs/lira.md, "A mode the
+    chains missed").
     """
     fb = count_bound(st, prob)
     if fb is None:
@@ -198,7 +207,7 @@ def count_words(
             f"level {1 - prob:g}/{fb['n_audits']}, Bonferroni), set by audit {fb['row']} "
             f"({fb['v']} of {fb['r']} guesses right, {fb['m']} canaries)"
         )
-        return _words(fb, what, prob, lower, words, at, strength)
+        return _words(fb, what, prob, lower, words, at, strength, upper)
     skipped = (
         f" (groups {fb['skipped']} are left out of it: their likelihood does not read them as "
         "binomial)"
@@ -211,10 +220,10 @@ def count_words(
         f"{1 - prob:g}/{fb['n_rates']}, Bonferroni){skipped}, set by row {fb['row']} of group "
         f"{fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, FN {fb['fn']}/{fb['n_pos']})"
     )
-    return _words(fb, what, prob, lower, words, at, strength)
+    return _words(fb, what, prob, lower, words, at, strength, upper)
 
 
-def _words(fb, what, prob, lower, words, at, strength):
+def _words(fb, what, prob, lower, words, at, strength, upper=None):
     """Return the claim's lower end, sentences and fields, given the bound ``fb`` and its words."""
     f = fb["lower"]
     extra = {"posterior_lower": lower, "frequentist_lower": f, "frequentist": fb}
@@ -224,6 +233,13 @@ def _words(fb, what, prob, lower, words, at, strength):
         rest[0] = (
             rest[0][:-1] + f"; what the attack shows without a model is eps >= {f:.3g} ({what})."
         )
+        if upper is not None and upper < f:
+            rest.append(
+                f"The posterior's {100 * prob:g}% quantile, {upper:.3g}, lies below what the "
+                "attack shows without a model: the data rule the model's answer out (many "
+                "bases that show little outvote the few that show more); the claim keeps the "
+                "smaller lower end."
+            )
         return lower, rest, extra
     pct = f"{100 * prob:g}%"
     first = f"With {pct} confidence, eps >= {f:.3g}{at}, whatever the attack strength: {what}."

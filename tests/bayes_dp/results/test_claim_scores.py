@@ -832,8 +832,29 @@ def test_a_model_upper_end_below_the_bound_is_ruled_out_by_the_data():
     restart_at = c.sentence.index("The model's figures come from chains started again")
     assert model_at < restart_at < c.sentence.index("The upper end")
     assert "(eps = 1e-06, 773 log units above their best draw)" in c.sentence
-    assert "the first chains' 5% and 95% quantiles, 0.84 and 0.99, were a minor mode's" in c.sentence
+    first = "the first chains' 5% and 95% quantiles, 0.84 and 0.99, were a minor mode's"
+    assert first in c.sentence
     # without the restart record, no such sentence
     del st["mode_restart"]
     plain = bdp.Posterior({"eps": post.draws("eps")}, {}, st)
     assert "started again" not in bdp.audit_claim(plain).sentence
+
+
+def test_a_designed_bases_posterior_below_the_classical_bound_is_said_to_be_ruled_out():
+    # designed bases keep the smaller lower end (the posterior's), and say when the posterior's
+    # upper end lies below the classical bound; not when it lies above
+    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
+    rng = np.random.default_rng(3)
+    low = bdp.Posterior(
+        {"eps": rng.uniform(1e-8, 2e-6, 40_000).reshape(4, -1)}, {}, _designed_settings(counts)
+    )
+    c = bdp.audit_claim(low)
+    assert c.lower == c.posterior_lower < c.upper < c.frequentist_lower
+    assert c.sentence.endswith(
+        f"The posterior's 95% quantile, {c.upper:.3g}, lies below what the attack shows without "
+        "a model: the data rule the model's answer out (many bases that show little outvote the "
+        "few that show more); the claim keeps the smaller lower end."
+    )
+    high = bdp.audit_claim(_narrow_post(_designed_settings(counts)))
+    assert high.upper > high.frequentist_lower
+    assert "rule the model's answer out" not in high.sentence
