@@ -10,8 +10,10 @@ alpha 0.1 (``mia.counts_from_score_matrix``), the default evidence (``to_evidenc
 on raw counts) sampled with ``--chains`` x ``--draws`` after ``--tune`` (default: 4 chains of
 the sampler's own length, as ``bdp.estimate_epsilon`` runs by default; one core), and
 ``bdp.audit_claim(post, 0.95)`` read: its lower end, its frequentist part, the posterior's 5%
-and 95% quantiles, the strongest target's eps, ``claim.upper_source`` and the sentence about the
-upper end (printed in full below the table).
+and 95% quantiles, the strongest target's eps, ``claim.upper_source``, why the sampler stopped
+and whether it sampled again from a mode at eps ~ 0 its first chains missed
+(``settings["mode_restart"]``), and the sentence about the upper end (printed in full below the
+table).
 
     python benchmarks/lira_claim_heterogeneous.py --targets 1000 10000 50000
     python benchmarks/lira_claim_heterogeneous.py --models 256 --median 0.03 --sigma 1 \
@@ -61,6 +63,8 @@ def run(n_models, n_targets, median, sigma, seed, chains, draws, tune):
         "claim": claim,
         "seconds": time.perf_counter() - t0,
         "r_hat": max(d["r_hat"] for d in post.diagnostics().values()),
+        "stop": post.settings.get("stop_reason"),
+        "restart": post.settings.get("mode_restart"),
     }
 
 
@@ -84,9 +88,9 @@ def main() -> None:
     print(
         "| targets | seed | mu_t median / 99% / max | strongest target's eps | claim | "
         "frequentist | posterior 5% | posterior 95% | claim <= strongest | upper_source | "
-        "max r_hat | s |"
+        "max r_hat | stop (sampled again from eps ~ 0) | s |"
     )
-    print("|" + " --- |" * 12)
+    print("|" + " --- |" * 13)
     sentences = []
     for n_targets in args.targets:
         for seed in args.seeds:
@@ -106,7 +110,8 @@ def main() -> None:
                 f"| {n_targets:,} | {seed} | {m[0]:.3g} / {m[1]:.3g} / {m[2]:.3g} | "
                 f"{r['strongest']:.3g} | {c.lower:.3f} | {c.frequentist_lower:.3f} | "
                 f"{c.posterior_lower:.3f} | {c.upper:.3f} | {c.lower <= r['strongest']} | "
-                f"{c.upper_source} | {r['r_hat']:.3f} | {r['seconds']:.0f} |",
+                f"{c.upper_source} | {r['r_hat']:.3f} | {r['stop']} "
+                f"({'yes' if r['restart'] else 'no'}) | {r['seconds']:.0f} |",
                 flush=True,
             )
             sentences.append((n_targets, seed, c.sentence))
