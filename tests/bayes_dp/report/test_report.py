@@ -396,19 +396,24 @@ def test_headline_states_the_claims_bound_where_the_model_lower_end_is_not_it(tm
             assert f"[{lo:.3g}," not in head  # no interval with the model's lower end
 
 
+def _score_matrix_group():
+    """A score-matrix group's settings: counts whose bound is above 0, a dependence record."""
+    import mia
+
+    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
+    scores, keep = mia.simulate_score_matrix(16, 4, mu=2.0, seed=0)
+    rec = mia.counts_from_score_matrix(scores, keep, alpha=0.1).to_evidence().dependence
+    rec = {**rec, "fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
+    rec.pop("pooled_rates", None)  # these counts are not that matrix's
+    return {"name": "lira", "likelihood": "binomial", "counts": counts, "dependence": rec}
+
+
 def test_headline_of_a_score_matrix_whose_chains_missed_a_mode(tmp_path):
     """Score-matrix evidence whose chains sit in a minor mode: the headline states the claim's
     bound (it reads the counts only) and no interval of the draws, which are not the
     posterior's; a plain failed check keeps the draws' interval, for orientation, after it."""
     rng = np.random.default_rng(8)
-    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
-    import mia
-
-    scores, keep = mia.simulate_score_matrix(16, 4, mu=2.0, seed=0)
-    rec = mia.counts_from_score_matrix(scores, keep, alpha=0.1).to_evidence().dependence
-    rec = {**rec, "fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
-    rec.pop("pooled_rates", None)  # these counts are not that matrix's
-    group = {"name": "lira", "likelihood": "binomial", "counts": counts, "dependence": rec}
+    group = _score_matrix_group()
     st = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5, "groups": [group], "converged": False}
     found = {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -783.0}
     for reason in ("minor_mode", "max_time"):
@@ -433,15 +438,8 @@ def test_headline_of_a_score_matrix_sampled_again_from_a_missed_mode(tmp_path):
     """Score-matrix evidence whose chains were started again at the mode at eps ~ 0 the first
     chains missed (converged there): the headline states the claim's bound, and the model's
     upper quantile and median, which the claim calls the model's, as not findings."""
-    import mia
-
     rng = np.random.default_rng(9)
-    counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
-    scores, keep = mia.simulate_score_matrix(16, 4, mu=2.0, seed=0)
-    rec = mia.counts_from_score_matrix(scores, keep, alpha=0.1).to_evidence().dependence
-    rec = {**rec, "fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0}
-    rec.pop("pooled_rates", None)  # these counts are not that matrix's
-    group = {"name": "lira", "likelihood": "binomial", "counts": counts, "dependence": rec}
+    group = _score_matrix_group()
     restart = {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -783.0}
     restart["first_eps_quantiles"] = [0.84, 0.92, 0.99]
     st = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5, "groups": [group]}
