@@ -233,7 +233,10 @@ def score_matrix_audit(
         audits whose chains did not mix), ``"above_truth"`` (1.0 when the interval lies
         entirely above the true eps, a false accusation, else 0.0: a number, so that
         :func:`~bayes_dp.evaluation.calibration.coverage_study` averages it), the counts'
-        ``"fp_design_effect"`` and ``"fn_design_effect"``
+        ``"fp_design_effect"`` and ``"fn_design_effect"``, ``"first_lower"`` (where the
+        sampler sampled again from a mode at eps ~ 0 its first chains missed,
+        ``settings["mode_restart"]``, those chains' 5% quantile of eps; else nan: a number, so
+        that :func:`~bayes_dp.evaluation.calibration.coverage_study` keeps it)
         (:class:`mia.dependence.DependenceDiagnostic`), and what
         :func:`bayes_dp.audit_claim` states at 95%: ``"claim_lower"`` (its lower end, the
         frequentist bound),
@@ -317,6 +320,11 @@ def score_matrix_audit(
         "above_truth": float(lo > truth),
         "fp_design_effect": res.dependence.fp_design_effect,
         "fn_design_effect": res.dependence.fn_design_effect,
+        "first_lower": (
+            np.nan
+            if post.settings.get("mode_restart") is None
+            else float(post.settings["mode_restart"]["first_eps_quantiles"][0])
+        ),
         "claim_lower": claim.lower,
         "frequentist_lower": claim.frequentist_lower,
         "target_lower": claim.frequentist["target_lower"],
