@@ -388,14 +388,46 @@ def starting_points(model, corr, names, rng, chains, eps_guess):
 
 
 def starts_near(model, corr, z, rng, chains, scale=0.3):
-    """Return ``chains`` starting points: ``z`` plus N(0, ``scale``^2) noise in each coordinate.
+    """Return ``chains`` starting points near ``z``: ``z`` plus N(0, ``scale``^2) noise.
 
     Noise that puts a point where the log posterior is not finite is drawn again (smaller
-    after every 20 tries); after 100 tries the chain starts at ``z`` itself.
+    after every 20 tries); after 100 tries the chain starts at ``z`` itself. Used for the grid's
+    best point (:func:`starting_points`) and to sample again from a mode the chains missed
+    (``bayes_dp.inference.runners.sample_exact``).
+
+    Parameters
+    ----------
+    model, corr
+        The exact sampler's model and over-dispersed bases (:func:`build_model`).
+    z : numpy.ndarray, shape (d,)
+        The point, in the sampler's coordinates.
+    rng : numpy.random.Generator
+    chains : int
+        How many points (>= 1).
+    scale : float
+        Standard deviation of the noise in each coordinate (> 0).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``chains`` points of shape (d,), each with a finite log posterior unless 100 draws of
+        noise found none (then ``z`` itself).
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not a finite vector, ``chains`` < 1 or ``scale`` is not positive.
     """
+    z = np.asarray(z, dtype=np.float64)
+    if z.ndim != 1 or not np.isfinite(z).all():
+        raise ValueError(f"`z` must be a finite vector of coordinates; found {z!r}")
+    if int(chains) != chains or chains < 1:
+        raise ValueError(f"`chains` must be an integer >= 1; found {chains!r}")
+    if not scale > 0:
+        raise ValueError(f"`scale` must be positive; found {scale!r}")
     d = z.size
     starts = []
-    for _ in range(chains):
+    for _ in range(int(chains)):
         for k in range(100):
             zz = z + rng.normal(0.0, scale / (1 + k // 20), size=d)
             if np.isfinite(_log_post(model, corr, zz)):

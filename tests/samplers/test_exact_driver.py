@@ -1,6 +1,7 @@
 """The starting grid's reduced model (samplers.exact.driver.start_model), many bases."""
 
 import numpy as np
+import pytest
 
 from samplers.exact import driver
 
@@ -78,3 +79,30 @@ def test_reduced_model_has_the_numba_type_of_the_full_one():
     assert m2.Q is None
     sub2 = driver.start_model(m2)
     assert sub2.Q is None and typeof(sub2) == typeof(m2)
+
+
+def test_starts_near_is_the_point_plus_normal_noise():
+    # where the log posterior is finite everywhere, the starts are z + N(0, scale^2): their mean
+    # and standard deviation over many starts match, against the normal's own sampling error
+    model, corr, names = _model(30, 1)
+    z = np.array([np.log(3.0), 0.4])
+    assert len(names) == z.size
+    pts = np.array(driver.starts_near(model, corr, z, np.random.default_rng(1), 4000, 0.2))
+    assert pts.shape == (4000, 2)
+    assert np.all(np.abs(pts.mean(axis=0) - z) < 4 * 0.2 / np.sqrt(4000))
+    assert np.all(np.abs(pts.std(axis=0, ddof=1) / 0.2 - 1) < 4 / np.sqrt(2 * 3999))
+    assert all(np.isfinite(driver._log_post(model, corr, p)) for p in pts[:50])
+    # the same generator state gives the same starts
+    again = driver.starts_near(model, corr, z, np.random.default_rng(1), 4000, 0.2)
+    assert np.array_equal(np.array(again), pts)
+    for kw, word in (
+        ({"z": np.array([np.nan, 0.0])}, "`z`"),
+        ({"z": np.zeros((1, 2))}, "`z`"),
+        ({"chains": 0}, "`chains`"),
+        ({"chains": 1.5}, "`chains`"),
+        ({"scale": 0.0}, "`scale`"),
+    ):
+        args = {"z": z, "chains": 2, "scale": 0.3, **kw}
+        with pytest.raises(ValueError, match=word):
+            driver.starts_near(model, corr, args["z"], np.random.default_rng(0), args["chains"],
+                               args["scale"])  # fmt: skip
