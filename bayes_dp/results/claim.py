@@ -538,8 +538,11 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             extra["posterior_lower"] = lower
         lower = 0.0
     restart = st.get("mode_restart")
-    if isinstance(restart, dict) and not restart.get("no_draws") and reliable:
-        words.insert(2 if scores else 1, _restart_words(restart))
+    if isinstance(restart, dict) and not restart.get("no_draws") and minor is None:
+        # after the model's sentence (on score matrices after "NOT RELIABLE ..." too, when the
+        # second run failed another check; designed bases get that first, below)
+        at_model = (3 if not reliable else 2) if scores else 1
+        words.insert(at_model, _restart_words(restart))
     if not reliable and not scores:
         words.insert(
             0,

@@ -834,6 +834,17 @@ def test_a_model_upper_end_below_the_bound_is_ruled_out_by_the_data():
     assert "(eps = 1e-06, 773 log units above their best draw)" in c.sentence
     first = "the first chains' 5% and 95% quantiles, 0.84 and 0.99, were a minor mode's"
     assert first in c.sentence
+    # the second run ran out of time: the figures are not reliable, and still the second run's
+    stuck = {**st, "converged": False, "stop_reason": "max_time"}
+    c2 = bdp.audit_claim(bdp.Posterior({"eps": post.draws("eps")}, {}, stuck))
+    assert not c2.reliable
+    unreliable_at = c2.sentence.index("The model's figures that follow are NOT RELIABLE")
+    model_at = c2.sentence.index("What the model says (not the finding)")
+    assert unreliable_at < model_at < c2.sentence.index("chains started again")
+    # a second miss: no figure of the model, so no word of where they came from
+    missed = {**stuck, "stop_reason": "minor_mode", "minor_mode": restart}
+    c3 = bdp.audit_claim(bdp.Posterior({"eps": post.draws("eps")}, {}, missed))
+    assert "started again" not in c3.sentence and c3.upper_source == "minor_mode"
     # without the restart record, no such sentence
     del st["mode_restart"]
     plain = bdp.Posterior({"eps": post.draws("eps")}, {}, st)
