@@ -30,9 +30,10 @@ models' outputs and only membership bits that are never guessed:
 * **Confidence** is the absolute LLR (or LLR difference); the game guesses the ``k`` most
   confident coins and abstains on the rest. ``k`` is either one of a grid fixed in advance
   (fractions :data:`K_FRACTIONS` of the coins), with Bonferroni over the grid for the bound,
-  or the single ``k`` predicted best from the reference fit alone (the sum of the predicted
-  correctness ``expit(|LLR|)`` of the top-k guesses, no test bit used), for a posterior (a
-  posterior on a ``k`` chosen by looking at the right guesses would be biased).
+  or the single ``k`` predicted best from reference information alone (the accuracy of the
+  same share of the most confident reference coins, guessed with the same fit; or the fitted
+  normals' ``expit(|LLR|)``), no test bit used, for a posterior (a posterior on a ``k``
+  chosen by looking at the right guesses would be biased).
 
 ``design="auto"`` chooses "pairs" unless the memberships look like independent fair coins
 (:func:`infer_design`). The bounds are those of :mod:`bayes_dp.core.one_run_bound` (Steinke et
@@ -178,8 +179,9 @@ class GuessingGame:
         Coins in the game (bits, or pairs).
     right : numpy.ndarray of bool
         Whether each coin's guess is right, most confident first (length m).
-    predicted : numpy.ndarray of float
-        The reference fit's predicted probability that each guess is right, same order.
+    predicted : tuple of float
+        The right guesses predicted at each k of ``k_grid`` without any test bit
+        (``predict``: see :func:`guessing_game`).
     k_grid : tuple of int
         The grid of k, fixed in advance (``K_FRACTIONS`` of m).
     k_predicted : int
@@ -200,7 +202,7 @@ class GuessingGame:
     design_reason: str
     m: int
     right: np.ndarray
-    predicted: np.ndarray
+    predicted: tuple
     k_grid: tuple
     k_predicted: int
     candidates: np.ndarray
@@ -261,9 +263,12 @@ class GuessingGame:
 
         Two ways of choosing k, each valid on its own: ``"grid"``, the largest bound over the
         grid at level ``(1 - confidence) / len(k_grid)`` (Bonferroni), and ``"predicted"``, the
-        bound at ``k_predicted`` at level ``1 - confidence``. Each with Steinke et al.'s bound
-        in its pure form (``eps_pure``, delta = 0) and its delta form (``eps``, with the
-        ``2 m delta`` term; the pure one where ``delta`` is 0), and the f-DP bound of mu
+        bound at ``k_predicted`` at level ``1 - confidence``; and ``"combined"``, the larger of
+        the two computed with half of the error each (for each of ``eps``, ``eps_pure`` and
+        ``mu``: the part that sets it, with its own ``k``, ``v`` and ``level``). Each with
+        Steinke et al.'s bound in its pure form (``eps_pure``, delta = 0) and its delta form
+        (``eps``, with the ``2 m delta`` term; the pure one where ``delta`` is 0), and the f-DP
+        bound of mu
         (``mu``, the coins hypothesised mu-GDP) with its eps at ``delta`` if the mechanism is
         Gaussian (``gdp_eps``, for ``delta`` > 0). Pairs: the coin's bound converted back.
 
@@ -277,9 +282,10 @@ class GuessingGame:
         Returns
         -------
         dict
-            ``{"grid": {...}, "predicted": {...}, "delta": delta, "confidence": confidence}``;
-            each part ``eps``, ``eps_pure``, ``mu``, ``gdp_eps`` and, for each, the ``k`` and
-            ``v`` that set it, and ``level``.
+            ``{"grid": {...}, "predicted": {...}, "combined": {...}, "delta": delta,
+            "confidence": confidence}``; the first two hold ``eps``, ``eps_pure``, ``mu``,
+            ``gdp_eps`` and, for each, the ``k`` and ``v`` that set it, and ``level``;
+            ``"combined"`` maps ``eps``, ``eps_pure`` and ``mu`` to such a part.
         """
         from bayes_dp.core.validation import check_delta, check_real
 
@@ -289,11 +295,20 @@ class GuessingGame:
         )
         grid = np.asarray(self.k_grid)
         out = {"delta": delta, "confidence": confidence}
+        pred = np.asarray([self.k_predicted])
+        error = 1.0 - confidence
         for name, ks, level in (
-            ("grid", grid, (1.0 - confidence) / grid.size),
-            ("predicted", np.asarray([self.k_predicted]), 1.0 - confidence),
+            ("grid", grid, error / grid.size),
+            ("predicted", pred, error),
         ):
             out[name] = _game_bounds(self, ks, delta, level)
+        # both, each with half of the error (union bound): the larger holds at `confidence`
+        half = [_game_bounds(self, grid, delta, error / 2 / grid.size)]
+        half.append(_game_bounds(self, pred, delta, error / 2))
+        out["combined"] = {
+            key: max(half, key=lambda b, key=key: b[key] or 0.0)
+            for key in ("eps", "eps_pure", "mu")
+        }
         return out
 
     def record(self, delta: float = 0.0, confidence: float = 0.95) -> dict:
@@ -324,7 +339,7 @@ class GuessingGame:
             "k_grid": [int(x) for x in self.k_grid],
             "v_grid": [self.right_guesses(int(x)) for x in self.k_grid],
             "k_predicted": int(k),
-            "predicted_v": [float(self.predicted[: int(x)].sum()) for x in self.k_grid],
+            "predicted_v": [float(p) for p in self.predicted],
             "k": int(k),
             "v": self.right_guesses(k),
             "candidates": self.candidates.tolist(),
@@ -373,14 +388,32 @@ def _game_bounds(game: GuessingGame, ks, delta: float, level: float) -> dict:
 def _predicted_k(predicted: np.ndarray, grid: np.ndarray, m: int, pairs: bool) -> int:
     """Return the k of the grid whose bound on the predicted right guesses is largest.
 
-    The predicted right guesses at k are the sum of the predicted correctness of the top-k
-    guesses, rounded; the bound is Steinke et al.'s pure form at level 0.05 (a ranking only).
+    ``predicted``: the predicted right guesses at each k of the grid, rounded here; the bound
+    is Steinke et al.'s pure form at level 0.05 (a ranking only).
     """
     from bayes_dp.core.one_run_bound import one_run_bounds
 
-    v = np.rint(np.cumsum(predicted)[grid - 1]).astype(np.int64)
+    v = np.minimum(np.rint(predicted).astype(np.int64), grid)
     b = one_run_bounds(np.full(grid.size, m), grid, v, 0.0, 0.95, pairs=pairs)
     return int(grid[int(np.argmax(b))])
+
+
+def _predict(how, conf, grid, ref_conf, ref_right) -> np.ndarray:
+    """Right guesses predicted at each k of ``grid`` from reference information only.
+
+    ``"model"``: the sum over the k most confident test coins of ``expit(|LLR|)``, the coin's
+    posterior under the fitted normals. ``"reference"``: k times the accuracy of the same
+    share of the most confident *reference* coins (the reference models' own bits, guessed
+    with the same fit: in-sample, so somewhat optimistic, but it sees how the scores' tails
+    really behave, where normals fitted to, say, Laplace scores are over-confident).
+    """
+    if how == "model":
+        p = np.sort(special.expit(np.abs(conf)))[::-1]
+        return np.cumsum(p)[grid - 1]
+    order = np.argsort(-np.abs(ref_conf), kind="stable")
+    hits = np.cumsum(ref_right[order])
+    n_ref = np.clip(np.rint(grid / conf.size * ref_conf.size).astype(np.int64), 1, hits.size)
+    return grid * hits[n_ref - 1] / n_ref
 
 
 def _design(design: str, keep: np.ndarray) -> tuple[str, str]:
@@ -401,6 +434,7 @@ def guessing_game(
     candidates: int = CANDIDATES,
     canaries=None,
     k_fractions=K_FRACTIONS,
+    predict: str = "reference",
     seed=0,
 ) -> GuessingGame:
     """Play the guessing game with abstention on a score matrix (see the module's docstring).
@@ -425,6 +459,10 @@ def guessing_game(
         selection (those the reference half cannot fit are left out).
     k_fractions : sequence of float
         The grid of k as fractions of the coins, in (0, 1], fixed in advance.
+    predict : {"reference", "model"}
+        How the right guesses at each k are predicted for ``k_predicted`` (no test bit used):
+        from the reference coins guessed with the same fit (in-sample), or from the fitted
+        normals' posterior ``expit(|LLR|)`` of the test coins.
     seed : int or numpy.random.Generator
         The split of the models and the matchings (default 0).
 
@@ -456,6 +494,8 @@ def guessing_game(
     fr = np.asarray(k_fractions, dtype=np.float64).reshape(-1)
     if fr.size == 0 or not np.all((fr > 0) & (fr <= 1)):
         raise ValueError(f"`k_fractions` must be in (0, 1]; found {list(k_fractions)!r}")
+    if predict not in ("reference", "model"):
+        raise ValueError(f"`predict` must be 'reference' or 'model'; found {predict!r}")
     x = arr.mean(axis=2) if arr.ndim == 3 else arr
     n_models, n_targets = x.shape
     if n_models < 4:
@@ -501,18 +541,30 @@ def guessing_game(
         raise ValueError("`keep`: no candidate has both an IN and an OUT test model to pair")
     order = np.argsort(-np.abs(conf), kind="stable")
     right = ((conf > 0) == truth)[order]
-    predicted = special.expit(np.abs(conf))[order]
     m = int(conf.size)
     grid = np.unique(np.clip(np.ceil(fr * m).astype(np.int64), 1, m))
+    ref_conf = ref_truth = None
+    if predict == "reference":  # the reference models' own coins, guessed with the same fit
+        ref_llr = _llr(x[np.ix_(ref, cols)], m0[cols], sd0[cols], m1[cols], sd1[cols])
+        ref_bits = k[np.ix_(ref, cols)]
+        if design == "bits":
+            ref_conf, ref_truth = ref_llr.ravel(), ref_bits.ravel()
+        else:
+            ref_comp = comp if comp is None else comp[np.isin(comp[:, 0], ref)]
+            ref_conf, ref_truth = _pairs(ref_llr, ref_bits, ref, ref_comp, rng)
+        if ref_conf.size == 0:
+            predict = "model"
+    ref_right = None if ref_conf is None else (ref_conf > 0) == ref_truth
+    predicted = _predict(predict, conf, grid, ref_conf, ref_right)
     k_pred = _predicted_k(predicted, grid, m, design == "pairs")
-    for a in (right, predicted, cols, ref, test):
+    for a in (right, cols, ref, test):
         a.setflags(write=False)
     return GuessingGame(
         design=design,
         design_reason=reason,
         m=m,
         right=right,
-        predicted=predicted,
+        predicted=tuple(float(p) for p in predicted),
         k_grid=tuple(int(g) for g in grid),
         k_predicted=k_pred,
         candidates=cols,
