@@ -5,13 +5,14 @@
 draws them), 1,000 exposed targets, delta 1e-5, ``--audits`` per row: 64 / 256 models, the
 independent design (every membership a fair coin) and balanced halves (every target IN for
 exactly half of the models), eps 2 and 4, and 64 independent models with 10,000 more targets
-that show nothing (eps 0) at eps 4. Per row, medians over the audits of today's claim (the
-frequentist part of ``bayes_dp.audit_claim`` on the default score-matrix evidence:
-``mia.counts_from_score_matrix(alpha=0.1)``, ``to_evidence()``, the larger of the per-target
-and pooled bounds, ``bayes_dp.results.claim_scores.score_matrix_bound``) and of the guessing
-game's bounds (``mia.guessing_game`` at defaults, ``bounds(delta)``: eps at delta over the k
-grid with Bonferroni, and at the k predicted from the reference fit), and how many audits put
-each above the truth.
+that show nothing (eps 0) at eps 4, beside 1,000 or 15 exposed ones. Per row, medians over
+the audits of today's claim (the frequentist part of ``bayes_dp.audit_claim`` on the default
+score-matrix evidence: ``mia.counts_from_score_matrix(alpha=0.1)``, ``to_evidence()``, the
+larger of the per-target and pooled bounds,
+``bayes_dp.results.claim_scores.score_matrix_bound``) and of the guessing game's bounds
+(``mia.guessing_game`` at defaults, ``bounds(delta)``: eps at delta over the k grid with
+Bonferroni, at the k predicted from reference information, and the two combined at half the
+error each), and how many audits put each above the truth.
 
 ``real``: the real digits run of ``tests/_support/lira_real.py`` (64 MLPs, 3% canaries), with
 the canaries declared: today's claim (``to_evidence(focus=canaries)``) beside the game on the
@@ -42,16 +43,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests._support
 
-ROWS = [  # (models, design, eps, padding targets)
-    (64, "independent", 2.0, 0),
-    (64, "independent", 4.0, 0),
-    (64, "balanced", 2.0, 0),
-    (64, "balanced", 4.0, 0),
-    (256, "independent", 2.0, 0),
-    (256, "independent", 4.0, 0),
-    (256, "balanced", 2.0, 0),
-    (256, "balanced", 4.0, 0),
-    (64, "independent", 4.0, 10_000),
+ROWS = [  # (models, design, eps, padding targets, exposed targets)
+    (64, "independent", 2.0, 0, 1000),
+    (64, "independent", 4.0, 0, 1000),
+    (64, "balanced", 2.0, 0, 1000),
+    (64, "balanced", 4.0, 0, 1000),
+    (256, "independent", 2.0, 0, 1000),
+    (256, "independent", 4.0, 0, 1000),
+    (256, "balanced", 2.0, 0, 1000),
+    (256, "balanced", 4.0, 0, 1000),
+    (64, "independent", 4.0, 10_000, 1000),
+    (64, "independent", 4.0, 10_000, 15),
 ]
 
 
@@ -87,19 +89,20 @@ def todays_claim(scores, keep, delta, focus=None, seed=0):
     return score_matrix_bound(st, 0.95)["lower"]
 
 
-def table(audits: int, delta: float, seed: int) -> None:
+def table(audits: int, delta: float, seed: int, only=None) -> None:
     import mia
 
     print(
-        "models design       eps  pad    | today (med, >truth) | game grid (med, >truth, k) "
+        "models design       eps  exposed+pad | today (med, >truth) | game grid (med, >truth, k) "
         "| game predicted (med, >truth, k) | combined | design m"
     )
-    for n_models, design, eps, pad in ROWS:
+    rows = ROWS if only is None else [ROWS[i] for i in only]
+    for n_models, design, eps, pad, exposed in rows:
         rng = np.random.default_rng([seed, n_models, int(eps), pad, design == "balanced"])
         today, grid, pred, both, kg, kp = [], [], [], [], [], []
         t0 = time.time()
         for i in range(audits):
-            scores, keep = laplace_matrix(rng, n_models, design, eps, padding=pad)
+            scores, keep = laplace_matrix(rng, n_models, design, eps, exposed, pad)
             today.append(todays_claim(scores, keep, delta, seed=i))
             game = mia.guessing_game(scores, keep, seed=i)
             b = game.bounds(delta)
@@ -115,7 +118,7 @@ def table(audits: int, delta: float, seed: int) -> None:
             return f"{np.median(x):5.2f} {int(np.sum(x > truth)):2d}/{x.size}"
 
         print(
-            f"{n_models:6d} {design:12s} {eps:3.0f} {pad:6d} | {fmt(today):19s} | "
+            f"{n_models:6d} {design:12s} {eps:3.0f} {exposed:4d}+{pad:5d} | {fmt(today):19s} | "
             f"{fmt(grid)} k~{int(np.median(kg)):6d}   | {fmt(pred)} k~{int(np.median(kp)):6d}"
             f"          | {fmt(both)} | {game.design} {game.m}  ({time.time() - t0:.0f} s)",
             flush=True,
@@ -140,7 +143,8 @@ def real(save: str | None, delta: float) -> None:
     print(
         f"game on the {cols.size} canaries ({game.design}, m = {game.m}): grid "
         f"{b['grid']['eps']:.3f} (k {b['grid']['eps_k']}, v {b['grid']['eps_v']}), predicted "
-        f"{b['predicted']['eps']:.3f} (k {b['predicted']['eps_k']}, v {b['predicted']['eps_v']})"
+        f"{b['predicted']['eps']:.3f} (k {b['predicted']['eps_k']}, v {b['predicted']['eps_v']}),"
+        f" combined {b['combined']['eps']['eps']:.3f}"
     )
     print(f"today's claim, all targets undeclared: {todays_claim(scores, keep, delta):.3f}")
     game = mia.guessing_game(scores, keep, seed=0)
@@ -149,7 +153,7 @@ def real(save: str | None, delta: float) -> None:
         f"game on all targets ({game.design}, m = {game.m}, {game.candidates.size} candidates): "
         f"grid {b['grid']['eps']:.3f} (k {b['grid']['eps_k']}, v {b['grid']['eps_v']}), "
         f"predicted {b['predicted']['eps']:.3f} (k {b['predicted']['eps_k']}, "
-        f"v {b['predicted']['eps_v']})"
+        f"v {b['predicted']['eps_v']}), combined {b['combined']['eps']['eps']:.3f}"
     )
 
 
@@ -180,12 +184,13 @@ def main(argv=None) -> None:
     ap.add_argument("--audits", type=int, default=10)
     ap.add_argument("--delta", type=float, default=1e-5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rows", type=int, nargs="+", help="table: only these rows (0-based)")
     ap.add_argument("--save", metavar="DIR", help="real: store (and resume) the score matrix")
     a = ap.parse_args(argv)
     # today's counts warn that cross-fed decisions are dependent (their claim deflates them)
     warnings.simplefilter("ignore")
     if a.part == "table":
-        table(a.audits, a.delta, a.seed)
+        table(a.audits, a.delta, a.seed, a.rows)
     elif a.part == "real":
         real(a.save, a.delta)
     else:

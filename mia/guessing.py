@@ -30,9 +30,9 @@ models' outputs and only membership bits that are never guessed:
 * **Confidence** is the absolute LLR (or LLR difference); the game guesses the ``k`` most
   confident coins and abstains on the rest. ``k`` is either one of a grid fixed in advance
   (fractions :data:`K_FRACTIONS` of the coins), with Bonferroni over the grid for the bound,
-  or the single ``k`` predicted best from reference information alone (the accuracy of the
-  same share of the most confident reference coins, guessed with the same fit; or the fitted
-  normals' ``expit(|LLR|)``), no test bit used, for a posterior (a posterior on a ``k``
+  or the single ``k`` predicted best from reference information alone (the fitted normals'
+  ``expit(|LLR|)`` of the top-k guesses; or the accuracy of the same share of the most
+  confident reference coins), no test bit used, for a posterior (a posterior on a ``k``
   chosen by looking at the right guesses would be biased).
 
 ``design="auto"`` chooses "pairs" unless the memberships look like independent fair coins
@@ -434,7 +434,7 @@ def guessing_game(
     candidates: int = CANDIDATES,
     canaries=None,
     k_fractions=K_FRACTIONS,
-    predict: str = "reference",
+    predict: str = "model",
     seed=0,
 ) -> GuessingGame:
     """Play the guessing game with abstention on a score matrix (see the module's docstring).
@@ -459,10 +459,12 @@ def guessing_game(
         selection (those the reference half cannot fit are left out).
     k_fractions : sequence of float
         The grid of k as fractions of the coins, in (0, 1], fixed in advance.
-    predict : {"reference", "model"}
+    predict : {"model", "reference"}
         How the right guesses at each k are predicted for ``k_predicted`` (no test bit used):
-        from the reference coins guessed with the same fit (in-sample), or from the fitted
-        normals' posterior ``expit(|LLR|)`` of the test coins.
+        from the fitted normals' posterior ``expit(|LLR|)`` of the test coins (default), or
+        from the reference coins guessed with the same fit (in-sample: optimistic at small k,
+        since the candidates were selected on those coins; it chose too small a k at 256
+        models, docs/validation/guessing_game.md).
     seed : int or numpy.random.Generator
         The split of the models and the matchings (default 0).
 
