@@ -42,7 +42,7 @@ def _p_value(eps, m, r, v, delta):
     return np.minimum(tail + 2.0 * m * delta * alpha, 1.0)
 
 
-def one_run_bounds(m, r, v, delta: float, confidence: float, pairs: bool = False) -> np.ndarray:
+def one_run_bounds(m, r, v, delta: float, confidence: float, pairs=False) -> np.ndarray:
     """Return, per audit, the largest eps whose (eps, delta)-DP hypothesis it rejects.
 
     At level ``1 - confidence``, by bisection (60 halvings) after a doubling bracket; 0 where
@@ -58,8 +58,8 @@ def one_run_bounds(m, r, v, delta: float, confidence: float, pairs: bool = False
         In [0, 1).
     confidence : float
         In (0, 1).
-    pairs : bool
-        The coins are matched pairs (see the module's docstring).
+    pairs : bool or array_like of bool
+        The coins are matched pairs (see the module's docstring), for all audits or per audit.
 
     Returns
     -------
@@ -71,16 +71,16 @@ def one_run_bounds(m, r, v, delta: float, confidence: float, pairs: bool = False
     >>> one_run_bounds(1000, 100, 95, 0.0, 0.95).round(3).tolist()
     [2.172]
     """
-    if pairs:
-        return 0.5 * one_run_bounds(m, r, v, min(2.0 * delta, 1.0), confidence)
     level = 1.0 - confidence
     m, r, v = (np.atleast_1d(np.asarray(a)) for a in (m, r, v))
+    pairs = np.broadcast_to(np.asarray(pairs, dtype=bool), m.shape)
     out = np.zeros(m.size)
-    for i, (mi, ri, vi) in enumerate(zip(m, r, v, strict=True)):
+    for i, (mi, ri, vi, pi) in enumerate(zip(m, r, v, pairs, strict=True)):
         mi, ri, vi = int(mi), int(ri), int(vi)
+        d = min(2.0 * delta, 1.0) if pi else delta
 
-        def rejects(e, m=mi, r=ri, v=vi):
-            return _p_value(np.atleast_1d(e), m, r, v, delta)[0] < level
+        def rejects(e, m=mi, r=ri, v=vi, d=d):
+            return _p_value(np.atleast_1d(e), m, r, v, d)[0] < level
 
         if ri == 0 or not rejects(0.0):
             continue
@@ -92,7 +92,7 @@ def one_run_bounds(m, r, v, delta: float, confidence: float, pairs: bool = False
         for _ in range(60):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
-        out[i] = lo
+        out[i] = 0.5 * lo if pi else lo
     return out
 
 
@@ -119,7 +119,7 @@ def _gdp_rejects(mu: float, m: int, r: int, v: int, level: float) -> bool:
     return right + wrong > r / m
 
 
-def one_run_gdp_bounds(m, r, v, confidence: float, pairs: bool = False) -> np.ndarray:
+def one_run_gdp_bounds(m, r, v, confidence: float, pairs=False) -> np.ndarray:
     """Return, per audit, the largest mu whose mu-GDP hypothesis it rejects (f-DP one-run).
 
     Each of the m coins (a canary's inclusion, a fair coin) is hypothesised mu-GDP: its
@@ -138,9 +138,9 @@ def one_run_gdp_bounds(m, r, v, confidence: float, pairs: bool = False) -> np.nd
         Coins, guesses made and right guesses of each audit (``0 <= v <= r <= m``, m >= 1).
     confidence : float
         In (0, 1).
-    pairs : bool
+    pairs : bool or array_like of bool
         The coins are matched pairs, each sqrt(2) mu-GDP: the bound on sqrt(2) mu, divided
-        by sqrt(2).
+        by sqrt(2) (for all audits or per audit).
 
     Returns
     -------
@@ -154,6 +154,7 @@ def one_run_gdp_bounds(m, r, v, confidence: float, pairs: bool = False) -> np.nd
     """
     level = 1.0 - confidence
     m, r, v = (np.atleast_1d(np.asarray(a)) for a in (m, r, v))
+    scale = np.where(np.broadcast_to(np.asarray(pairs, dtype=bool), m.shape), math.sqrt(2.0), 1.0)
     out = np.zeros(m.size)
     for j, (mj, rj, vj) in enumerate(zip(m, r, v, strict=True)):
         mj, rj, vj = int(mj), int(rj), int(vj)
@@ -168,7 +169,7 @@ def one_run_gdp_bounds(m, r, v, confidence: float, pairs: bool = False) -> np.nd
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if _gdp_rejects(mid, mj, rj, vj, level) else (lo, mid)
         out[j] = lo
-    return out / math.sqrt(2.0) if pairs else out
+    return out / scale
 
 
 def gdp_accuracy_logs(mu, rate) -> tuple[np.ndarray, np.ndarray]:

@@ -547,7 +547,13 @@ def estimate_gdp(
         "groups": [gr.ev.record() for gr in groups]
         + [cg.record() for cg in cgroups]
         + [
-            {"kind": "one_run", "m": c.m.tolist(), "r": c.r.tolist(), "v": c.v.tolist()}
+            {
+                "kind": "one_run",
+                "m": c.m.tolist(),
+                "r": c.r.tolist(),
+                "v": c.v.tolist(),
+                **({"pairs": _pair_rows(c).tolist()} if _pair_rows(c).any() else {}),
+            }
             for c in runs
         ],
         "mu_prior": [type(mu_prior).__name__, *[float(x) for x in vars(mu_prior).values()]],

@@ -160,3 +160,13 @@ def test_the_claim_of_one_run_audits_under_gdp_is_their_f_dp_bound():
     assert claim.sentence.startswith("With 95% confidence, if the mechanism is Gaussian (mu-GDP)")
     assert "2 audits, each at level 0.05/2" in claim.sentence
     assert "The model's figure: 95% posterior probability" in claim.sentence
+
+
+def test_pairs_may_be_given_per_audit():
+    m, r, v = [2000, 2000], [100, 400], [95, 330]
+    mixed = one_run_bounds(m, r, v, 1e-5, 0.95, pairs=[False, True])
+    assert mixed[0] == pytest.approx(one_run_bounds(2000, 100, 95, 1e-5, 0.95)[0])
+    assert mixed[1] == pytest.approx(0.5 * one_run_bounds(2000, 400, 330, 2e-5, 0.95)[0])
+    mus = one_run_gdp_bounds(m, r, v, 0.95, pairs=[True, False])
+    assert mus[0] == pytest.approx(one_run_gdp_bounds(2000, 100, 95, 0.95)[0] / math.sqrt(2.0))
+    assert mus[1] == pytest.approx(one_run_gdp_bounds(2000, 400, 330, 0.95)[0])
