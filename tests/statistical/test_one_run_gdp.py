@@ -68,7 +68,7 @@ def test_posterior_lower_end_and_claim_under_gdp_with_abstention(r):
     # (scipy; 0.003 at a rate of 0.065); under the Phi(mu / 2) cap it was above in 10 of 10
     # (issue 49), which _reach checks is still within reach. The claim's lower end (the f-DP
     # bound's eps, valid at level 0.05) is above the truth's eps in at most 18 of 200 with
-    # probability 0.99 if valid (it was in none of 800 audits at three seeds).
+    # probability 0.99 if valid (it was in none of 1,200 audits at three seeds).
     n = 200
     v = _audits(n, r, seed=100 + r)
     _reach(v, r)
