@@ -20,7 +20,7 @@ the group has ``reflect=False``), and never a lower end above it; the posterior'
 follows as what the model says. The claim on score-matrix evidence
 (:mod:`bayes_dp.results.claim_scores`) and on scores at every threshold
 (:mod:`bayes_dp.results.claim_gdp`) have their own bounds. A one-run posterior
-(:func:`bayes_dp.one_run.estimate_one_run`) has the same defect (at guesses drawn from the
+(:func:`bayes_dp.estimate_one_run`) has the same defect (at guesses drawn from the
 dominating Binomial(r, e^eps / (1 + e^eps)) of eps = 1, its lower end lay above the truth in
 25 of 40 audits): its claim states first the largest one-run bound of its audits
 (:func:`one_run_bound`).
@@ -134,7 +134,7 @@ def one_run_bound(st: dict, prob: float) -> dict | None:
     """Return the largest one-run lower bound of eps of a one-run posterior's audits.
 
     Each audit's bound (:func:`bayes_dp.core.one_run_bound.one_run_bounds`, the computation of
-    :func:`bayes_dp.one_run.one_run_epsilon_bound`; Steinke, Nasr and
+    :func:`bayes_dp.one_run_epsilon_bound`; Steinke, Nasr and
     Jagielski's Theorem 3.3) at confidence ``1 - (1 - prob) / k`` for ``k`` audits
     (Bonferroni); the largest is kept. None without one-run groups or a recorded delta.
 
