@@ -120,9 +120,7 @@ def write_schema_tables() -> None:
     )
     _write(
         GENERATED / "json_failure_fields.md",
-        _table(
-            ("key", "content"), ((f"`{k}`", v) for k, v in schema.JSON_FAILURE_FIELDS.items())
-        ),
+        _table(("key", "content"), ((f"`{k}`", v) for k, v in schema.JSON_FAILURE_FIELDS.items())),
     )
     _write(
         GENERATED / "claim_fields.md",
@@ -130,7 +128,9 @@ def write_schema_tables() -> None:
     )
     _write(
         GENERATED / "netcdf_fields.md",
-        _table(("group or attribute", "content"), ((f"`{k}`", v) for k, v in schema.NETCDF.items())),
+        _table(
+            ("group or attribute", "content"), ((f"`{k}`", v) for k, v in schema.NETCDF.items())
+        ),
     )
     _write(
         GENERATED / "exit_statuses.md",
@@ -162,9 +162,7 @@ def _resolve_by_object(app, env, node, contnode):
         if _import(name) is obj:
             return domain.resolve_xref(
                 env, node["refdoc"], app.builder, entry.objtype, name, node, contnode
-            ) or domain.resolve_xref(
-                env, node["refdoc"], app.builder, "obj", name, node, contnode
-            )
+            ) or domain.resolve_xref(env, node["refdoc"], app.builder, "obj", name, node, contnode)
     return None
 
 

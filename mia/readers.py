@@ -17,7 +17,8 @@
 
 The first two return a :class:`ScoreRun` (scores, keep, the score direction and where it came
 from); ``run.counts(alpha)`` hands them to :func:`mia.counts_from_score_matrix`. The layouts were
-read from the projects' own code; ``docs/lira.md`` ("Reading result folders") lists them with
+read from the projects' own code; ``docs/validation/lira.md`` ("Reading result folders") lists them
+with
 the file and function that writes each.
 """
 

@@ -2,7 +2,8 @@
 
 Score matrices (``mia.read_score_file``) and result folders of the LiRA reference code, Privacy
 Meter and privacy-estimates (``mia.read_results``) become :class:`~bayes_dp.Evidence` here:
-score matrices through ``mia.counts_from_score_matrix`` (one binomial group, docs/lira.md).
+score matrices through ``mia.counts_from_score_matrix`` (one binomial group,
+docs/validation/lira.md).
 ``mia`` builds on ``bayes_dp``, so it is imported lazily, inside :func:`evidence_from_mia`
 only (``tests/project/test_conventions.py`` allows that one function).
 """

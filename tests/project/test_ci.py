@@ -1,4 +1,4 @@
-"""The CI script (.ci/run) runs what the README and docs/validation.md say it runs."""
+"""The CI script (.ci/run) runs what the README and docs/validation/index.md say it runs."""
 
 import re
 from pathlib import Path

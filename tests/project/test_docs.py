@@ -3,7 +3,7 @@
 * every file path (``samplers/exact/chain.py``, ``benchmarks/bench_sampler.py``, ...) and every
   dotted name in backticks (``bayes_dp.Posterior.converged``, ``samplers.exact.chain.Model``) in
   README.md and docs/*.md exists;
-* docs/model.md's description of the default sampler states the constants of
+* docs/validation/model.md's description of the default sampler states the constants of
   ``samplers/exact/chain.py`` and ``bayes_dp/inference/estimate.py`` (warm-up length, first step
   size, gain of
   the scale recursion, acceptance target), and names only the methods there are.

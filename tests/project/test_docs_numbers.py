@@ -1,4 +1,5 @@
-"""Numbers that README.md and docs/correlated.md state and the code defines: the samplers'
+"""Numbers that README.md and docs/validation/correlated.md state and the code defines: the
+samplers'
 defaults (bdp.Exact, bdp.MHAAR) and the thresholds that judge a run (bayes_dp.core.thresholds)."""
 
 import re
@@ -42,13 +43,13 @@ def test_readme_quotes_the_first_run_notice():
 
 
 def test_correlated_md_states_mhaars_defaults():
-    text = _text("docs/correlated.md")
+    text = _text("docs/validation/correlated.md")
     assert f"lam = `aux_uniform_weight` ({MH.aux_uniform_weight:g})" in text
     assert f'`bdp.MHAAR(aux_proposal="{MH.aux_proposal}")`' in text
 
 
 def test_model_md_states_mhaars_defaults():
-    text = _text("docs/model.md")
+    text = _text("docs/validation/model.md")
     phrase = f'The default is `"{MH.aux_proposal}"` with K = {MH.n_aux} and `thin = {MH.thin}`'
     assert phrase in text
     assert f"the {100 * MH.aux_uniform_weight:g}% uniform part" in text
@@ -63,7 +64,7 @@ def test_the_number_check_can_fail():
 
 def test_docs_call_the_default_sampler_by_its_name():
     """No doc calls MHAAR's proposals "the default sampler" (the exact sampler is)."""
-    for name in ("README.md", "docs/correlated.md", "docs/model.md"):
+    for name in ("README.md", "docs/validation/correlated.md", "docs/validation/model.md"):
         text = _text(name)
         assert "inferred inside the MHAAR sampler" not in text, name
         assert "pairs (default)" not in text, name
