@@ -210,9 +210,10 @@ def test_every_citation_resolves():
             ("a/b.md", ("The pooled bound",), None),
         ),
         (
-            "msg = (\n    'read (docs/validation/lira.md, \"The frequentist '\n    'companion\")'\n)\n",
+            "msg = (\n    'read (docs/validation/lira.md, \"The frequentist '\n"
+            "    'companion\")'\n)\n",
             True,
-            ("lira.md", ("The frequentist companion",), None),
+            ("validation/lira.md", ("The frequentist companion",), None),
         ),
         (
             '# as docs/x.md, "A mode the\n# chains missed" says\n',
