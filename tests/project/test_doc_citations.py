@@ -220,7 +220,11 @@ def test_every_citation_resolves():
             True,
             ("x.md", ("A mode the chains missed",), None),
         ),
-        ('"""Text (``docs/validation/gdp.md`` section 9)."""\n', True, ("gdp.md", (), 9)),
+        (
+            '"""Text (``docs/validation/gdp.md`` section 9)."""\n',
+            True,
+            ("validation/gdp.md", (), 9),
+        ),
         ('See `docs/a.md`, "One" and "Two".\n', False, ("a.md", ("One", "Two"), None)),
         ("see docs/a.md; then more\n", False, ("a.md", (), None)),
     ],

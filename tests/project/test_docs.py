@@ -82,7 +82,7 @@ def test_the_name_check_can_fail():
 
 
 def _model_md() -> str:
-    return " ".join((ROOT / "docs" / "model.md").read_text(encoding="utf-8").split())
+    return " ".join((ROOT / "docs" / "validation" / "model.md").read_text(encoding="utf-8").split())
 
 
 def test_model_md_states_the_default_samplers_constants():
