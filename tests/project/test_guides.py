@@ -256,7 +256,7 @@ def test_the_block_reader():
         ("pycon", ()),
         ("python", (("requires", "torch trains"), ("slow", "minutes"))),
     ]
-    assert [b.line for b in bs] == [3, 6, 11] and bs[2].alone and not bs[1].alone
+    assert [b.line for b in bs] == [3, 6, 12] and bs[2].alone and not bs[1].alone
     steps = console_steps(
         "$ bayes-dp estimate a \\\n   --delta 1e-5\nline 1\nline 2\n$ python x.py\n"
     )
