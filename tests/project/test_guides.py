@@ -129,7 +129,8 @@ def console_steps(code: str) -> list[tuple[str, str]]:
     cont = False
     for line in code.splitlines():
         if cont:
-            steps[-1] = (steps[-1][0] + " " + line.strip().rstrip("\\"), steps[-1][1])
+            joined = steps[-1][0].rstrip() + " " + line.strip().rstrip("\\").strip()
+            steps[-1] = (joined, steps[-1][1])
             cont = line.rstrip().endswith("\\")
         elif line.startswith("$ "):
             steps.append((line[2:].strip().rstrip("\\"), []))
