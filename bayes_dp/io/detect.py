@@ -100,7 +100,7 @@ def detect_input(path, fmt: str = "auto") -> str:
         return "attack_results" if is_attack_results_file(path) else "counts"
     if suffix == ".npz":
         try:
-            with np.load(path, allow_pickle=False) as z:
+            with path.open("rb") as fh, np.load(fh, allow_pickle=False) as z:
                 names = set(z.files)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
             raise ValueError(

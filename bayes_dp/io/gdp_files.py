@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def read_in_out_scores(path) -> tuple[np.ndarray, np.ndarray]:
     path = Path(path)
     if path.suffix.lower() == ".npz":
         try:
-            z = np.load(path, allow_pickle=False)
+            z = np.load(io.BytesIO(path.read_bytes()), allow_pickle=False)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
             raise ValueError(
                 f"{str(path)!r} is not a readable .npz archive ({type(e).__name__}: {e}): the "

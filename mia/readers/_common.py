@@ -9,6 +9,7 @@ command line.
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from dataclasses import dataclass, field
@@ -147,9 +148,13 @@ def load_npy(path: Path) -> np.ndarray:
 
 
 def open_npz(path: Path):
-    """``numpy.load`` of a ``.npz`` archive; a damaged one is a ValueError naming the file."""
+    """``numpy.load`` of a ``.npz`` archive; a damaged one is a ValueError naming the file.
+
+    The archive is read into memory first, so that no file handle is left open when numpy
+    fails on a damaged one.
+    """
     try:
-        return np.load(path, allow_pickle=False)
+        return np.load(io.BytesIO(path.read_bytes()), allow_pickle=False)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
         raise ValueError(
             f"{str(path)!r} is not a readable .npz archive ({type(e).__name__}: {e}): the file "

@@ -235,7 +235,7 @@ def _choose_epochs(folders, epochs, hparams, epoch, root):
         )
         return lasts, notes
     last = max(lasts)
-    behind = [f for f, e in zip(folders, lasts, strict=True) if e < last]
+    behind = [f for f, e, r in zip(folders, lasts, reasons, strict=True) if e < last and r is None]
     common = set.intersection(*(set(epochs[f]) for f in folders))
     have = names(f"{f.name} (last {max(epochs[f])})" for f in behind)
     fix = (
@@ -243,12 +243,13 @@ def _choose_epochs(folders, epochs, hparams, epoch, root):
         if common
         else "no epoch is scored in every model"
     )
+    early = sum(r == "stopped early" for r in reasons)
+    also = f" ({early} other model(s) stopped early, train.py --patience)" if early else ""
     raise ValueError(
         f"{len(behind)} of {len(folders)} models under {str(root)!r} have no scores for the "
-        f"last epoch, {last}: {have}, and their checkpoints do not show that they finished or "
-        f"stopped early (train.py --patience). Mixing epochs mixes score distributions: "
-        f"{fix}; epoch='last' (--epoch last) reads each model's own last epoch; or wait "
-        "until they have finished"
+        f"last epoch, {last}, and their checkpoints do not show that they finished or stopped "
+        f"early: {have}{also}. Mixing epochs mixes score distributions: {fix}; epoch='last' "
+        "(--epoch last) reads each model's own last epoch; or wait until they have finished"
     )
 
 

@@ -187,7 +187,9 @@ def torch_save_zip(path: Path, tensor_bytes: list[int]) -> None:
     """
     name = path.stem
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
-        z.writestr(f"{name}/data.pkl", pickle.dumps({str(i): b for i, b in enumerate(tensor_bytes)}))
+        z.writestr(
+            f"{name}/data.pkl", pickle.dumps({str(i): b for i, b in enumerate(tensor_bytes)})
+        )
         z.writestr(f"{name}/byteorder", "little")
         for i, b in enumerate(tensor_bytes):
             z.writestr(f"{name}/data/{i}", bytes(b))
@@ -390,8 +392,11 @@ def write_dp_parameters(folder: Path, noise_multiplier=1.1, num_steps=1000, q=0.
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "dp_parameters.json").open("w+") as f:
         json.dump(
-            {"noise_multiplier": noise_multiplier, "num_steps": num_steps,
-             "subsampling_probability": q},
+            {
+                "noise_multiplier": noise_multiplier,
+                "num_steps": num_steps,
+                "subsampling_probability": q,
+            },
             f,
         )
 
@@ -426,9 +431,7 @@ def write_challenge_scores(folder: Path, scores, bits, *, fmt="jsonl", bits_colu
         datasets.Dataset.from_dict({"score": np.asarray(scores, dtype=np.float64)}).save_to_disk(
             str(folder / "scores")
         )
-        feats = datasets.Features(
-            {bits_column: datasets.ClassLabel(names=["no_member", "member"])}
-        )
+        feats = datasets.Features({bits_column: datasets.ClassLabel(names=["no_member", "member"])})
         datasets.Dataset.from_dict(
             {bits_column: [int(b) for b in bits]}, features=feats
         ).save_to_disk(str(folder / "challenge_bits"))
