@@ -6,8 +6,9 @@ posterior of eps, prints the summary and writes ``DIR/posterior.nc`` and ``DIR/r
 ``bayes-dp plan --eps 3 --s 0.7 --delta 1e-5 --bases 10 --n 100 1000 --claim 2`` predicts what
 candidate audit designs will show (:func:`bayes_dp.plan_audit`).
 ``bayes-dp precompile`` compiles the numba kernels ahead (:func:`bayes_dp.precompile`).
-``--json`` prints one JSON object to stdout instead of the table; log lines go to stderr
-(``--quiet`` silences them); ``bayes-dp --version`` prints the version.
+``--json`` prints one JSON object to stdout instead of the table (numbers that are infinite or
+NaN written as null, so that it is always valid JSON); log lines go to stderr (``--quiet``
+silences them); ``bayes-dp --version`` prints the version.
 
 Input files (CSV with a header line, or JSON: a list of row objects or an object of columns)
 have the columns ``fp, n_neg, fn, n_pos`` (one row per challenge base) and optionally ``group``
@@ -17,10 +18,15 @@ strength ``s``, later groups get their own ``s_<group>``) and ``likelihood`` (de
 cells and invalid group names are errors. A score matrix of your own attack (``.npz`` with arrays
 ``scores`` and ``keep``, or a long ``.csv`` with columns ``model, target, score, member``) is
 turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``--alpha``,
-``--score-method``); so are the result folders of the LiRA reference code and Privacy Meter
-(``mia.read_results``; options ``--epoch``, ``--signals``, ``--indices``, ``--direction``),
-while privacy-estimates attack-results files (a folder, one ``.json`` file or several) are
-counts already. In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
+``--score-method``); so are the result folders of the LiRA reference code, its PyTorch port and
+Privacy Meter (``mia.read_results``; options ``--epoch``, ``--signals``, ``--indices``,
+``--select``, ``--skip-one-sided``, ``--direction``), while privacy-estimates attack-results
+files (a folder, one ``.json`` file or several) are counts already (``--same-challenges`` for
+files of one challenge set). Whole ROCs (``--score-method global``: one model's scores under one
+threshold; ``--same-challenges roc``; a privacy-estimates game's scores and challenge bits) go
+to the Gaussian-DP posterior. The reading options are in ``bayes_dp.cli.reading``;
+``docs/reference/readers.md`` lists each tool's variants. Input paths may stand anywhere on
+the line. In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
 ``.csv`` with columns ``score, member``), one-run files (``.csv`` with ``m, r, v``),
 ``--gdp-scores`` and ``--one-run`` give a Gaussian-DP posterior instead (``bayes_dp.cli.gdp``).
 

@@ -235,6 +235,23 @@ def _gdp_kind(path) -> str | None:
     return kind if kind in ("gdp_scores", "one_run") else None
 
 
+def _whole_roc_input(args) -> bool:
+    """Whether a score matrix or result folder is read as whole ROCs (GdpEvidence).
+
+    One model's scores under a global threshold (``--score-method global``), attack results
+    read as one game's ROC (``--same-challenges roc``), or a privacy-estimates game's scores and
+    challenge bits (``mia.read_challenge_scores``).
+    """
+    path = Path(args.counts)
+    if getattr(args, "score_method", None) == "global":
+        return True
+    if getattr(args, "same_challenges", None) == "roc":
+        return True
+    return path.is_dir() and (
+        (path / "challenge_bits").is_dir() or any(path.glob("challenge_bits.json*"))
+    )
+
+
 def _group_name(path: Path, taken: set[str]) -> str:
     from bayes_dp.core.evidence import check_group_name
 
@@ -273,6 +290,13 @@ def _gdp_evidence_of(args, log, read=None, in_out=None) -> list:
         evidence.append(runs)
         log(f"read {len(runs)} one-run audit(s) from {args.counts}")
     elif Path(args.counts).is_dir() or Path(args.counts).suffix.lower() == ".npz":
+        if not _whole_roc_input(args):
+            raise ValueError(
+                f"{args.counts!r} is a score matrix or a result folder: its cross-fed counts "
+                "are correlated (bivariate normal) and do not combine with --gdp-scores/"
+                "--one-run; run estimate on it alone (or read it as a whole ROC: --score-method "
+                "global)"
+            )
         args.more_counts = getattr(args, "more_counts", [])
         extras: dict = {}
         kind = "result_folder" if Path(args.counts).is_dir() else "score_matrix"
