@@ -273,13 +273,16 @@ def _gdp_evidence_of(args, log, read=None, in_out=None) -> list:
     reads it first), with ``in_out`` its in- and out-scores where it came from scores.
     """
     import bayes_dp as bdp
-    from bayes_dp.cli.reading import mia_groups
+    from bayes_dp.cli.reading import check_folder_options, mia_groups
     from bayes_dp.io.counts import _read_counts
 
     evidence, taken = [], set()
     kind = _gdp_kind(args.counts)
     score_files = list(args.gdp_scores)
     args.first_scores = in_out
+    if read is None and not _whole_roc_input(args):
+        what = {"gdp_scores": "an in/out score file", "one_run": "a one-run file"}
+        check_folder_options(args, what.get(kind, "a counts file"))
     if read is not None:
         evidence.extend(read)
         taken.update(ev.name for ev in read)
