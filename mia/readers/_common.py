@@ -104,6 +104,13 @@ class ScoreRun:
         Returns
         -------
         in_scores, out_scores : numpy.ndarray of float
+
+        Examples
+        --------
+        >>> keep = np.array([[True, False, True], [False, True, False]])
+        >>> run = ScoreRun(np.where(keep, 2.0, 0.0), keep, "higher", "given", "example")
+        >>> run.in_out_scores(0)
+        (array([2., 2.]), array([0.]))
         """
         n = self.keep.shape[0]
         if isinstance(model, bool) or not isinstance(model, (int, np.integer)):
