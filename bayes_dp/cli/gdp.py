@@ -27,7 +27,7 @@ def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
         description="Read members' scores (IN) and non-members' scores (OUT), one number a "
         "line (a header line and '#' comments are skipped; higher means 'member'), bin them at "
         "pooled quantiles and compute the posterior of mu and of eps at --delta "
-        "(bayes_dp.estimate_gdp; docs/gdp.md). One-run audits may be added as evidence.",
+        "(bayes_dp.estimate_gdp; docs/validation/gdp.md). One-run audits may be added as evidence.",
     )
     g.add_argument("in_scores", metavar="IN", help="file of members' scores")
     g.add_argument("out_scores", metavar="OUT", help="file of non-members' scores")

@@ -1,6 +1,6 @@
 """The one-run audit's frequentist bound (Steinke, Nasr and Jagielski 2023, Theorem 3.3).
 
-The one place that computes it: :func:`bayes_dp.one_run.one_run_epsilon_bound` (validated
+The one place that computes it: :func:`bayes_dp.one_run_epsilon_bound` (validated
 input) and the claim of a one-run posterior (:mod:`bayes_dp.results.claim_counts`, which sits
 below ``one_run`` in the package's layers) call :func:`one_run_bounds`.
 """
@@ -34,7 +34,7 @@ def one_run_bounds(m, r, v, delta: float, confidence: float) -> np.ndarray:
 
     At level ``1 - confidence``, by bisection (60 halvings) after a doubling bracket; 0 where
     the audit rejects nothing. Inputs as validated by
-    :func:`bayes_dp.one_run.one_run_epsilon_bound` (integer arrays of equal length).
+    :func:`bayes_dp.one_run_epsilon_bound` (integer arrays of equal length).
 
     Parameters
     ----------

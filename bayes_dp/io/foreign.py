@@ -2,7 +2,8 @@
 
 Score matrices (``mia.read_score_file``) and result folders of the LiRA reference code (and its
 PyTorch port), Privacy Meter and privacy-estimates (``mia.read_results``) become evidence here:
-score matrices through ``mia.counts_from_score_matrix`` (one binomial group, docs/lira.md);
+score matrices through ``mia.counts_from_score_matrix`` (one binomial group,
+docs/validation/lira.md);
 privacy-estimates' attack results are counts already; whole-ROC inputs (a privacy-estimates
 game's scores and challenge bits, its attack results read as one game's ROC, or one model's
 scores under a global threshold, ``score_method="global"``) become
