@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Second CI stage: install the optional extras (torch with opacus, dask, ray, flower) into the
+# Second CI stage: install the optional extras (torch with opacus, dask, ray, flower, hf) into the
 # active environment, one at a time with a time limit, then run only the tests that need them.
 # .ci/run calls it inside its virtual environment after the main test command; it also runs
 # alone in any environment that has the project installed: bash .ci/extras.sh
@@ -28,7 +28,7 @@ EOF
 
 # torch first: the extra pins the CPU build that opacus then accepts; flower before ray, as
 # flwr[simulation] pins its own ray version
-for extra in torch dask flower ray; do
+for extra in torch dask flower ray hf; do
     mapfile -t reqs < <(requirements "$extra")
     t0=$(date +%s)
     if timeout "$LIMIT" python -m pip install -q "${reqs[@]}" >"$log" 2>&1; then
@@ -46,4 +46,5 @@ echo "extras installed in $(($(date +%s) - stage_t0)) s"
 
 echo "== tests that need the extras (skips, with their reasons, are listed at the end)"
 python -m pytest -p no:cacheprovider \
-    tests/mia/test_engines.py tests/mia/test_pytorch.py tests/mia/canary/test_flower.py
+    tests/mia/test_engines.py tests/mia/test_pytorch.py tests/mia/canary/test_flower.py \
+    "tests/mia/test_readers_variants.py::test_pe_pipeline_datasets_read_with_the_hf_extra"

@@ -1,6 +1,6 @@
 """The cost and accuracy of one evaluation of the correlated (eq. 7) log likelihood (issue 23).
 
-Three parts (docs/correlated.md, "Shared Jacobian tables"):
+Three parts (docs/validation/correlated.md, "One evaluation at LiRA scale"):
 
 ``profile``
     Simulated LiRA score matrices (``bench_lira_scale.simulate``) -> counts -> the exact

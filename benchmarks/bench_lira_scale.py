@@ -11,7 +11,7 @@ per target: ``train.py`` run with ``--seed`` only, ``keep = uniform <= pkeep``, 
 random-subset pipelines). The counts come from ``mia.counts_from_score_matrix`` (online test,
 alpha 0.1), the posterior from ``bayes_dp.estimate_epsilon`` with default settings (automatic
 length, 4 chains) and the likelihood asked for; ``--as-made`` reads each target's decisions as
-made (``to_evidence(reflect=False)``, "Decisions as made in the model" in docs/lira.md).
+made (``to_evidence(reflect=False)``, "Decisions as made in the model" in docs/validation/lira.md).
 
 Each case runs in its own subprocess, which reports its wall time (scores -> counts and
 sampling separately, compilation on first use included), its peak resident memory (RSS,

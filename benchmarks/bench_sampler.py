@@ -9,7 +9,8 @@
    its default run length (``draws=None``; exact: until r_hat <= 1.01 and bulk and tail ESS >=
    4,000, within ``--max-time`` seconds; MHAAR: a fixed 5,000 draws per chain); prints
    seconds, r_hat and ESS and whether the run meets the issue's bar (r_hat <= 1.01 and
-   ESS_bulk >= 400 for every variable), and plots the curve to ``docs/figures/scale_curve.png``
+   ESS_bulk >= 400 for every variable), and plots the curve to
+   ``docs/validation/figures/scale_curve.png``
    (runs that miss the bar are marked).
 3. Start-up: the first posterior in a fresh interpreter with an empty numba cache, import
    included, in a subprocess (``NUMBA_CACHE_DIR`` set to an empty folder).
@@ -41,7 +42,7 @@ STRONG = bdp.AttackCounts(
     fn=[250, 200, 150, 100, 120, 100, 100, 80, 70, 60],
     n_pos=1000,
 )
-FIG = Path(__file__).resolve().parents[1] / "docs" / "figures" / "scale_curve.png"
+FIG = Path(__file__).resolve().parents[1] / "docs" / "validation" / "figures" / "scale_curve.png"
 #: The issue's bar for a run: every variable's r_hat at most this and ESS_bulk at least that.
 BAR_RHAT, BAR_ESS = 1.01, 400
 

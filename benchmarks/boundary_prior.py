@@ -3,7 +3,8 @@
 The band model puts each error point uniformly on R_s(eps, delta) = R(eps) minus R(s eps),
 s ~ Beta(1, 1). Where the attack is optimal (its error point on the boundary of R(eps)) the
 posterior's 5% quantile of eps lies above the truth in far more than 5% of audits
-(docs/concepts.md, section 6). The candidate repair left open on issue 32: give the strength an
+(docs/validation/claims.md, "What the audit shows"). The candidate repair left open on issue 32:
+give the strength an
 atom at s = 1 (the point *on* the boundary), s ~ (1 - w) Beta(1, 1) + w delta_1. The atom's
 likelihood is the band's limit as s -> 1, g(eps) / |R|'(eps), where g is the density of the
 visible eps e(p) = min{e : p in R(e, delta)} under the counts' likelihood and |R|' the
@@ -22,7 +23,8 @@ the mechanism (its point on the boundary of R(0.5), the truth 1).
     python benchmarks/boundary_prior.py --audits 200 --weights 0 0.25 0.5 0.75 0.9   # the docs'
     python benchmarks/boundary_prior.py --audits 40 --cases laplace rr
 
-w = 0 (the default prior) gives the rates the sampler gives in docs/concepts.md (section 6),
+w = 0 (the default prior) gives the rates the sampler gives in docs/validation/claims.md ("What the
+audit shows"),
 a check of the quadrature against the library.
 """
 

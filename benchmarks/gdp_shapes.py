@@ -1,4 +1,5 @@
-"""Audits of score mechanisms with known eps by the whole-ROC claim (docs/gdp.md section 9).
+"""Audits of score mechanisms with known eps by the whole-ROC claim (docs/validation/gdp.md section
+9).
 
 Prints one line per mechanism: how often the whole-ROC (Gaussian) 90% interval covers the true
 eps, its lower end lies above it, the fit check fails, and the claim's stated lower end (the

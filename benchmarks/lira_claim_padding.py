@@ -15,7 +15,8 @@ The per-target part moves through two channels, separated in the last columns: t
 level (the exposed targets' own counts and design effects, bounded at level 0.05 / (2 T):
 ``bonferroni only``) and the design effects, which are estimated from all the targets of the
 matrix (``FP deff``, ``FN deff``). ``best (0/n, 0/n)`` is the closed form of the best target
-a balanced matrix of ``--models`` = 2 n models can hold (no error on either side; docs/lira.md,
+a balanced matrix of ``--models`` = 2 n models can hold (no error on either side;
+docs/validation/lira.md,
 "Padding of the claim"), on raw counts. ``--split`` adds ``mia.split_selection_bound`` (a
 prototype: 5 targets selected on half of the models, bounded on the other half; the larger of
 that and the all-target bound, each at half the level), seeded by the row's seed. ``--focus``
@@ -54,7 +55,7 @@ def best_target_bound(n_targets: int, n: int = 32, f_fp: float = 1.0, f_fn: floa
 
     Level a = (1 - PROB) / (2 T) per rate; the two-sided Clopper-Pearson upper end of a rate with
     no error in n / f trials is 1 - (a / 2)^(f / n); the bound is log((q_fp - delta) / (1 -
-    q_fn)) with q = (a / 2)^(f / n), the larger of the two orders (docs/lira.md).
+    q_fn)) with q = (a / 2)^(f / n), the larger of the two orders (docs/validation/lira.md).
     """
     a2 = (1.0 - PROB) / (4.0 * n_targets)
     q_fp, q_fn = a2 ** (f_fp / n), a2 ** (f_fn / n)

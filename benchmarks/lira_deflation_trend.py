@@ -6,7 +6,7 @@ counts go to the binomial after deflating the FN side by each factor of ``--fact
 (:func:`mia.effective_counts` with the FN design effect set to the factor; 1 = raw FN counts,
 about 2.6 = the estimated design effect) and the FP side by its own estimated design effect
 (floored at 1). Prints, per factor, how many intervals lie entirely above the truth and the
-median lower end, upper end and width (``docs/lira.md``, "Effective counts against false
+median lower end, upper end and width (``docs/validation/lira.md``, "Effective counts against false
 accusations").
 
     python benchmarks/lira_deflation_trend.py --audits 12

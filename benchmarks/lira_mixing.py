@@ -10,12 +10,12 @@ compilation.
 
 Run: ``python benchmarks/lira_mixing.py --models 64 --targets 10000 --likelihood binomial``
 (``--likelihood bivariate_normal`` was the default of ``res.to_evidence()`` before it became
-the binomial; ``docs/lira.md``, "Which likelihood for a score matrix").
+the binomial; ``docs/validation/lira.md``, "Which likelihood for a score matrix").
 
 ``--modes`` (bivariate normal, tau and rho free) instead maximises the exact log posterior in
 z = (log eps, logit s, logit tau, atanh(rho / rho_max)) from two starts, one near eps ~ 3 and
 one near eps ~ 0 (Nelder-Mead), and prints each maximum, its point and the log of a Laplace
-approximation of its mass (docs/correlated.md, *At LiRA scale*).
+approximation of its mass (docs/validation/correlated.md, *At LiRA scale*).
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ declared in advance (``--focus-targets``, ``to_evidence(focus=...)``): the onlin
 and ``bdp.audit_claim`` at 95%. Prints the posterior's 5/50/95% quantiles of eps, the stop reason,
 the minor-mode flag, the restart at a missed mode (``mode_restart``), the claim's ``lower``,
 ``frequentist_lower``, ``posterior_lower``, ``upper_source``, the targets behind the lower end
-(and whether they are canaries) and the sentence; ``docs/lira.md``, "A real run: digits with
+(and whether they are canaries) and the sentence; ``docs/validation/lira.md``, "A real run: digits
+with
 canaries", has the figures.
 
     python benchmarks/lira_real_claim.py --models 64 --save lira_real

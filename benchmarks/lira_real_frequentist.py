@@ -6,7 +6,8 @@ the canaries from the seed (``tests._support.lira_real.design``) and prints, for
 canaries only and all targets with the canaries declared (``to_evidence(focus=...)``), what
 ``bayes_dp.results.claim_scores.score_matrix_bound`` gives at 95% and delta = 1e-5: the
 frequentist part, its per-target part and its pooled part (the mean per-model FP and FN rates of
-the test models and their betting upper bounds; ``docs/lira.md``, "The pooled bound"). The
+the test models and their betting upper bounds; ``docs/validation/lira.md``, "The pooled bound").
+The
 posterior is not sampled: the claim is at most this figure.
 
     python benchmarks/lira_real_frequentist.py lira_real/*.npz

@@ -9,7 +9,8 @@ test's ``--alpha``; ``to_evidence()`` at defaults (binomial on raw counts) and
 (``post.settings["mode_restart"]``: the point found, by how much it beat the chains' best draw,
 which chains missed it, the first chains' quantiles), the result's 5 / 50 / 95% quantiles of
 eps, whether it converged, the seconds, and the line above the claim
-(``AuditClaim.interval_words``). docs/lira.md, "A mode the chains missed", has the figures.
+(``AuditClaim.interval_words``). docs/validation/lira.md, "A mode the chains missed", has the
+figures.
 
     python benchmarks/missed_mode.py --seeds 0 1
 """

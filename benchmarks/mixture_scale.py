@@ -1,4 +1,5 @@
-"""The exposure mixture at scale: where the time goes (docs/lira.md, issue 32 items 1 and 3).
+"""The exposure mixture at scale: where the time goes (docs/validation/lira.md, issue 32 items 1
+and 3).
 
 The padding matrices of ``tests._support.lira_sim.padded_counts`` (15 exposed targets, mu ~
 U(2, 4), plus ``--pad`` targets that show nothing; 64 models, online test at alpha 0.1), read as

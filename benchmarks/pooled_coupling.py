@@ -1,6 +1,7 @@
 """The claim's bounds when a target's decision depends on the other targets' memberships.
 
-The pooled bound assumes it does not (``docs/pooled_bound.md``, "The repair, part 1"); trained
+The pooled bound assumes it does not (``docs/validation/pooled_bound.md``, "The repair, part 1");
+trained
 models break that assumption (a model's scores follow its whole training set). Per
 configuration (coupling, strength ``g``, models, targets; ``tests/_support/pooled_coupling.py``:
 Laplace score channels of shift ``mu`` = 1 coupled to the other targets' memberships, the

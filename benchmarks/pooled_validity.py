@@ -39,7 +39,7 @@ exact decision regions decide the test models' scores as ``mia.lira._decide`` di
 library's per-model rates with its coins (``mismatch`` must be 0).
 
 Run: ``python benchmarks/pooled_validity.py --audits 200 --seed 0 --save grid200.json``
-(``docs/pooled_bound.md``, "The balanced design"). ``--list`` prints the grid.
+(``docs/validation/pooled_bound.md``, "The balanced design"). ``--list`` prints the grid.
 """
 
 from __future__ import annotations
@@ -364,7 +364,7 @@ def _ratio_cell(above, ratio, excess, truth):
 
 
 def print_tables(path):
-    """The markdown tables of ``docs/pooled_bound.md`` from a ``--save`` file."""
+    """The markdown tables of ``docs/validation/pooled_bound.md`` from a ``--save`` file."""
     rows = json.loads(Path(path).read_text())["rows"]
     print(
         "| # | mechanism | shift | design | models x targets | alpha | truth | point | "

@@ -5,7 +5,7 @@ benchmark's setting (eps = 4, s = 0.7, delta = 1e-5; ``--bases`` bases of N = 10
 10,000, ``--reps`` audits each) and counts, per stage of ``grid_posterior`` (the zoom passes,
 the optimiser, the grid on the final box, the refinement), the points the likelihood kernel
 evaluates and its CPU seconds. CPU seconds, not wall time: the numbers hold on a loaded machine.
-Table and reading: ``docs/planning.md`` (section *Speed*).
+Table and reading: ``docs/validation/planning.md`` (section *Speed*).
 
 Run: ``python benchmarks/profile_plan.py [--bases B] [--reps R]``.
 """

@@ -15,7 +15,8 @@ region that point may lie. The table also gives the "visible" eps, the tightest 
 region through the exact test's error point (alpha, beta(alpha)), and how often it is covered.
 Measured (16 targets, delta = 1e-5, 50 audits per mu): the true eps is covered in 4-8% of the
 audits (never with an interval entirely above it), the visible eps in 98-100% for mu <= 1; with
-4 targets the intervals are wide and cover the true eps always. Discussion: ``docs/lira.md``.
+4 targets the intervals are wide and cover the true eps always. Discussion:
+``docs/validation/lira.md``.
 
 Run: ``python benchmarks/score_matrix_coverage.py [--audits 50] [--mu 0.5 1 2] [--png out.png]``
 (about 1-2 s per audit and mu on one core after the first compilation). The study itself is

@@ -120,7 +120,7 @@ def plot_table(rows: list, curves: tuple | None, args, path: str) -> None:
     ax.legend(fontsize="small", loc="lower right")
     sub = f"LiRA on digits, {args.bases} bases x 2 x {args.models} models, alpha = {args.alpha}"
     if any(r.get("warned") for r in rows):
-        sub += "\n* ConvergenceWarning: some chains warn; see docs/correlated.md"
+        sub += "\n* ConvergenceWarning: some chains warn; see docs/validation/correlated.md"
     ax.set_title(f"Table 1 as a figure: epsilon per algorithm\n{sub}", fontsize="medium")
     if curves is not None:
         label, fp, fn, n = curves

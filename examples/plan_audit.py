@@ -1,6 +1,6 @@
 """Plan an audit before training any model: how many shadow models, how many canaries?
 
-Two plans with :func:`bayes_dp.plan_audit` (``docs/planning.md``):
+Two plans with :func:`bayes_dp.plan_audit` (``docs/validation/planning.md``):
 
 1. **Shadow models for the paper's strong-attack setting** (Yildirim et al., Sec. 4.1): ten
    challenge bases, the attack as strong as the paper's table suggests (its posterior: eps

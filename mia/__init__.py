@@ -23,9 +23,13 @@ from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
 from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
 from .readers import (
     AttackResultsRun,
+    ChallengeScores,
     ScoreRun,
     detect_format,
     read_attack_results,
+    read_attack_results_run,
+    read_challenge_scores,
+    read_lira_pytorch,
     read_lira_runs,
     read_privacy_meter,
     read_results,
@@ -40,6 +44,7 @@ from .training import DPSGD, MLP, SoftmaxRegression, TrainingAlgorithm, cross_en
 
 __all__ = [
     "AttackResultsRun",
+    "ChallengeScores",
     "DPSGD",
     "MLP",
     "AuditResult",
@@ -71,6 +76,9 @@ __all__ = [
     "load_digits",
     "logit_confidence",
     "read_attack_results",
+    "read_attack_results_run",
+    "read_challenge_scores",
+    "read_lira_pytorch",
     "read_lira_runs",
     "read_privacy_meter",
     "read_results",

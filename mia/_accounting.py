@@ -11,7 +11,7 @@ times, is the Gaussian mechanism with noise ``z / sqrt(r)``; its epsilon is exac
 (``mia.canary.gaussian_mechanism_epsilon``, Balle and Wang 2018), so no accountant is needed.
 ``mia.pytorch.TorchAlgorithm.epsilon`` calls Opacus's own accountants, so that it equals the
 ``PrivacyEngine.get_epsilon`` of a training run (Opacus's RDP orders differ slightly from
-:data:`RDP_ORDERS`; the two RDP values agree within about 1%, see docs/lira.md).
+:data:`RDP_ORDERS`; the two RDP values agree within about 1%, see docs/validation/lira.md).
 """
 
 from __future__ import annotations

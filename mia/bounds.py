@@ -2,7 +2,7 @@
 
 :func:`companion_bounds` gives, for the counts of :func:`mia.counts_from_score_matrix`, the
 classical audit's answer "eps >= L with confidence c" three ways, each with what it assumes
-(``docs/lira.md``, "The frequentist companion"):
+(``docs/validation/lira.md``, "The frequentist companion"):
 
 * **max over targets, Clopper-Pearson**: every target's FP and FN rates get exact two-sided
   Clopper-Pearson intervals, all ``2 T`` together at ``confidence`` (Bonferroni), and the
@@ -14,14 +14,15 @@ classical audit's answer "eps >= L with confidence c" three ways, each with what
 * **max over targets, effective counts**: the same on counts deflated by the design effect of
   each side (:func:`mia.dependence.effective_counts`, not rounded): assumes a binomial with the
   deflated number of trials has the tail of the real count (it has its variance). The
-  decisions are read as made, never reflected (``docs/lira.md``, "Cross-fed decisions that
+  decisions are read as made, never reflected (``docs/validation/lira.md``, "Cross-fed decisions
+  that
   point the wrong way": a target that shows nothing can have decisions wrong on both sides).
 * **max over selected targets, split models** (a prototype; not what the claim states):
   :func:`split_selection_bound`. The largest of (a) the effective-count bound of the
   :data:`SPLIT_SELECTED` targets that look most exposed on a random half of the models, computed
   on the other half with Bonferroni over their ``2 k`` rates only, and (b) the effective-count
   bound over all targets; each at ``(1 - confidence) / 2``. Its level does not fall with
-  targets that show nothing (``docs/lira.md``, "Padding of the claim"). Assumes what the
+  targets that show nothing (``docs/validation/lira.md``, "Padding of the claim"). Assumes what the
   effective-count bound does, and that the two halves' models are independent given the
   memberships.
 * **one-run (Steinke, Nasr and Jagielski 2023), per model**: every model is a one-run audit of
@@ -61,7 +62,7 @@ SPLIT_SELECTED = 5
 #: exposure statistic on the reference half of the models (:func:`select_exposed`). Fixed in
 #: advance (never from the outcomes): 8 keeps each test model's rates over about 4 OUT and 4 IN
 #: targets and picks few enough that a handful of exposed targets among thousands that show
-#: nothing fill it (``docs/lira.md``, "The pooled bound over the most exposed targets").
+#: nothing fill it (``docs/validation/lira.md``, "The pooled bound over the most exposed targets").
 POOLED_SELECTED = 8
 
 #: A test model enters the pooled rates (:func:`model_rates`) when, given the models before it,
@@ -234,7 +235,8 @@ def companion_bounds(
     t = len(c)
     rows = []
     # decisions as made, never reflected: cross-fed decisions of a target that shows nothing
-    # can be wrong on both sides together (docs/lira.md, "Cross-fed decisions that point the
+    # can be wrong on both sides together (docs/validation/lira.md, "Cross-fed decisions that point
+    # the
     # wrong way")
     cp = float(
         np.max(
@@ -290,7 +292,7 @@ def companion_bounds(
                     f"their {2 * sb['k']} rates) and the effective-count bound over all "
                     f"{2 * t} rates, each at {(1 - confidence) / 2:g}, the larger kept: split "
                     f"{sb['split']:.3g} (columns {sb['selected']}), all targets {sb['full']:.3g}; "
-                    "a prototype (docs/lira.md, 'Padding of the claim')"
+                    "a prototype (docs/validation/lira.md, 'Padding of the claim')"
                 ),
             }
         )
@@ -899,7 +901,7 @@ def model_rates(decisions, keep, columns=None, *, seed=0):
     (eps, delta)-DP, when a target's decision does not depend on how many other targets its
     model was trained on). Without the coins a test model's FP rate weighs a target by its
     chance to be OUT and its FN rate by its chance to be IN, which differ in the balanced
-    design: the pair can leave R (``docs/pooled_bound.md``, "The balanced design").
+    design: the pair can leave R (``docs/validation/pooled_bound.md``, "The balanced design").
 
     A model is used when, given the models before it, its kept OUT (and kept IN) set is empty
     with probability at most :data:`EMPTY_MAX` (decided before its memberships are seen, so
@@ -971,7 +973,7 @@ def pooled_split_bound(
     independently of the others' (LiRA's balanced design or independent inclusion), whatever
     the correlation of one model's decisions (a per-model shift of all its scores included).
     Where every target is equally exposed it is far above the max-over-targets bounds; targets
-    that show nothing dilute it (``docs/lira.md``, "The pooled bound").
+    that show nothing dilute it (``docs/validation/lira.md``, "The pooled bound").
 
     Parameters
     ----------

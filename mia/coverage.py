@@ -7,11 +7,12 @@ Each study is a replicate function (one simulated audit, seeded by its first arg
 * :func:`cross_fed_audit` / :func:`cross_fed_coverage`: eps and s from the prior, the true error
   rates of each base uniform on R_s, each base realised as a Gaussian-loss test whose counts come
   from the cross-fed measurement (paper Alg. 5); the same counts are analysed with the binomial
-  and the bivariate-normal likelihood (``examples/correlated_counts.py``, ``docs/correlated.md``).
+  and the bivariate-normal likelihood (``examples/correlated_counts.py``,
+  ``docs/validation/correlated.md``).
 * :func:`score_matrix_audit` / :func:`score_matrix_coverage`: the Gaussian mechanism with a known
   eps audited through a simulated score matrix (:func:`mia.simulate_score_matrix`,
   :func:`mia.counts_from_score_matrix`) (``benchmarks/score_matrix_coverage.py``,
-  ``docs/lira.md``).
+  ``docs/validation/lira.md``).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def cross_fed_coverage(
 
     Since eps is drawn from the prior that the analysis uses, a calibrated posterior covers it in
     90% of the audits; the binomial likelihood, which treats the correlated decisions as
-    independent, covers less often (``docs/correlated.md``).
+    independent, covers less often (``docs/validation/correlated.md``).
 
     Parameters
     ----------
@@ -205,7 +206,7 @@ def score_matrix_audit(
     likelihood : str, default "bivariate_normal"
         Likelihood of the counts (:meth:`mia.ScoreMatrixCounts.to_evidence`). The study's
         default stays the correlated eq. 7, the likelihood its first table was measured with;
-        ``"binomial"`` is what ``to_evidence()`` gives by default (``docs/lira.md``, "How
+        ``"binomial"`` is what ``to_evidence()`` gives by default (``docs/validation/lira.md``, "How
         over-confident is the binomial?", compares the two).
     chains, draws, tune : int
         Sampler settings.
@@ -252,7 +253,7 @@ def score_matrix_audit(
         ``"claim_ceiling"``, the
         largest value the per-target bound can take on this design (the bound, on raw
         counts at the full Bonferroni level, of a target with no error in the most trials
-        any target has: the per-target bound is never above it, ``docs/lira.md``, "The
+        any target has: the per-target bound is never above it, ``docs/validation/lira.md``, "The
         claim's ceiling"; the pooled bound can be), and
         ``"uncorrected_lower"``, the largest per-target bound on raw counts with each target's
         two rates at 95% jointly and no correction over targets (a control: the claim without

@@ -1,7 +1,7 @@
 """How much information the pooled counts of a score matrix carry: a design effect per side.
 
 The held-out decisions of a score matrix are not independent. Two sources matter
-(``docs/lira.md``, "Dependence of the pooled counts", derives every formula used here):
+(``docs/validation/lira.md``, "Dependence of the pooled counts", derives every formula used here):
 
 * **within a target**, every held-out IN model is tested against the same OUT fit, so the
   target's FN count is over-dispersed, about ``1 + (n1 - 1) phi(Phi^-1 beta)^2 v_T /
@@ -68,7 +68,7 @@ class DependenceDiagnostic:
     fp_between, fn_between : float
         Excess of the pooled count's variance from the per-model effect shared by all targets,
         in units of the pooled binomial variance (0 for FP with cross-fed fits, where it
-        cancels to first order; see ``docs/lira.md``).
+        cancels to first order; see ``docs/validation/lira.md``).
     fp_model_dispersion, fn_model_dispersion : float
         Variance of the per-model residual error counts over what independence predicts
         (about 1 without a per-model effect): how much the per-model error rates vary.
@@ -217,7 +217,8 @@ def estimate_dependence(
         The scores, for the descriptive per-model mean-score spread (NaN without).
     fit : {"cross_fed", "fixed"}
         ``"cross_fed"``: every target's threshold is fitted on the other models' scores (the
-        per-model effect cancels to first order, ``docs/lira.md``); ``"fixed"``: thresholds do
+        per-model effect cancels to first order, ``docs/validation/lira.md``); ``"fixed"``:
+        thresholds do
         not depend on the models' scores (the per-model effect adds fully).
 
     Returns

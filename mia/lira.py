@@ -3,7 +3,8 @@
 Shadow losses under H0 (``z`` not in the training set) and H1 (``z`` in it) are summarised by
 normal distributions ``N(mu0, s0^2)`` and ``N(mu1, s1^2)`` (sample mean and unbiased variance);
 the target loss is then tested with the exact likelihood-ratio test between those two normals at
-type-I error ``alpha``. The derivation of the critical region is in ``docs/lira.md``; in short,
+type-I error ``alpha``. The derivation of the critical region is in ``docs/validation/lira.md``; in
+short,
 with ``u = (l - mu0) / s0`` (standard normal under H0):
 
 * ``s0 > s1``: member iff ``|u - c| <= r`` with ``r**2 = ncx2.ppf(alpha, 1, c**2)``;
@@ -176,7 +177,8 @@ def learn_and_decide(loss, losses_out, losses_in, alpha):
     ``s0 < s1``; under H0 ``(u - c)^2`` is non-central chi-square with one degree of freedom and
     noncentrality ``c^2``. Hence "member" iff ``(u - c)^2 <= F^{-1}(alpha)`` (``s0 > s1``) or
     ``(u - c)^2 >= F^{-1}(1 - alpha)`` (``s0 < s1``); with equal variances, a one-sided normal
-    threshold. See ``docs/lira.md``. If the fitted normals are identical the likelihood ratio
+    threshold. See ``docs/validation/lira.md``. If the fitted normals are identical the likelihood
+    ratio
     is 1 everywhere and the test never decides "member".
 
     Examples

@@ -8,7 +8,7 @@ under every model: ``scores[m, t]`` (a loss, or LiRA's logit-scaled confidence
 turns these into :class:`bayes_dp.AttackCounts` with the cross-fed measurement of the paper's
 Alg. 5: every target is its own challenge base, and every model in turn is held out and
 attacked with the others as shadow models. How this design differs from the paper's challenge
-bases is discussed in ``docs/lira.md`` ("Bring your own scores").
+bases is discussed in ``docs/validation/lira.md`` ("Bring your own scores").
 
 :func:`simulate_score_matrix` draws a score matrix from a Gaussian mechanism with known epsilon
 (for calibration), and :func:`read_score_file` reads ``.npz`` and long ``.csv`` score files (the
@@ -79,7 +79,7 @@ class ScoreMatrixCounts:
         membership.
     dependence : mia.dependence.DependenceDiagnostic or None
         How much information the pooled counts carry relative to independent decisions
-        (design effect per side, per-model effect); ``docs/lira.md``, "Dependence of the
+        (design effect per side, per-model effect); ``docs/validation/lira.md``, "Dependence of the
         pooled counts". A :class:`~bayes_dp.core.exceptions.DependenceWarning` was raised when it
         is below one half.
     pooled : dict or None
@@ -87,7 +87,8 @@ class ScoreMatrixCounts:
         ``test_models``, ``n_targets``, ``n_reference``, ``seed``, ``exposure``; a test fitted
         on a random half of the models, the split seeded by ``counts_from_score_matrix``'s
         ``seed``), from
-        which the claim computes the bound pooled over targets (``docs/lira.md``, "The pooled
+        which the claim computes the bound pooled over targets (``docs/validation/lira.md``, "The
+        pooled
         bound"); None with fewer than 8 models or where the reference half fits no target.
     """
 
@@ -136,16 +137,17 @@ class ScoreMatrixCounts:
             delta), kappa < 1), pi and kappa sampled; targets that show nothing no longer pull
             eps towards 0. It is not the default: on Laplace-mechanism score matrices its 90%
             interval lay above the true eps more often than the binomial's, and at 64 x 10,000
-            it did not converge in 15 min (``docs/lira.md``, "The exposure mixture").
+            it did not converge in 15 min (``docs/validation/lira.md``, "The exposure mixture").
             ``"bivariate_normal"`` (paper eq. 7, tau and rho inferred unless fixed with
-            ``fix``) has a dominant mode at eps ~ 0 there (``docs/lira.md``, "Which likelihood
+            ``fix``) has a dominant mode at eps ~ 0 there (``docs/validation/lira.md``, "Which
+            likelihood
             for a score matrix").
             The counts are the raw pooled counts; the binomial on effective counts
             (:func:`mia.effective_counts`) put its interval above the true eps more often, not
-            less (``docs/lira.md``, "Effective counts against false accusations").
+            less (``docs/validation/lira.md``, "Effective counts against false accusations").
             Whatever the likelihood, :func:`bayes_dp.audit_claim` states first the largest
             per-target Clopper-Pearson bound on effective counts and takes the smaller of it
-            and the posterior's lower end (``docs/lira.md``, "The claim on score-matrix
+            and the posterior's lower end (``docs/validation/lira.md``, "The claim on score-matrix
             evidence"); the group's ``dependence`` record carries the design effects it needs,
             ``skipped_targets`` (the columns left out), which maps a row of the counts to its
             column of the score matrix, and ``alpha`` (the test's level), from which the claim
@@ -158,13 +160,14 @@ class ScoreMatrixCounts:
             per-target bound then gives their rates
             :data:`~bayes_dp.results.claim_scores.FOCUS_SHARE` of its error and the other
             targets the rest (a weighted Bonferroni correction), so that targets that show
-            nothing, however many, cost the declared ones little (``docs/lira.md``, "Declared
+            nothing, however many, cost the declared ones little (``docs/validation/lira.md``,
+            "Declared
             targets"). Valid only when chosen without looking at the scores. The posterior does
             not use it.
         **kwargs
             Passed to ``Evidence`` (``strength``, ``fix``, ``reflect``: ``reflect=False`` reads
             every target's decisions as made, its error point in the band's lower-left half;
-            not the default, ``docs/lira.md``, "Decisions as made in the model").
+            not the default, ``docs/validation/lira.md``, "Decisions as made in the model").
 
         Returns
         -------
@@ -486,7 +489,8 @@ def counts_from_score_matrix(
     simulation, the false-positive count of a target is less dispersed than a binomial and the
     false-negative count more (about twice the binomial variance with 32 models a side), and the
     two are weakly correlated (:attr:`ScoreMatrixCounts.dependence` measures it). ``to_evidence``
-    uses binomial decisions by default; ``docs/lira.md`` ("The exposure mixture") says why the
+    uses binomial decisions by default; ``docs/validation/lira.md`` ("The exposure mixture") says
+    why the
     mixture is not the default.
 
     Examples
@@ -618,7 +622,7 @@ def _choose_targets(x, k, n_in, n_out, t_in, t_out, method, fixed_variance, skip
         )
     kept = np.setdiff1d(np.arange(n_targets), few)
     # Every matrix-sized step runs on blocks of targets (columns), so that the peak memory is a
-    # few copies of the score matrix, not one per whole-matrix temporary (docs/lira.md).
+    # few copies of the score matrix, not one per whole-matrix temporary (docs/validation/lira.md).
     flat = np.zeros(kept.size, dtype=bool)
     if not fixed_variance:
         for b in _blocks(kept.size, n_models):

@@ -6,8 +6,9 @@ posterior of eps, prints the summary and writes ``DIR/posterior.nc`` and ``DIR/r
 ``bayes-dp plan --eps 3 --s 0.7 --delta 1e-5 --bases 10 --n 100 1000 --claim 2`` predicts what
 candidate audit designs will show (:func:`bayes_dp.plan_audit`).
 ``bayes-dp precompile`` compiles the numba kernels ahead (:func:`bayes_dp.precompile`).
-``--json`` prints one JSON object to stdout instead of the table; log lines go to stderr
-(``--quiet`` silences them); ``bayes-dp --version`` prints the version.
+``--json`` prints one JSON object to stdout instead of the table (numbers that are infinite or
+NaN written as null, so that it is always valid JSON); log lines go to stderr (``--quiet``
+silences them); ``bayes-dp --version`` prints the version.
 
 Input files (CSV with a header line, or JSON: a list of row objects or an object of columns)
 have the columns ``fp, n_neg, fn, n_pos`` (one row per challenge base) and optionally ``group``
@@ -17,10 +18,15 @@ strength ``s``, later groups get their own ``s_<group>``) and ``likelihood`` (de
 cells and invalid group names are errors. A score matrix of your own attack (``.npz`` with arrays
 ``scores`` and ``keep``, or a long ``.csv`` with columns ``model, target, score, member``) is
 turned into cross-fed counts first (``mia.counts_from_score_matrix``; options ``--alpha``,
-``--score-method``); so are the result folders of the LiRA reference code and Privacy Meter
-(``mia.read_results``; options ``--epoch``, ``--signals``, ``--indices``, ``--direction``),
-while privacy-estimates attack-results files (a folder, one ``.json`` file or several) are
-counts already. In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
+``--score-method``); so are the result folders of the LiRA reference code, its PyTorch port and
+Privacy Meter (``mia.read_results``; options ``--epoch``, ``--signals``, ``--indices``,
+``--select``, ``--skip-one-sided``, ``--direction``), while privacy-estimates attack-results
+files (a folder, one ``.json`` file or several) are counts already (``--same-challenges`` for
+files of one challenge set). Whole ROCs (``--score-method global``: one model's scores under one
+threshold; ``--same-challenges roc``; a privacy-estimates game's scores and challenge bits) go
+to the Gaussian-DP posterior. The reading options are in ``bayes_dp.cli.reading``;
+``docs/reference/readers.md`` lists each tool's variants. Input paths may stand anywhere on
+the line. In/out score files (``.npz`` with ``in_scores`` and ``out_scores``, or a
 ``.csv`` with columns ``score, member``), one-run files (``.csv`` with ``m, r, v``),
 ``--gdp-scores`` and ``--one-run`` give a Gaussian-DP posterior instead (``bayes_dp.cli.gdp``).
 
@@ -48,11 +54,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import sys
 import textwrap
 import time
 import warnings
 from pathlib import Path
+
+import numpy as np
 
 from bayes_dp.cli.options import (
     _add_prior_options,
@@ -66,6 +75,7 @@ from bayes_dp.cli.plan import (
     _add_plan_parser,
     _plan,
 )
+from bayes_dp.cli.reading import add_reading_options, check_folder_options, mia_groups
 from bayes_dp.cli.result import (
     EXIT_STATUSES,
     NOT_CONVERGED,
@@ -79,12 +89,10 @@ from bayes_dp.core.exceptions import TimeBudgetError
 from bayes_dp.core.thresholds import AUTO_ESS_MIN, AUTO_MAX_TIME, RHAT_MAX
 from bayes_dp.inference import first_run
 from bayes_dp.inference.settings import MHAAR, Exact
-from bayes_dp.io import detect_input, evidence_from_mia
+from bayes_dp.io import detect_input
 from bayes_dp.io.counts import DEFAULT_GROUP, InputError, _read_counts, read_counts
 
-__all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES"]
-
-SCORE_METHODS = ("online", "offline", "online-fixed", "offline-fixed")
+__all__ = ["main", "read_counts", "InputError", "EXIT_STATUSES", "json_safe"]
 
 
 class _UsageError(Exception):
@@ -114,13 +122,15 @@ def _parser() -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help="print one JSON object (interval, quantiles, diagnostics, warnings, versions, seed, "
-        "exit status) to stdout and nothing else there",
+        "exit status) to stdout and nothing else there; numbers that are infinite or NaN (an "
+        "unbounded bound, an undefined r_hat) are written as null, so the object is always "
+        "valid JSON",
     )
     common.add_argument(
         "--quiet", "-q", action="store_true", help="no log or progress lines on stderr"
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
-    _add_estimate_parser(sub, common)
+    p.estimate_parser = _add_estimate_parser(sub, common)
     _add_report_parser(sub, common)
     from bayes_dp.cli.gdp import add_gdp_parser
 
@@ -130,8 +140,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _add_estimate_parser(sub, common) -> None:
-    """Add the ``estimate`` subcommand (counts, score files and result folders; GDP options)."""
+def _add_estimate_parser(sub, common) -> argparse.ArgumentParser:
+    """Add the ``estimate`` subcommand (counts, score files and result folders; GDP options).
+
+    Returns its parser, which ``main`` uses to read paths and options in any order.
+    """
     e = sub.add_parser(
         "estimate",
         parents=[common],
@@ -222,59 +235,7 @@ def _add_estimate_parser(sub, common) -> None:
         default="auto",
         help="format of COUNTS (default auto: by the file's extension, .csv or .json)",
     )
-    e.add_argument(
-        "--alpha",
-        type=_number(float, 0.0, 1.0, low_open=True, high_open=True),
-        default=0.1,
-        help="score files only: target type-I error of the membership test (default 0.1)",
-    )
-    e.add_argument(
-        "--score-method",
-        choices=SCORE_METHODS,
-        default="online",
-        help="score files only: LiRA online or offline test; '-fixed': one variance pooled over "
-        "targets (default online)",
-    )
-    e.add_argument(
-        "--epoch",
-        type=int,
-        default=None,
-        help="LiRA folders only: the epoch of scores/<epoch>.npy to read from every model "
-        "(default the last; an error names the models that lack it)",
-    )
-    e.add_argument(
-        "--signals",
-        default=None,
-        metavar="NAME",
-        help="Privacy Meter folders only: the signal file in signals/ to read when there are "
-        "several (e.g. rmia_signals.npy)",
-    )
-    e.add_argument(
-        "--indices",
-        default=None,
-        metavar="FILE",
-        help="Privacy Meter folders only: the dataset indices of the audited samples, in the "
-        "order of the signal rows (.npy array, or text: integers separated by commas, spaces "
-        "or new lines), for an audit of a subset (audit.data_size) whose files do not say "
-        "which samples",
-    )
-    e.add_argument(
-        "--focus-targets",
-        default=None,
-        metavar="FILE",
-        help="score files and LiRA/Privacy Meter folders: the targets declared before the audit "
-        "(canaries), as columns of the score matrix (.npy array of columns or a boolean mask, "
-        "or text: integers separated by commas, spaces or new lines); the claim's per-target "
-        "bound gives them 90%% of its error (weighted Bonferroni), so targets that show nothing "
-        "cost them little",
-    )
-    e.add_argument(
-        "--direction",
-        choices=("auto", "higher", "lower"),
-        default="auto",
-        help="LiRA and Privacy Meter folders: whether higher or lower scores mean member "
-        "(default auto: detected from the IN and OUT means, and printed)",
-    )
+    add_reading_options(e)
     e.add_argument(
         "--no-report",
         action="store_true",
@@ -291,6 +252,7 @@ def _add_estimate_parser(sub, common) -> None:
     from bayes_dp.cli.gdp import add_estimate_gdp_options
 
     add_estimate_gdp_options(e)
+    return e
 
 
 def _add_report_parser(sub, common) -> None:
@@ -330,18 +292,6 @@ def _isatty(stream) -> bool:
         return False
 
 
-def _check_folder_options(args) -> None:
-    """Refuse the result-folder options given with an input that is not a result folder."""
-    given = [o for o, v in (("--signals", args.signals), ("--indices", args.indices)) if v]
-    if args.epoch is not None:
-        given.insert(0, "--epoch")
-    if given:
-        raise InputError(
-            f"{given[0]} applies to result folders only (LiRA: --epoch; Privacy Meter: "
-            f"--signals, --indices); {args.counts} is not one"
-        )
-
-
 def _split_inputs(args) -> None:
     """Keep the first input in ``args.counts``, the others in ``args.more_counts``.
 
@@ -359,28 +309,6 @@ def _split_inputs(args) -> None:
             )
 
 
-def _mia_groups(args, kind: str, log, extras: dict | None = None) -> list:
-    """Evidence of a score matrix or result folder, read by mia's readers (bayes_dp.io).
-
-    ``extras["companion"]`` receives the frequentist bounds of a score matrix.
-    """
-    paths = [args.counts, *args.more_counts] if args.more_counts else args.counts
-    return evidence_from_mia(
-        paths,
-        kind,
-        alpha=args.alpha,
-        score_method=args.score_method,
-        epoch=args.epoch,
-        signals=args.signals,
-        indices=args.indices,
-        direction=args.direction,
-        log=log,
-        delta=args.delta,
-        extras=extras,
-        focus=args.focus_targets,
-    )
-
-
 def _estimate(args, out, log) -> dict:
     import bayes_dp as bdp
     from bayes_dp.cli.gdp import run_gdp_estimate, wants_gdp
@@ -395,11 +323,13 @@ def _estimate(args, out, log) -> dict:
     extras: dict = {}
     kind = "attack_results" if args.more_counts else detect_input(args.counts, args.format)
     if kind == "score_matrix":
-        _check_folder_options(args)
+        check_folder_options(args, "a score file")
     if kind in ("result_folder", "attack_results", "score_matrix"):
-        groups = _mia_groups(args, kind, log, extras)
+        groups = mia_groups(args, kind, log, extras)
+        if any(isinstance(g, bdp.GdpEvidence) for g in groups):  # whole ROCs: Gaussian DP
+            return run_gdp_estimate(args, out, log, read=groups, in_out=extras.get("in_out"))
     else:
-        _check_folder_options(args)
+        check_folder_options(args, "a counts file")
         groups, rows = _read_counts(args.counts, fmt=args.format)
         # the report numbers the bases by these rows, as the error messages do
         source = {"file": str(args.counts), "rows": rows}
@@ -550,8 +480,39 @@ def _report(args, out, log) -> dict:
     return result
 
 
+def json_safe(obj):
+    """Return ``obj`` with every infinite or NaN number as None and numpy values as Python's.
+
+    JSON has no inf or NaN (``json.dumps`` would write ``Infinity``, which strict parsers
+    refuse); ``--json`` writes them as null.
+
+    Examples
+    --------
+    >>> json_safe({"eps": float("inf"), "r_hat": [1.0, float("nan")], "n": np.int64(3)})
+    {'eps': None, 'r_hat': [1.0, None], 'n': 3}
+    """
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [json_safe(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if obj is None or isinstance(obj, str):
+        return obj
+    if isinstance(obj, Path):
+        return str(obj)
+    return str(obj)
+
+
 def _print_json(obj: dict, stream) -> None:
-    print(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False), file=stream, flush=True)
+    text = json.dumps(json_safe(obj), indent=2, ensure_ascii=False, allow_nan=False)
+    print(text, file=stream, flush=True)
 
 
 def _failure(status: int, message: str) -> dict:
@@ -598,7 +559,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     want_json = "--json" in argv
     try:
-        args = parser.parse_args(argv)
+        if argv[:1] == ["estimate"]:
+            # input paths anywhere on the line: `estimate a.json --delta 1e-5 b.json ...`
+            args = parser.estimate_parser.parse_intermixed_args(argv[1:])
+            args.command = "estimate"
+        else:
+            args = parser.parse_args(argv)
         if args.command == "estimate":
             _split_inputs(args)
         why = _check_sampler_args(args) if args.command == "estimate" else None
@@ -649,6 +615,10 @@ def main(argv: list[str] | None = None) -> int:
     except NotImplementedError as e:
         return fail(1, str(e))
     except (InputError, ValueError, TypeError) as e:
+        return fail(1, str(e))
+    except FileNotFoundError as e:
+        if getattr(e, "filename", None):
+            return fail(1, f"no such file or folder: {e.filename}")
         return fail(1, str(e))
     except OSError as e:
         name = e.filename if getattr(e, "filename", None) else ""

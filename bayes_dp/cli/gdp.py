@@ -27,7 +27,7 @@ def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
         description="Read members' scores (IN) and non-members' scores (OUT), one number a "
         "line (a header line and '#' comments are skipped; higher means 'member'), bin them at "
         "pooled quantiles and compute the posterior of mu and of eps at --delta "
-        "(bayes_dp.estimate_gdp; docs/gdp.md). One-run audits may be added as evidence.",
+        "(bayes_dp.estimate_gdp; docs/validation/gdp.md). One-run audits may be added as evidence.",
     )
     g.add_argument("in_scores", metavar="IN", help="file of members' scores")
     g.add_argument("out_scores", metavar="OUT", help="file of non-members' scores")
@@ -235,6 +235,23 @@ def _gdp_kind(path) -> str | None:
     return kind if kind in ("gdp_scores", "one_run") else None
 
 
+def _whole_roc_input(args) -> bool:
+    """Whether a score matrix or result folder is read as whole ROCs (GdpEvidence).
+
+    One model's scores under a global threshold (``--score-method global``), attack results
+    read as one game's ROC (``--same-challenges roc``), or a privacy-estimates game's scores and
+    challenge bits (``mia.read_challenge_scores``).
+    """
+    path = Path(args.counts)
+    if getattr(args, "score_method", None) == "global":
+        return True
+    if getattr(args, "same_challenges", None) == "roc":
+        return True
+    return path.is_dir() and (
+        (path / "challenge_bits").is_dir() or any(path.glob("challenge_bits.json*"))
+    )
+
+
 def _group_name(path: Path, taken: set[str]) -> str:
     from bayes_dp.core.evidence import check_group_name
 
@@ -249,33 +266,60 @@ def _group_name(path: Path, taken: set[str]) -> str:
     return name
 
 
-def _gdp_evidence_of(args, log) -> list:
-    """Return the evidence of a Gaussian-DP ``estimate``: score files, one-run audits, counts."""
+def _gdp_evidence_of(args, log, read=None, in_out=None) -> list:
+    """Return the evidence of a Gaussian-DP ``estimate``: score files, one-run audits, counts.
+
+    ``read``: the whole-ROC evidence already read from a result folder (``bayes-dp estimate``
+    reads it first), with ``in_out`` its in- and out-scores where it came from scores.
+    """
     import bayes_dp as bdp
+    from bayes_dp.cli.reading import check_folder_options, mia_groups
     from bayes_dp.io.counts import _read_counts
 
     evidence, taken = [], set()
     kind = _gdp_kind(args.counts)
     score_files = list(args.gdp_scores)
-    if kind == "gdp_scores":
+    args.first_scores = in_out
+    if read is None and not _whole_roc_input(args):
+        what = {"gdp_scores": "an in/out score file", "one_run": "a one-run file"}
+        check_folder_options(args, what.get(kind, "a counts file"))
+    if read is not None:
+        evidence.extend(read)
+        taken.update(ev.name for ev in read)
+    elif kind == "gdp_scores":
         score_files.insert(0, args.counts)
     elif kind == "one_run":
         runs = read_one_run(args.counts)
         evidence.append(runs)
         log(f"read {len(runs)} one-run audit(s) from {args.counts}")
     elif Path(args.counts).is_dir() or Path(args.counts).suffix.lower() == ".npz":
-        raise ValueError(
-            f"{args.counts!r} is a score matrix or a result folder: its cross-fed counts are "
-            "correlated (bivariate normal) and do not combine with --gdp-scores/--one-run; "
-            "run estimate on it alone"
-        )
+        if not _whole_roc_input(args):
+            raise ValueError(
+                f"{args.counts!r} is a score matrix or a result folder: its cross-fed counts "
+                "are correlated (bivariate normal) and do not combine with --gdp-scores/"
+                "--one-run; run estimate on it alone (or read it as a whole ROC: --score-method "
+                "global)"
+            )
+        args.more_counts = getattr(args, "more_counts", [])
+        extras: dict = {}
+        kind = "result_folder" if Path(args.counts).is_dir() else "score_matrix"
+        groups = mia_groups(args, kind, log, extras)
+        if not all(isinstance(g, bdp.GdpEvidence) for g in groups):
+            raise ValueError(
+                f"{args.counts!r} is a score matrix or a result folder: its cross-fed counts "
+                "are correlated (bivariate normal) and do not combine with --gdp-scores/"
+                "--one-run; run estimate on it alone (or read it as a whole ROC: --score-method "
+                "global)"
+            )
+        evidence.extend(groups)
+        taken.update(g.name for g in groups)
+        args.first_scores = extras.get("in_out")
     else:
         groups, _ = _read_counts(args.counts, fmt=args.format)
         evidence.extend(groups)
         n = sum(len(g.counts) for g in groups)
         log(f"read {n} challenge bases from {args.counts} as count evidence")
     scores = []
-    args.first_scores = None
     for f in score_files:
         x_in, x_out = read_in_out_scores(f)
         if args.first_scores is None:
@@ -290,15 +334,19 @@ def _gdp_evidence_of(args, log) -> list:
     return evidence
 
 
-def run_gdp_estimate(args, out, log) -> dict:
-    """``bayes-dp estimate`` on Gaussian-DP evidence; the result object of ``estimate``."""
+def run_gdp_estimate(args, out, log, read=None, in_out=None) -> dict:
+    """``bayes-dp estimate`` on Gaussian-DP evidence; the result object of ``estimate``.
+
+    ``read``, ``in_out``: whole-ROC evidence already read from a result folder (and its in-
+    and out-scores), as :func:`_gdp_evidence_of` takes them.
+    """
     import bayes_dp as bdp
     from bayes_dp.cli.result import _check_writable_dir, _result_json
     from bayes_dp.report import plain_warnings
 
     outdir = Path(args.out)
     _check_writable_dir(outdir)
-    evidence = _gdp_evidence_of(args, log)
+    evidence = _gdp_evidence_of(args, log, read, in_out)
     if args.s_fixed is not None:
         s = args.s_fixed
     elif args.prior_s_beta is not None:

@@ -122,7 +122,7 @@ def _add_sampler_options(p) -> None:
         choices=names,
         default=names[0],
         help=f"the sampler (default {names[0]}: the exact sampler; mhaar: the paper's MHAAR; "
-        "docs/model.md)",
+        "docs/validation/model.md)",
     )
     owners: dict[str, list] = {}
     for cls in SAMPLER_CLASSES.values():

@@ -158,7 +158,7 @@ def _dependence_warnings(st: dict) -> list[str]:
         if isinstance(rec, dict) and (rec.get("info_ratio") or 1.0) < DEPENDENCE_INFO_MIN:
             how = (
                 "the interval was computed on effective counts, which raised false accusations "
-                "where measured (docs/lira.md)"
+                "where measured (docs/validation/lira.md)"
                 if rec.get("corrected", False)
                 else "the interval treats them as independent and is optimistic"
             )

@@ -101,7 +101,7 @@ class Evidence:
         correlation of two decisions under the same hypothesis, and ``rho_<name>``, of an FP
         decision with an FN decision). ``"beta_binomial"``: an exact discrete over-dispersed
         model, X and Y independent beta-binomials with intra-class correlation ``tau_<name>``
-        (no FP-FN correlation); see ``docs/correlated.md``.
+        (no FP-FN correlation); see ``docs/validation/correlated.md``.
     name : str
         Used in variable names (``s_<name>``, ``tau_<name>``): a letter (any script) or an
         underscore, then letters, digits, underscores, hyphens or single spaces, at most 64
@@ -123,7 +123,8 @@ class Evidence:
         its mirror image; the paper's model). ``False`` confines it to the lower-left half: the
         decisions as made, for tests that say "member" for the higher likelihood ratio, whose
         counts above the diagonal are noise (cross-fed LiRA decisions on targets that show
-        nothing, ``docs/lira.md``, "Cross-fed decisions that point the wrong way"). Binomial
+        nothing, ``docs/validation/lira.md``, "Cross-fed decisions that point the wrong way").
+        Binomial
         and exposure-mixture likelihoods, exact sampler only.
 
     Examples

@@ -37,7 +37,8 @@ class MinorModeWarning(ConvergenceWarning):
     started again at the point it found miss such a mode again (or no time was left to start
     them; a first miss only makes the sampler sample again, ``post.settings["mode_restart"]``);
     the run's ``post.converged`` is False and ``post.settings["minor_mode"]`` holds what was
-    found (``eps``, ``log_post``, ``log_post_draws``, ``z``, ``chains``). See ``docs/lira.md``,
+    found (``eps``, ``log_post``, ``log_post_draws``, ``z``, ``chains``). See
+    ``docs/validation/lira.md``,
     "Which likelihood for a score matrix" and "A mode the chains missed".
     """
 
@@ -69,7 +70,8 @@ class DependenceWarning(UserWarning):
     Raised by :func:`mia.counts_from_score_matrix` when the held-out decisions of a score matrix
     are so dependent (shared fits, per-model effects) that a binomial posterior of the counts
     would be optimistic. An uncorrected claim built on such counts is marked not reliable
-    (:func:`bayes_dp.audit_claim`). See ``docs/lira.md``, "Dependence of the pooled counts".
+    (:func:`bayes_dp.audit_claim`). See ``docs/validation/lira.md``, "Dependence of the pooled
+    counts".
 
     Attributes
     ----------

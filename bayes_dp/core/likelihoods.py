@@ -75,7 +75,7 @@ PI_PRIOR = (1.0, 1.0)
 #: target that shows nothing is likeliest under an unexposed region of constant width delta
 #: (kappa eps << delta); a prior whose mass below delta / eps is proportional to 1 / eps (any
 #: density positive at 0, e.g. uniform) would make those targets vote for small eps again
-#: (``docs/lira.md``, "The exposure mixture").
+#: (``docs/validation/lira.md``, "The exposure mixture").
 KAPPA_PRIOR = (1.0, 1.0)
 #: Smallest kappa of its prior.
 KAPPA_MIN = 1e-15
@@ -270,7 +270,7 @@ _ALL = (
         code=codes.LIK_EXPOSURE_MIXTURE,
         summary="binomial decisions; each base exposed (error point uniform on R_s(eps, delta)) "
         "with probability pi, else unexposed (uniform on R(kappa eps, delta)): for score "
-        "matrices, where most targets show nothing (an option; docs/lira.md)",
+        "matrices, where most targets show nothing (an option; docs/validation/lira.md)",
         params=(PI, KAPPA),
         methods=("exact",),
         boundary_s=False,

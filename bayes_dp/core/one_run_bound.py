@@ -5,7 +5,7 @@ Steinke, Nasr and Jagielski (2023, Theorem 3.3); :func:`one_run_gdp_bounds` the 
 the f-DP analysis of Mahloujifar, Melis and Chaudhuri ("Auditing f-differential privacy in one
 run", arXiv 2410.22235); :func:`one_run_accuracy_gdp` the accuracy of the most confident
 guesses under mu-GDP, which the Gaussian-DP likelihood of one-run audits uses. Callers:
-:func:`bayes_dp.one_run.one_run_epsilon_bound` (validated input), the claim of a one-run
+:func:`bayes_dp.one_run_epsilon_bound` (validated input), the claim of a one-run
 posterior (:mod:`bayes_dp.results.claim_counts`, below ``one_run`` in the package's layers),
 :mod:`bayes_dp.gdp.core` and the guessing game (:mod:`mia.guessing`).
 
@@ -47,7 +47,7 @@ def one_run_bounds(m, r, v, delta: float, confidence: float, pairs=False) -> np.
 
     At level ``1 - confidence``, by bisection (60 halvings) after a doubling bracket; 0 where
     the audit rejects nothing. Inputs as validated by
-    :func:`bayes_dp.one_run.one_run_epsilon_bound` (integer arrays of equal length).
+    :func:`bayes_dp.one_run_epsilon_bound` (integer arrays of equal length).
     With ``pairs`` the coins are matched pairs: the bound on 2 eps at 2 delta, halved.
 
     Parameters

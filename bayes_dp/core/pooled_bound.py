@@ -19,7 +19,7 @@ constraints of R directly, model by model (:func:`constraint_epsilon_bound`): at
 least ``1 - delta`` under the null, and a betting capital that grows against it is a
 supermartingale under it, whatever the means' drift. The upper bounds of the two mean rates
 (:func:`mean_upper_bound`) are reported beside it for reading and give the ``"t"`` interval's
-bound (``docs/pooled_bound.md``, "The balanced design").
+bound (``docs/validation/pooled_bound.md``, "The balanced design").
 
 Two intervals for the mean of ``n`` per-model rates in [0, 1]:
 
@@ -36,7 +36,7 @@ Two intervals for the mean of ``n`` per-model rates in [0, 1]:
   ``c / (1 - m)``, which makes it wide with few models (32 models: about 0.1 above the mean rate).
 * ``"t"`` (asymptotic): Student's t upper bound ``mean + t_{1 - a, n - 1} sd / sqrt(n)``. It
   relies on the per-model rates' mean being nearly normal and fails where they are not (rare
-  errors: with no model showing an error its bound is 0); ``docs/lira.md``, "The pooled
+  errors: with no model showing an error its bound is 0); ``docs/validation/lira.md``, "The pooled
   bound", measures where.
 
 The values enter in the order given, which must not depend on their values (the order of the

@@ -134,7 +134,7 @@ class Prior:
     ----------
     eps : HalfNormal or LogNormal
         Prior of eps. Default ``HalfNormal(10.0)``; the paper (Sec. 4.2) used variance 10,
-        ``HalfNormal(10 ** 0.5)`` (docs/model.md says why we keep the wider one).
+        ``HalfNormal(10 ** 0.5)`` (docs/validation/model.md says why we keep the wider one).
     s : Beta or float
         Prior of s, or a float in [0, 1] that fixes s. ``s=0`` is the uniform prior on
         R(eps, delta); values near 1 assume near-optimal attacks on worst-case challenge bases
@@ -147,7 +147,7 @@ class Prior:
         Prior of the over-dispersion ``tau`` of correlated-count groups (the correlation of two
         decisions under the same hypothesis), on (0, 1); default uniform. The FP-FN correlation
         ``rho`` of a bivariate-normal group is uniform on its admissible interval given tau
-        (see ``docs/correlated.md``).
+        (see ``docs/validation/correlated.md``).
 
     Examples
     --------

@@ -348,7 +348,8 @@ def clopper_pearson_target_bounds(
 
     Every target's FP count and trials are divided by ``max(fp_design_effect, 1)``, its FN
     count and trials by ``max(fn_design_effect, 1)`` (fractional, not rounded: the effective
-    counts of a score matrix, ``docs/lira.md``, "Dependence of the pooled counts"); each of its
+    counts of a score matrix, ``docs/validation/lira.md``, "Dependence of the pooled counts"); each
+    of its
     two rates gets the exact two-sided Clopper-Pearson interval at level
     ``1 - share (1 - confidence) / n_rates`` (Bonferroni over ``n_rates`` rates, by default the
     ``2 T`` rates of these ``T`` targets; ``share`` < 1 when these rates get only part of the
@@ -387,7 +388,8 @@ def clopper_pearson_target_bounds(
         False: only the decisions as made, FPR and FNR small. True: also the reflected rates
         (1 - FPR, 1 - FNR), the test that says the opposite (a bound that is never smaller).
         The default is False because cross-fed decisions of a target that shows nothing can be
-        wrong on both sides together (``docs/lira.md``, "Cross-fed decisions that point the
+        wrong on both sides together (``docs/validation/lira.md``, "Cross-fed decisions that point
+        the
         wrong way"), which the reflection reads as evidence: reflected, the bound accused an
         eps = 0 mechanism on 10 of 10 score matrices at 256 models.
 

@@ -230,7 +230,8 @@ def sample_gdp_region(mu: float, s: float, size: int, seed=None):
     The band lies between the Gaussian trade-off curve G_mu (the mechanism's tests can do no
     better) and G_{s mu} (what an attack of strength s does at least), together with its mirror
     image: every point lies on the curve G_{mu_i} of some mu_i in [s mu, mu]. It is the GDP
-    counterpart of R_s(eps, delta) (:func:`sample_strength_region`); ``docs/planning.md``.
+    counterpart of R_s(eps, delta) (:func:`sample_strength_region`);
+    ``docs/validation/planning.md``.
 
     Parameters
     ----------

@@ -34,7 +34,7 @@ AUTO_FIRST_DRAWS = 1000
 AUTO_MAX_DRAWS = 200_000
 #: ESS target of the automatic run length, bulk and tail: the Monte Carlo sd of F(estimated
 #: q-quantile) is sqrt(q (1 - q) / ESS), 0.35 probability points at 5%/95% and 0.8 at the
-#: median at 4,000, within the 1.5 points the stress grid allows (docs/model.md).
+#: median at 4,000, within the 1.5 points the stress grid allows (docs/validation/model.md).
 AUTO_ESS_MIN = 4000
 #: Default time budget, in seconds, of an automatic-length run.
 AUTO_MAX_TIME = 600.0

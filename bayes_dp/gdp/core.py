@@ -7,7 +7,7 @@ R(s eps)). The scores are binned by cut points chosen without looking at members
 of the pooled scores, or cut points given in advance); the binned in- and out-counts are
 multinomial, and the cut points on the latent scale are nuisance parameters, integrated out by
 Laplace's method. The posterior of (mu, s) is then computed on a grid and sampled exactly from
-the grid. ``docs/gdp.md`` derives the model and says what it assumes.
+the grid. ``docs/validation/gdp.md`` derives the model and says what it assumes.
 
 A little over 600 lines: the evidence type, the eps/delta conversions and the posterior with its
 fit check are here; the binned-score Laplace marginal (``gdp.laplace``), count and one-run
@@ -427,7 +427,8 @@ def estimate_gdp(
     audited at delta_c has the likelihood of :func:`~bayes_dp.estimate_epsilon` at
     ``eps_c = gdp_epsilon(mu, delta_c)``. The latent cut points are integrated out by Laplace's
     method and (mu, s) is computed on a grid, so the draws are independent (no Markov chain):
-    ``chains`` only splits them for the diagnostics. ``docs/gdp.md`` has the derivation and
+    ``chains`` only splits them for the diagnostics. ``docs/validation/gdp.md`` has the derivation
+    and
     the assumptions.
 
     Every piece of evidence enters through the Gaussian shape: score groups through the
@@ -436,7 +437,7 @@ def estimate_gdp(
     not Gaussian (Laplace, a few very exposed members) eps at small delta from this posterior
     is the Gaussian shape's extrapolation, not a finding. Score groups therefore also get a
     bound that assumes no shape (``shape_free``, stored as ``post.settings["shape_free"]``,
-    docs/gdp.md section 9), which :func:`~bayes_dp.audit_claim` states first; counts and
+    docs/validation/gdp.md section 9), which :func:`~bayes_dp.audit_claim` states first; counts and
     one-run audits have no fit check and no such bound here.
 
     Parameters

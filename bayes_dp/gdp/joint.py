@@ -6,7 +6,7 @@ counts audited at delta_c sees ``eps_c = gdp_epsilon(mu, delta_c)``: its likelih
 use, :func:`samplers.exact.grid.log_lik_points` on :func:`bayes_dp.inference.runners.kernel_model`)
 at
 ``(eps_c(mu), s)``. Groups with ``strength="own"`` get their own strength, integrated out over
-the s cells (equal prior mass) and drawn afterwards given each draw's mu. ``docs/gdp.md``
+the s cells (equal prior mass) and drawn afterwards given each draw's mu. ``docs/validation/gdp.md``
 section 6 derives it and says what it assumes.
 """
 

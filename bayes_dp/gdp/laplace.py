@@ -2,7 +2,8 @@
 
 Under the equal-variance binormal model the binned out- and in-counts are multinomial with cell
 probabilities Phi differences at latent cut points t; :func:`laplace_log_marginal` integrates
-t out by Laplace's method (Newton steps on the tridiagonal Hessian). ``docs/gdp.md`` section 1
+t out by Laplace's method (Newton steps on the tridiagonal Hessian). ``docs/validation/gdp.md``
+section 1
 derives it; :mod:`bayes_dp.gdp.core` builds the posterior from it.
 """
 

@@ -16,7 +16,8 @@ Clopper-Pearson bound (:func:`~bayes_dp.clopper_pearson_epsilon`) at the same le
 Over T thresholds the bound is Bonferroni-adjusted: the lower end at posterior probability ``1 - (1
 - prob) / T`` of each, and the largest of them. If each single-threshold lower end at level a lies
 above the true eps with probability at most a, the largest of the T at level a / T does with
-probability at most T (a / T) = a. ``docs/gdp.md`` section 9 derives it and records the checks. The
+probability at most T (a / T) = a. ``docs/validation/gdp.md`` section 9 derives it and records the
+checks. The
 quantiles are stored per threshold at :data:`LEVELS` in the posterior's settings, so that
 :func:`bayes_dp.audit_claim` (``bayes_dp.results.claim_gdp``) reads the bound at any probability
 without the model.

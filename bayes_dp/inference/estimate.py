@@ -51,7 +51,7 @@ def estimate_epsilon(
     noise in the acceptance ratio, so it mixes at s near 1, for perfect attacks and for
     thousands of bases.  ``sampler=bdp.MHAAR()`` runs the paper's Algorithm 1 (Yildirim et
     al.): Metropolis-Hastings with acceptance ratios averaged over K auxiliary pairs per base.
-    ``docs/model.md`` compares the two.
+    ``docs/validation/model.md`` compares the two.
 
     Where each setting lives: the settings object (:class:`~bayes_dp.Exact`,
     :class:`~bayes_dp.MHAAR`) holds how the chains move, i.e. what exists for one method only
@@ -95,7 +95,8 @@ def estimate_epsilon(
         exact method only. It is computed after the sampling at evenly thinned draws (at most
         1,000 per chain, fewer for many bases: ``post.settings["log_likelihood_thin"]`` is the
         stride) and stored per distinct base, so its memory does not grow with the run's
-        length (``docs/lira.md``). If it cannot be built, the posterior comes without it and
+        length (``docs/validation/lira.md``). If it cannot be built, the posterior comes without it
+        and
         an :class:`~bayes_dp.core.exceptions.OutputSkippedWarning` says why.
     progress : None, bool or callable
         Progress of the sampling (method "exact"). None (default): a ``tqdm.auto`` bar (a

@@ -4,7 +4,8 @@ The chains of the exact sampler start near the best point of a grid that begins 
 (``samplers.exact.driver.starting_points``). A posterior can have a second mode far below that:
 with many barely exposed bases (LiRA score matrices), the model's uniform density on R_s(eps,
 delta) puts those bases' error points on the diagonal alpha + beta = 1 when eps << delta, and
-that mode can carry almost all of the posterior while no chain ever visits it (``docs/lira.md``,
+that mode can carry almost all of the posterior while no chain ever visits it
+(``docs/validation/lira.md``,
 "Which likelihood for a score matrix"). The chains then agree with each other and r_hat says
 nothing.
 

@@ -4,8 +4,8 @@ The kernel does not record it per draw (that array would grow as draws x bases).
 :func:`compute` evaluates the deterministic likelihood at a
 thinned, evenly spaced subset of the stored draws (:func:`thin_step`), for the distinct bases
 only; the :class:`~bayes_dp.results.posterior.Posterior` keeps that compact array with the index of
-each base's distinct row and expands it on request. ``docs/lira.md`` ("Memory") has the
-numbers. A failure here never loses the run: the posterior comes without the
+each base's distinct row and expands it on request. ``docs/validation/lira.md`` ("At scale") has
+the numbers. A failure here never loses the run: the posterior comes without the
 ``log_likelihood`` group and an :class:`~bayes_dp.core.exceptions.OutputSkippedWarning` says why.
 """
 

@@ -35,7 +35,7 @@ from bayes_dp.inference.settings import (
 #: Binomial bases (with multiplicity) from which the exact sampler builds no surrogate table and
 #: its independence move proposes from the Student t fitted to the warm-up
 #: (``samplers.exact.fitted_proposal``) instead of the table's proposal, which mixes poorly at
-#: that scale (docs/lira.md, "Mixing at scale", has the measurements).
+#: that scale (docs/validation/lira.md, "Mixing at scale", has the measurements).
 TABLE_MAX_BASES = 1000
 
 
@@ -115,7 +115,7 @@ def sample_exact(
         )
         if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
             # thousands of binomial bases: no table; the independence move proposes from the t
-            # fitted to the warm-up (docs/lira.md, "Mixing at scale")
+            # fitted to the warm-up (docs/validation/lira.md, "Mixing at scale")
             chain_cfg = chain_cfg._replace(n_inner=0)
         # the kernels this run calls, with its types, compiled side by side on a cold cache
         comp.compile(
@@ -216,7 +216,7 @@ def sample_exact(
         run, converged, stop_reason, minor_mode = sample(chain_rngs, starts, tracker)
         if minor_mode is not None and time.perf_counter() < t0 + budget:
             # the chains (all or some) missed a mode of much higher density at eps ~ 0: the
-            # posterior is there, so sample it from that point (docs/lira.md, "A mode the
+            # posterior is there, so sample it from that point (docs/validation/lira.md, "A mode the
             # chains missed")
             eps_first = np.exp(run.result()["z"][:, :, 0].ravel())
             restart = dict(
@@ -307,7 +307,7 @@ def mhaar_start_eps(model: Model) -> float:
 
 
 def sample_mhaar(model: Model, cfg: SamplerSettings, rng: np.random.Generator) -> dict:
-    """Run MHAAR (the paper's Alg. 1 with the proposals of ``docs/model.md``).
+    """Run MHAAR (the paper's Alg. 1 with the proposals of ``docs/validation/model.md``).
 
     It runs its fixed length (``cfg.draws``, default ``MHAAR.default_draws``) and reports no
     progress.

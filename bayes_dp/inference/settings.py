@@ -85,7 +85,7 @@ class Exact(_Settings):
 
     The latent error rates of each base are integrated out by quadrature, so the acceptance
     ratio has no Monte Carlo noise; a ridge move follows the posterior's ridge in (eps, s)
-    (``docs/model.md``).
+    (``docs/validation/model.md``).
 
     Parameters
     ----------
@@ -115,7 +115,7 @@ class MHAAR(_Settings):
     """The paper's Algorithm 1: MH with acceptance ratios averaged over auxiliary pairs.
 
     Each move averages its acceptance ratio over K auxiliary (alpha, beta) pairs per base
-    (Yildirim et al.; ``docs/model.md``). Runs have a fixed length (5,000 draws per chain
+    (Yildirim et al.; ``docs/validation/model.md``). Runs have a fixed length (5,000 draws per chain
     unless ``draws`` is given) and are judged by the convergence checks only.
 
     Parameters
@@ -133,7 +133,7 @@ class MHAAR(_Settings):
         likelihood (default, fastest), the binomial likelihood's Beta shape, or uniform
         (reproduces the paper). Over-dispersed groups use a bivariate normal that follows
         their (tau, rho), mixed with draws from R_s near the data, unless "uniform" is asked
-        for (``docs/correlated.md``).
+        for (``docs/validation/correlated.md``).
     aux_uniform_weight : float
         Weight of the defensive uniform part of the auxiliary proposal, in [0, 1] (default
         0.05).
@@ -147,7 +147,7 @@ class MHAAR(_Settings):
         For over-dispersed groups, integrate each base's latent (alpha, beta) out by
         quadrature over R_s instead of averaging over auxiliary pairs (default False): exact
         up to the quadrature, best mixing per iteration, but about 5x fewer effective draws
-        of eps per second on the 20-base benchmark (``docs/correlated.md``).
+        of eps per second on the 20-base benchmark (``docs/validation/correlated.md``).
     thin : int
         Iterations per stored draw (default 2): the chain runs ``tune + thin * draws``
         iterations and keeps every ``thin``-th state.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,13 @@ def detect_input(path, fmt: str = "auto") -> str:
         ``.csv`` with ``score`` and ``member``), else "counts" (the counts reader reports a
         file that is not one).
 
+    Raises
+    ------
+    FileNotFoundError
+        "no such file or folder: <path>".
+    ValueError
+        For a ``.npz`` file that is not a readable archive, naming it.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -81,6 +89,8 @@ def detect_input(path, fmt: str = "auto") -> str:
     if fmt not in ("auto", "csv", "json"):
         raise ValueError(f"`fmt` must be 'auto', 'csv' or 'json'; found {fmt!r}")
     path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {path}")
     if path.is_dir():
         return "result_folder"
     if fmt == "json" or not path.is_file():
@@ -89,8 +99,15 @@ def detect_input(path, fmt: str = "auto") -> str:
     if suffix == ".json" and fmt == "auto":
         return "attack_results" if is_attack_results_file(path) else "counts"
     if suffix == ".npz":
-        with np.load(path) as z:
-            names = set(z.files)
+        try:
+            with path.open("rb") as fh, np.load(fh, allow_pickle=False) as z:
+                names = set(z.files)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            raise ValueError(
+                f"{path} is not a readable .npz archive ({type(e).__name__}: {e}): the file is "
+                "damaged (a run stopped while writing it, or a partial copy); write it again "
+                "with numpy.savez"
+            ) from None
         return "gdp_scores" if {"in_scores", "out_scores"} <= names else "score_matrix"
     if suffix != ".csv" and fmt != "csv":
         return "counts"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +50,14 @@ def read_in_out_scores(path) -> tuple[np.ndarray, np.ndarray]:
     """Read an in/out score file (``LAYOUTS["gdp_scores"]``); return (in_scores, out_scores)."""
     path = Path(path)
     if path.suffix.lower() == ".npz":
-        with np.load(path) as z:
+        try:
+            z = np.load(io.BytesIO(path.read_bytes()), allow_pickle=False)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            raise ValueError(
+                f"{str(path)!r} is not a readable .npz archive ({type(e).__name__}: {e}): the "
+                "file is damaged; write it again with numpy.savez"
+            ) from None
+        with z:
             missing = {"in_scores", "out_scores"} - set(z.files)
             if missing:
                 raise ValueError(

@@ -4,7 +4,7 @@ In a one-run audit ``m`` canaries are each included in the training set independ
 probability 1/2; the auditor guesses inclusion for ``r`` of them and ``v`` guesses are right.
 For an eps-DP mechanism the number of right guesses is stochastically dominated by
 Binomial(r, e^eps / (1 + e^eps)) (their Theorem 3.1; with delta > 0 a correction term).
-``docs/gdp.md`` derives the likelihood used here and states its assumptions.
+``docs/validation/gdp.md`` derives the likelihood used here and states its assumptions.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def estimate_one_run(
     delta enters only as a record: the binomial model is the eps-DP bound of Steinke et al.,
     which an (eps, delta)-DP mechanism can exceed by at most about ``2 m delta`` in probability
     (their Theorem 3.3); ``post.settings["delta_slack"]`` holds ``2 m delta`` per audit, and
-    the model is meant for audits where it is small (``docs/gdp.md``).
+    the model is meant for audits where it is small (``docs/validation/gdp.md``).
 
     Parameters
     ----------

@@ -6,7 +6,8 @@ computes the posterior of eps of each simulated audit on a deterministic grid (t
 per-base likelihood of :mod:`samplers.model.binomial`, tabulated by
 :func:`samplers.exact.surrogate.build`),
 and summarises, per design, what the audit's interval and its power to detect a violated claim
-would be.  ``docs/planning.md`` has the method and its validation. The grid posterior is in
+would be.  ``docs/validation/planning.md`` has the method and its validation. The grid posterior is
+in
 :mod:`bayes_dp.planning.grid`, the hypotheses in :mod:`bayes_dp.planning.truth`; this module is a
 little over 600 lines because it holds the result (:class:`AuditPlan`: table, plot, text) and
 both planners (counts and scores), which share the designs and their checks.
@@ -363,7 +364,7 @@ def plan_audit(
     uniform on R(eps, delta) minus R(s eps, s delta), X ~ Bin(n_neg, alpha), Y ~ Bin(n_pos,
     beta)); each gets the posterior of eps that :func:`estimate_epsilon` would sample, but
     computed on a deterministic grid over (eps, s) with the same exact per-base likelihood
-    (``docs/planning.md``: method, accuracy against full runs, speed). Correlated counts
+    (``docs/validation/planning.md``: method, accuracy against full runs, speed). Correlated counts
     (``likelihood``) are planned with their tau and rho known.
 
     Parameters

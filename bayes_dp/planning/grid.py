@@ -2,7 +2,8 @@
 
 The exact likelihood of the count model (the sampler's own kernel,
 :func:`samplers.exact.grid.log_lik_points`) on a grid over (log(s eps), logit s), zoomed onto
-the mass and refined where it is sharp; ``docs/planning.md`` has the method and its checks.
+the mass and refined where it is sharp; ``docs/validation/planning.md`` has the method and its
+checks.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ MAX_ROUNDS = 6
 #: mass reaching s -> 0 with a sharp edge eps >= const (an axis in (log eps, logit s), a
 #: diagonal in (u, v)) and a thin wedge as s -> 1 that a zoom of 12 nodes lost: FEW applies;
 #: else MANY, whose ``step`` is the largest tried that kept the plans' quantiles within one
-#: probability point of the quadrature reference (docs/planning.md has the checks and the
+#: probability point of the quadrature reference (docs/validation/planning.md has the checks and the
 #: CPU time of each step tried).
 Settings = namedtuple("Settings", ["step", "max_nodes", "sharp_gap", "passes", "coarse", "coords"])
 
@@ -50,7 +51,7 @@ MANY = Settings(step=2.5, max_nodes=40, sharp_gap=6.0, passes=3, coarse=(12,), c
 
 
 #: A grid in (u, v) whose 5% point of s is below this is computed again in (z0, v), and the
-#: grid with the larger integral is kept (docs/planning.md, "Few bases").
+#: grid with the larger integral is kept (docs/validation/planning.md, "Few bases").
 S_LOW = 0.1
 
 
@@ -354,7 +355,7 @@ def grid_posterior(
     coords = "z0" if s_fixed is not None else coords or cfg.coords
 
     # the grid with the larger integral missed less of the mass (a thin region of high
-    # density between nodes); see docs/planning.md
+    # density between nodes); see docs/validation/planning.md
     args = (model, corr, log_prior, s_fixed, stop, cfg)
     best = max((_grid_once(*args, c, coords) for c in cfg.coarse), key=lambda g: g.log_z)
     if coords == "uv" and not forced and best.s_quantile(0.05) < S_LOW:

@@ -374,7 +374,7 @@ def _dependence_html(st: dict) -> str:
             "targets through the per-model effect); information ratio = 1 / design effect, "
             "the information the pooled counts carry relative to independent decisions. Below "
             "0.5, a claim from a likelihood that treats the counts as independent is marked "
-            'not reliable (docs/lira.md, "Dependence of the pooled counts").</p>'
+            'not reliable (docs/validation/lira.md, "Dependence of the pooled counts").</p>'
         )
         parts.append(
             _table(
@@ -397,7 +397,8 @@ def _dependence_html(st: dict) -> str:
             f"<p>Lower bounds of ε at {100 * comp['confidence']:g}% confidence, δ = "
             f"{comp['delta']:g}, computed from the same score matrix without a prior; each "
             "holds under what it assumes. The posterior adds the attack strength and the "
-            "uncertainty of every target's rates at once (docs/lira.md, \"The frequentist "
+            "uncertainty of every target's rates at once (docs/validation/lira.md, \"The "
+            "frequentist "
             'companion").</p>'
         )
         parts.append(

@@ -66,7 +66,8 @@ def _fit_html(st: dict) -> str:
     ]
     return (
         "<p>Posterior predictive check of each score group's binned counts (Pearson's X², "
-        f"docs/gdp.md section 2): a p-value below {FIT_P_MIN} says the equal-variance binormal "
+        f"docs/validation/gdp.md section 2): a p-value below {FIT_P_MIN} says the equal-variance "
+        f"binormal "
         "(Gaussian trade-off) shape does not fit, and eps at small δ, which that shape "
         "extrapolates, should not be trusted.</p>" + _table(["group", "p-value", "verdict"], rows)
     )
@@ -84,7 +85,7 @@ def _eps_table(post: Posterior, prob: float) -> str:
     return (
         "<p>eps at several δ from the same draws of mu (exact conversion, Dong, Roth and Su); "
         "at small δ it is the Gaussian shape extrapolated far below the false-positive rates "
-        "the data see (docs/gdp.md section 1).</p>"
+        "the data see (docs/validation/gdp.md section 1).</p>"
         + _table(["δ", "median ε", f"{pct} lower", f"{pct} upper"], rows)
     )
 
@@ -232,7 +233,7 @@ def write_gdp_report(
         st,
         "the posterior of the Gaussian-DP parameter mu from the attack's whole ROC (binned "
         "scores, binormal shape), one-run audits and attack counts (bayes_dp.estimate_gdp, "
-        "docs/gdp.md); exact draws from a grid.",
+        "docs/validation/gdp.md); exact draws from a grid.",
     )
     parts += [
         f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '

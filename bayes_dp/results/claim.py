@@ -7,8 +7,9 @@ s * eps = const, so the posterior's upper tail decays like p(eps) / eps and move
 prior's scale. :func:`audit_claim` states the one-sided lower bound at a stated posterior
 probability and says whether the upper end is the data's or the prior's, judged from
 :meth:`~bayes_dp.Posterior.prior_sensitivity` (the draws reweighted to the eps prior with its
-scale halved and doubled; no new run). The derivation and the threshold: ``docs/concepts.md``,
-section "What the audit shows".
+scale halved and doubled; no new run). The derivation and the threshold:
+``docs/validation/claims.md``,
+"What the audit shows".
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _dependence_words(dep: dict, frequentist: bool = False) -> str:
     Neither reading is a finding: the raw counts are treated as independent (the interval is
     too narrow), and effective counts (``mia.dependence.effective_counts``, recorded as
     ``corrected``) put the interval above the true eps more often still, as measured on
-    Laplace-mechanism score matrices (``docs/lira.md``, "Effective counts against false
+    Laplace-mechanism score matrices (``docs/validation/lira.md``, "Effective counts against false
     accusations").
     """
     which = "; ".join(
@@ -72,19 +73,20 @@ def _dependence_words(dep: dict, frequentist: bool = False) -> str:
             f"{head}; the bounds stated next allow for it (the per-target bound deflates every "
             "target's counts by the design effects, the pooled bound takes the models as its "
             "units), the model's figure after them does not "
-            '(docs/lira.md, "Dependence of the pooled counts"):'
+            '(docs/validation/lira.md, "Dependence of the pooled counts"):'
         )
     if all(r.get("corrected", False) for r in dep.values()):
         return (
             f"{head}; the interval was computed on counts deflated for it (effective counts), "
             "which on score matrices of a mechanism with known eps put the interval above the "
-            'truth more often than the raw counts did (docs/lira.md, "Effective counts against '
+            'truth more often than the raw counts did (docs/validation/lira.md, "Effective counts '
+            "against "
             'false accusations"). These draws would say:'
         )
     return (
         f"{head} and the likelihood treats them as independent, so the interval below is "
         "optimistic (too narrow, its lower end possibly too high); no likelihood of this "
-        'package models that dependence yet (docs/lira.md, "Dependence of the pooled '
+        'package models that dependence yet (docs/validation/lira.md, "Dependence of the pooled '
         'counts"). These draws would say:'
     )
 
@@ -105,7 +107,8 @@ class AuditClaim:
         (``shape_free_lower``), which the sentence states first; for a posterior with
         score-matrix groups, ``frequentist_lower`` whatever that quantile is (the bound holds
         without the model; a quantile below it is the model's reading of the targets that
-        show nothing: docs/lira.md, "The claim's lower end: the frequentist bound alone");
+        show nothing: docs/validation/lira.md, "The claim's lower end: the frequentist bound
+        alone");
         for a posterior of designed bases, the smaller of that quantile and
         ``frequentist_lower``. When no other bound stands beside that quantile (groups with
         an over-dispersed likelihood only; a Gaussian-DP posterior without score groups) and
@@ -169,7 +172,7 @@ class AuditClaim:
     shape_free_lower : float or None
         Gaussian-DP posteriors with score groups: the lower bound that assumes no shape of the
         trade-off curve (best single threshold fixed in advance, Bonferroni-adjusted;
-        docs/gdp.md section 9). When present, it is ``lower``: the bound stated first.
+        docs/validation/gdp.md section 9). When present, it is ``lower``: the bound stated first.
     shape_free : dict or None
         Its threshold, counts, number of thresholds and level.
     posterior_lower : float or None
@@ -183,14 +186,15 @@ class AuditClaim:
         posterior's delta) and the bound pooled over targets, the larger. It is ``lower``
         (see there), and the sentence states it first: the binomial posterior's interval lay
         above the true eps of a Laplace mechanism in 16 of 100 audits, this bound in none of
-        200 per design (docs/lira.md, "The claim on score-matrix evidence"). Posteriors of
+        200 per design (docs/validation/lira.md, "The claim on score-matrix evidence"). Posteriors
+        of
         designed bases
         (binomial groups, no score matrix): the largest per-base Clopper-Pearson lower bound,
         Bonferroni over the 2 n rates of the binomial groups' n bases
         (:func:`bayes_dp.results.claim_counts.count_bound`), and ``lower`` is the smaller of
         it and ``posterior_lower``; the posterior's quantile sits near the point estimate of
         what the attack shows, above the true eps in about half of audits of an optimal
-        attack (docs/concepts.md, "What the audit shows").
+        attack (docs/validation/claims.md, "What the audit shows").
     frequentist : dict or None
         Its inputs and the base that attains it (designed bases:
         :func:`bayes_dp.results.claim_counts.count_bound`; score matrices, below, see
@@ -273,13 +277,15 @@ class AuditClaim:
         interval with the model's lower end: an interval or a "with 95% probability, eps >= x"
         sentence whose lower end lies above the truth is a false accusation however it is
         labelled, and the model's lower end did that in about half of the audits of an optimal
-        attack (docs/concepts.md, section 6) and in 46 of 220 score-matrix audits of mechanisms
-        of known eps (docs/lira.md, "The claim with the pooled bound, measured"), the claim's
+        attack (docs/validation/claims.md, "What the audit shows") and in 46 of 220 score-matrix
+        audits of mechanisms
+        of known eps (docs/validation/lira.md, "The claim with the pooled bound, measured"), the
+        claim's
         in none. The line is then "eps in [``lower``, ``upper``]" where the data set the upper
         end (``upper_source`` ``"data"``), and "eps >= ``lower``" with the model's quantiles as
         figures otherwise: an upper end the prior or the model sets is not a finding, and on
         score matrices of a Laplace mechanism at eps 3 it lay below the truth in 44 of 50
-        audits (docs/lira.md, "The printed interval").
+        audits (docs/validation/lira.md, "The printed interval").
 
         Examples
         --------

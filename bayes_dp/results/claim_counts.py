@@ -10,7 +10,7 @@ randomized-response mechanism, a worst-case canary), that point estimate lies ab
 eps about half the time, and so does the posterior's lower end: measured on one base of
 1,000 + 1,000 trials at the boundary point (0.1, 0.728) of R(1, 1e-5), the 90% interval lay
 entirely above eps = 1 in 15 of 30 audits; the Clopper-Pearson bound of the same counts in 0
-(``docs/concepts.md``, "What the audit shows", and ``benchmarks/claim_boundary.py``).
+(``docs/validation/claims.md``, "What the audit shows", and ``benchmarks/claim_boundary.py``).
 
 So the claim on such counts states first the classical bound, valid for any attack: the
 largest per-base Clopper-Pearson lower bound of eps, all 2 n rates of the n bases of the
@@ -20,7 +20,7 @@ the group has ``reflect=False``), and never a lower end above it; the posterior'
 follows as what the model says. The claim on score-matrix evidence
 (:mod:`bayes_dp.results.claim_scores`) and on scores at every threshold
 (:mod:`bayes_dp.results.claim_gdp`) have their own bounds. A one-run posterior
-(:func:`bayes_dp.one_run.estimate_one_run`) has the same defect (at guesses drawn from the
+(:func:`bayes_dp.estimate_one_run`) has the same defect (at guesses drawn from the
 dominating Binomial(r, e^eps / (1 + e^eps)) of eps = 1, its lower end lay above the truth in
 25 of 40 audits): its claim states first the largest one-run bound of its audits
 (:func:`one_run_bound`).
@@ -41,7 +41,7 @@ __all__ = ["count_bound", "count_words", "one_run_bound"]
 #: Likelihoods whose counts the bound reads as binomial.
 BINOMIAL_LIKELIHOODS = ("binomial", "exposure_mixture")
 #: Where the reason is measured and written down.
-DOCS = 'docs/concepts.md, "What the audit shows"'
+DOCS = 'docs/validation/claims.md, "What the audit shows"'
 
 
 def model_quantile_words(prob: float, lower: float, at: str, strength: str) -> str:
@@ -50,7 +50,8 @@ def model_quantile_words(prob: float, lower: float, at: str, strength: str) -> s
     Where a bound took the place of the posterior's (1 - prob) quantile, the sentence gives the
     quantile as a figure of the model, never as "with prob posterior probability, eps >= x": an
     auditor who quotes that form makes a claim the tool does not sign, and where the attack is
-    optimal it lies above the true eps far more often than 1 - prob (docs/concepts.md, "What
+    optimal it lies above the true eps far more often than 1 - prob (docs/validation/claims.md,
+    "What
     the audit shows").
 
     >>> model_quantile_words(0.95, 2.71, " at delta = 1e-05", "").split(": ")[1]
@@ -134,7 +135,7 @@ def one_run_bound(st: dict, prob: float) -> dict | None:
     """Return the largest one-run lower bound of eps of a one-run posterior's audits.
 
     Each audit's bound (:func:`bayes_dp.core.one_run_bound.one_run_bounds`, the computation of
-    :func:`bayes_dp.one_run.one_run_epsilon_bound`; Steinke, Nasr and
+    :func:`bayes_dp.one_run_epsilon_bound`; Steinke, Nasr and
     Jagielski's Theorem 3.3) at confidence ``1 - (1 - prob) / k`` for ``k`` audits
     (Bonferroni); the largest is kept. None without one-run groups or a recorded delta.
 
@@ -193,7 +194,8 @@ def count_words(
     the extra fields of :class:`~bayes_dp.AuditClaim`
     (``posterior_lower``, ``frequentist_lower``, ``frequentist``). Where the posterior's
     ``prob`` quantile ``upper`` lies below the per-base bound, a last sentence says that the
-    data rule the model's answer out (the chains' mode at eps ~ 0, docs/lira.md, "A mode the
+    data rule the model's answer out (the chains' mode at eps ~ 0, docs/validation/lira.md, "A mode
+    the
     chains missed").
     """
     fb = count_bound(st, prob)

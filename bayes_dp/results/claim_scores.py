@@ -6,13 +6,13 @@ includes score-matrix groups (groups that record a ``dependence`` diagnostic:
 Laplace-mechanism score matrices the binomial posterior's 90% interval lay entirely above the
 true eps in 16 of 100 audits (95% CI 9-25%), the exposure mixture's read as made in 36 of 50
 (:data:`MODEL_ACCUSATIONS`), while the largest per-target Clopper-Pearson bound
-lay above it in 0 of 200 audits per design (``docs/lira.md``, "The claim on score-matrix
+lay above it in 0 of 200 audits per design (``docs/validation/lira.md``, "The claim on score-matrix
 evidence"). So the claim's lower end is the frequentist bound and the sentence states it
 first, the posterior's lower end after it as what the model says, above or below it. The
 frequentist bound holds without the model; a posterior lower end below it is the model's
 reading of the targets that show nothing (each target votes on the shared eps: padding a
 matrix with such targets pulls it down, "Padding of the claim"), not evidence against the
-bound, so it does not lower the claim (``docs/lira.md``, "The claim's lower end: the
+bound, so it does not lower the claim (``docs/validation/lira.md``, "The claim's lower end: the
 frequentist bound alone").
 
 The frequentist bound is the larger of two parts, each with half of the claim's error
@@ -20,7 +20,8 @@ The frequentist bound is the larger of two parts, each with half of the claim's 
 rates (``pooled_rates``, from ``mia.counts_from_score_matrix``: a test fitted on a random half
 of the models, applied to the other half), the bound pooled over targets with the models as
 the units (:func:`bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound`, the finite-sample
-betting test of R's lower constraints on rates balanced model by model; ``docs/lira.md``, "The
+betting test of R's lower constraints on rates balanced model by model;
+``docs/validation/lira.md``, "The
 pooled bound"). The pooled part is what an optimal
 attack on many targets alike shows, which the per-target part loses to its correction over
 targets; with targets declared in advance it pools over those only.
@@ -53,23 +54,23 @@ from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_counts import model_quantile_words
 
 #: Where the docs give the decision and the measured figures.
-DOCS = 'docs/lira.md, "The claim on score-matrix evidence"'
+DOCS = 'docs/validation/lira.md, "The claim on score-matrix evidence"'
 #: Where the docs say why a posterior lower end below the frequentist bound leaves the claim.
-DOCS_BELOW = 'docs/lira.md, "The claim\'s lower end: the frequentist bound alone"'
+DOCS_BELOW = 'docs/validation/lira.md, "The claim\'s lower end: the frequentist bound alone"'
 #: Where the docs give the bound pooled over targets and its validity.
-DOCS_POOLED = 'docs/lira.md, "The pooled bound"'
+DOCS_POOLED = 'docs/validation/lira.md, "The pooled bound"'
 #: Where the docs measure the pooled bound on decisions that follow the other targets'
 #: memberships (the assumption it states).
-DOCS_COUPLED = 'docs/pooled_bound.md, "Decisions that follow the other targets"'
+DOCS_COUPLED = 'docs/validation/pooled_bound.md, "Decisions that follow the other targets"'
 #: Where the docs measure the upper end against the strongest target's own eps.
-DOCS_UPPER = 'docs/lira.md, "Heterogeneous exposure at scale"'
+DOCS_UPPER = 'docs/validation/lira.md, "Heterogeneous exposure at scale"'
 #: Where the chains' restart at a mode they missed is described and measured.
-DOCS_MISSED = 'docs/lira.md, "A mode the chains missed"'
+DOCS_MISSED = 'docs/validation/lira.md, "A mode the chains missed"'
 #: How often each score-matrix model's 90% interval lay entirely above the true eps of a Laplace
 #: mechanism at mu = 1 (an optimal attack: every target's error point on the boundary of
 #: R(1, delta)), 64 models x 64 targets, per-model shift sd 0 and 0.25, online test at alpha
 #: 0.1: ``(likelihood, reflect): (audits above the truth, audits, command)``
-#: (``docs/lira.md``, "The claim on score-matrix evidence").
+#: (``docs/validation/lira.md``, "The claim on score-matrix evidence").
 MODEL_ACCUSATIONS = {
     ("binomial", True): (16, 100, "--likelihood binomial, seeds 0 and 100"),
     ("binomial", False): (9, 50, "--likelihood binomial --as-made"),
@@ -84,7 +85,8 @@ MODEL_ACCUSATIONS = {
 POOLED_SHARE = 0.5
 #: Fewest test models (per-model rates) for the pooled bound to enter the claim. The betting
 #: bound of a mean over n values in [0, 1] sits at least about log(1 / a) / (0.75 n) above it
-#: (5.8 / n at each rate's error a = 0.0125; ``docs/pooled_bound.md``), so with fewer than 16
+#: (5.8 / n at each rate's error a = 0.0125; ``docs/validation/pooled_bound.md``), so with fewer
+#: than 16
 #: test models its FP bound is above 0.36 + the mean FP rate whatever the data and the pooled
 #: bound could say little (at most log(1 / 0.46) = 0.78 at alpha 0.1); the per-target bounds
 #: then keep all of the error. 15, not 16: of 32 models' 16 test models the last is never used
@@ -197,7 +199,7 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     only the share given away)
     (:func:`~bayes_dp.core.region.clopper_pearson_target_bounds`, ``reflect=False``: only the
     decisions as made, never the test that says the opposite; a target that shows nothing can
-    have cross-fed decisions wrong on both sides together, ``docs/lira.md``, "Cross-fed
+    have cross-fed decisions wrong on both sides together, ``docs/validation/lira.md``, "Cross-fed
     decisions that point the wrong way"). The same on the raw counts is returned beside it.
 
     The attack's ceiling is the same bound, with the same deflation and level, of the best
@@ -250,7 +252,8 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     n_focus = sum(int(f.sum()) for f in focus)
     n_other = n_rates // 2 - n_focus
     # records without ``n_test`` hold the plain per-model rates of an earlier version, which
-    # the balanced design can tilt (docs/lira.md, "The balanced design, model by model"): no
+    # the balanced design can tilt (docs/validation/lira.md, "The balanced design, model by
+    # model"): no
     # pooled bound from them, and the sentence says why
     recs = [g["dependence"].get("pooled_rates") or {} for g in groups]
     legacy = any(r and "n_test" not in r for r in recs)
@@ -381,7 +384,7 @@ def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: floa
     ``pooled_rates``: over all its fitted targets, or its declared ones) and, where the record
     holds them from at least :data:`POOLED_MIN_MODELS` test models, the same rates over the
     targets most exposed on the reference half (``selected``, chosen on the reference models
-    alone: ``docs/lira.md``, "The pooled bound over the most exposed targets"). Each gets
+    alone: ``docs/validation/lira.md``, "The pooled bound over the most exposed targets"). Each gets
     :func:`~bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` with finite-sample betting
     bounds at an equal share ``POOLED_SHARE / (number of candidates)`` of ``1 - prob``
     (Bonferroni over the candidates and, inside, over the two rates). The result's
@@ -750,7 +753,8 @@ def unconverged_model_words(
       quantiles are not the posterior's, and the posterior itself, its mass near eps = 0, is
       the band model reading the targets that show nothing as a mechanism of eps near 0 (the
       false assurance of issue 32: a DP-SGD audit whose canaries alone give [0, 7e-6] against
-      an accountant eps of 2.67, docs/lira.md, "A real run: digits with canaries"). Neither is
+      an accountant eps of 2.67, docs/validation/lira.md, "A real run: digits with canaries").
+      Neither is
       reported as a figure: the model's sentences give way to one that says why, and the
       upper source becomes ``"minor_mode"`` (the summary line then prints the bound alone).
     * Any other failed convergence check: the model's sentences stay, after one that says they
@@ -785,6 +789,7 @@ def unconverged_model_words(
         "mass near eps = 0, is the model reading every target as tested by one attack of a "
         "shared strength, so that targets that show nothing place the mechanism near eps = 0: "
         "not a finding (an audit shows how large eps is at least, never at most; "
-        'docs/lira.md, "A real run: digits with canaries"). The bound above reads the counts '
+        'docs/validation/lira.md, "A real run: digits with canaries"). The bound above reads the '
+        "counts "
         "only and does not depend on the chains.",
     ], "minor_mode"

@@ -223,7 +223,8 @@ def _not_converged(posterior: Posterior, diag: dict) -> Finding:
             f"Not converged: the chains sit in a minor mode. At eps = {eps:.2g} the log posterior "
             f"density is {lp:.2f}, {gap:.1f} above the best of the chains' draws, and {again}; "
             "the result is not reliable. With many barely exposed bases (LiRA score matrices) "
-            "the model has a mode at eps ~ 0; see docs/lira.md, 'Which likelihood for a score "
+            "the model has a mode at eps ~ 0; see docs/validation/lira.md, 'Which likelihood for "
+            "a score "
             "matrix' and 'A mode the chains missed'."
         )
         return Finding("not_converged", "eps", float(posterior.n_draws), None, message)

@@ -9,8 +9,7 @@ gaussian_mechanism_epsilon, gaussian_mechanism_delta, gaussian_mechanism_sigma
     the calibration sigma(eps, delta); the package's one implementation.
 CosineNull, epsilon_cosine_null_vs_gaussian
     Exact null law of a random-canary cosine.
-one_shot_gaussian_mechanism, simulate_canary_cosines, epsilon_from_cosines,
-epsilon_from_two_samples
+one_shot_gaussian_mechanism, simulate_canary_cosines, epsilon_from_cosines, epsilon_from_two_samples
     One-shot audit of the Gaussian mechanism (Andrew et al., Alg. 1).
 counts_from_scores, to_evidence, empirical_epsilon
     Scores to ``bayes_dp.AttackCounts`` / ``Evidence``; max-over-threshold epsilon.

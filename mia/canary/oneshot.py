@@ -93,7 +93,8 @@ def epsilon_from_cosines(cosines, d, delta, *, method="two_gaussians", null="gau
     null : {"gaussian", "exact"}
         Null law of an unobserved canary's cosine for ``"two_gaussians"``: ``N(0, 1/d)`` or the
         exact Beta law (``CosineNull``). The exact null is lighter-tailed than any Gaussian fit,
-        so at small d it inflates epsilon (see ``docs/canary.md``); it is exact only for counts.
+        so at small d it inflates epsilon (see ``docs/validation/canary.md``); it is exact only for
+        counts.
 
     Returns
     -------

@@ -44,7 +44,8 @@ INDEP_MIN_ESS = 0.5
 #: table walk to fall back on, only the exact random walk and ridge moves, which give
 #: ~0.01-0.03 effective draws per iteration on the posteriors concerned (LiRA counts with tau
 #: and rho free), while the t's pilots there measured 0.16-0.34; on the exposure mixture at
-#: 10,000 targets the pilots' median was 0.25-0.28 (docs/lira.md, "The exposure mixture at
+#: 10,000 targets the pilots' median was 0.25-0.28 (docs/validation/lira.md, "The exposure mixture
+#: at
 #: scale").
 FIT_MIN_ESS = 0.15
 

@@ -31,7 +31,8 @@ LIK_BIVARIATE_NORMAL = 1
 #: X, Y independent beta-binomials with intra-class correlation tau.
 LIK_BETA_BINOMIAL = 2
 #: Binomial decisions; each base's error point from the exposure mixture
-#: pi * Unif(R_s(eps, delta)) + (1 - pi) * Unif(R(kappa * eps, delta)) (``docs/lira.md``).
+#: pi * Unif(R_s(eps, delta)) + (1 - pi) * Unif(R(kappa * eps, delta))
+#: (``docs/validation/lira.md``).
 LIK_EXPOSURE_MIXTURE = 3
 
 # -- auxiliary proposal q(alpha, beta) of a base (MHAAR's ``qkind``; see ``aux_proposals``)

@@ -1,7 +1,8 @@
 """The dispersion inside the likelihood (issue 32, item 2) on Laplace score matrices, by quadrature.
 
 Shared by ``benchmarks/lira_dispersion_likelihood.py`` and
-``tests/statistical/test_dispersion_likelihood.py`` (``docs/lira.md``, "The dispersion inside
+``tests/statistical/test_dispersion_likelihood.py`` (``docs/validation/lira.md``, "The dispersion
+inside
 the likelihood (item 2), measured"). A score matrix is drawn as
 :func:`mia.coverage.score_matrix_audit` draws it with ``mechanism="laplace"`` (the same
 generator calls in the same order, so a generator in the same state gives the same matrix):

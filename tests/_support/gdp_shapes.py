@@ -1,6 +1,7 @@
 """Score mechanisms with known eps, and one audit of each by the whole-ROC posterior's claim.
 
-Shared by ``benchmarks/gdp_shapes.py`` (the table of docs/gdp.md section 9) and the slow tests
+Shared by ``benchmarks/gdp_shapes.py`` (the table of docs/validation/gdp.md section 9) and the slow
+tests
 of ``tests/bayes_dp/gdp/test_gdp_shapes.py``. Each mechanism draws in-scores (members) and
 out-scores (non-members); its true eps at delta comes from the pair's privacy-loss distribution
 (``tests.reference.privacy_loss``), or from the closed forms of the Gaussian and Laplace pairs.

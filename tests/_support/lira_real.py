@@ -1,6 +1,7 @@
 """A real LiRA score matrix from trained models: digits with canaries (issue 32, "A real run").
 
-Shared by ``benchmarks/lira_real_claim.py`` (the full run, figures in ``docs/lira.md``, "A real
+Shared by ``benchmarks/lira_real_claim.py`` (the full run, figures in ``docs/validation/lira.md``,
+"A real
 run: digits with canaries") and ``tests/statistical/test_lira_real_claim.py`` (a reduced run).
 
 The design: scikit-learn's digits (or its first ``n_targets`` rows), a fixed number of labels

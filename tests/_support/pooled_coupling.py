@@ -1,6 +1,7 @@
 """Score matrices whose decisions depend on the other targets' memberships, with exact eps.
 
-The pooled bound (``docs/pooled_bound.md``) assumes that a target's decision does not depend on
+The pooled bound (``docs/validation/pooled_bound.md``) assumes that a target's decision does not
+depend on
 the other targets' memberships in its model: its guarantee is that every test model's expected
 (FP, FN) pair, given the models before it, is a mixture of the targets' points, and the weights
 of a target's FP and FN (a kept OUT entry over the kept OUT count, a kept IN entry over the

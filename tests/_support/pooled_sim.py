@@ -1,7 +1,7 @@
 """Score matrices of mechanisms with exactly known eps, and the exact error rates of a fitted test.
 
 Shared by ``benchmarks/pooled_validity.py`` and ``tests/statistical/test_pooled_bound.py``
-(``docs/pooled_bound.md``). A configuration is a dict with
+(``docs/validation/pooled_bound.md``). A configuration is a dict with
 
 * ``mech``: ``"laplace"`` (IN score ``Laplace(0, 1) + eps0``, OUT ``Laplace(0, 1)``; ``param``
   is ``eps0``), ``"gauss"`` (``N(mu, 1)`` against ``N(0, 1)``; ``param`` is ``mu``; ``mu = 0``

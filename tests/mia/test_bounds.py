@@ -132,7 +132,7 @@ def test_bounds_valid_on_laplace_matrices(design, shift):
     # without a per-model shift (post-processing: still eps0-DP). Every bound at 95% confidence
     # may lie above eps(delta) in at most 5% of audits; with 100 audits the count must stay
     # at or below 5 + 3 binomial sd (3 sqrt(100 0.05 0.95) = 6.5): at most 11. The observed
-    # counts and the Clopper-Pearson interval of the rate are in docs/lira.md.
+    # counts and the Clopper-Pearson interval of the rate are in docs/validation/lira.md.
     rng = np.random.default_rng(7)
     eps0, delta, reps = 3.0, 1e-5, 100
     truth = eps0 + 2 * np.log1p(-delta)

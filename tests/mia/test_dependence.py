@@ -108,7 +108,7 @@ def test_cross_fed_design_effect_matches_replicates(shift):
     # design effect (about 2: the shared OUT fit) against the variance of the pooled FN count
     # over 150 replicates (relative MC sd sqrt(2 / 149) = 0.116; 4 sd). FP: the estimate is
     # conservative (it also counts differences between the targets' FP rates), so it may not
-    # fall below the truth by more than the same margin. docs/lira.md, "Dependence of the
+    # fall below the truth by more than the same margin. docs/validation/lira.md, "Dependence of the
     # pooled counts", has the full table (benchmarks/dependence_check.py).
     rng = np.random.default_rng(5)
     reps = 150
@@ -193,7 +193,7 @@ def test_claim_changes_on_dependent_counts():
     assert claim.sentence.startswith("NOT RELIABLE: the pooled counts are dependent")
     assert claim.to_dict()["dependence"]["lira"]["fn_design_effect"] == pytest.approx(3.0)
     # deflated by the design effect (effective counts): still not a finding, since effective
-    # counts raised false accusations where measured (docs/lira.md)
+    # counts raised false accusations where measured (docs/validation/lira.md)
     rec = {**d.to_dict(), "corrected": True}
     claim = bdp.audit_claim(_posterior_with(rec))
     assert not claim.reliable

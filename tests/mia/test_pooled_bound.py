@@ -384,7 +384,8 @@ def test_selection_uses_the_reference_half_only():
 def test_kept_entries_are_model_rates_coins_and_keep_each_side_with_chance_p():
     # the coins behind model_rates: its rates are the kept masks' shares, and over many coin
     # seeds (design fixed) every entry is a kept IN (when IN) or a kept OUT (when OUT) with the
-    # returned chance p, the same for both sides (docs/pooled_bound.md, "The repair, part 1")
+    # returned chance p, the same for both sides (docs/validation/pooled_bound.md, "The repair,
+    # part 1")
     from mia.bounds import kept_entries, model_rates
 
     rng = np.random.default_rng(4)

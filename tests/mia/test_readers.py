@@ -88,11 +88,11 @@ def test_lira_target_without_out_model_and_missing_layout(tmp_path):
         k = np.load(p)
         k[2] = True
         np.save(p, k)
-    with pytest.raises(ValueError, match=r"target\(s\) 2 have no OUT model"):
+    with pytest.raises(ValueError, match=r"1 target\(s\) have no OUT model \(2\)"):
         mia.read_lira_runs(tmp_path)
     with pytest.raises(ValueError, match="no 'experiment-\\*' folder"):
         mia.read_lira_runs(tmp_path / "experiment-0_4")
-    with pytest.raises(FileNotFoundError, match="not a folder"):
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
         mia.read_lira_runs(tmp_path / "nope")
 
 
@@ -135,8 +135,13 @@ def test_privacy_meter_errors(tmp_path):
     with pytest.raises(ValueError, match="several signal files.*signals='lira_signals.npy'"):
         mia.read_privacy_meter(tmp_path)
     assert mia.read_privacy_meter(tmp_path, signals="rmia_signals.npy").scores.shape == (6, 5)
+    # fewer columns: a log_dir reused with fewer models (load_models takes the first ones)
     np.save(tmp_path / "signals" / "rmia_signals.npy", p[:, :4])
-    with pytest.raises(ValueError, match=r"rmia_signals.npy' has 4 columns.*has 6 rows"):
+    run = mia.read_privacy_meter(tmp_path, signals="rmia_signals.npy")
+    np.testing.assert_array_equal(run.keep, member[:4])
+    assert "the first 4 rows were read" in run.notes[0]
+    np.save(tmp_path / "signals" / "rmia_signals.npy", np.hstack([p, p[:, :1]]))
+    with pytest.raises(ValueError, match=r"rmia_signals.npy' has 7 columns.*has 6 rows"):
         mia.read_privacy_meter(tmp_path, signals="rmia_signals.npy")
     q = p.copy()
     q[3, 2] = np.nan
@@ -149,7 +154,7 @@ def test_privacy_meter_errors(tmp_path):
         mia.read_privacy_meter(tmp_path, signals="rmia_signals.npy")
     member[:, 4] = False
     np.save(tmp_path / "models" / "memberships.npy", member)
-    with pytest.raises(ValueError, match=r"memberships.npy.*target\(s\) 4 have no IN model"):
+    with pytest.raises(ValueError, match=r"memberships.npy.*1 target\(s\) have no IN model \(4\)"):
         mia.read_privacy_meter(tmp_path, signals="lira_signals.npy")
     with pytest.raises(FileNotFoundError, match="memberships.npy"):
         mia.read_privacy_meter(tmp_path / "signals")
@@ -158,14 +163,14 @@ def test_privacy_meter_errors(tmp_path):
 def test_attack_results_json(tmp_path):
     rows = [
         {"FN": 250, "FP": 40, "TN": 960, "TP": 750},
-        {"FN": 200, "FP": 50, "TN": 950, "TP": 800, "extra": "ignored"},
+        {"FN": 200, "FP": 50, "TN": 850, "TP": 700, "extra": "ignored"},
     ]
     for i, r in enumerate(rows):
         (tmp_path / f"base_{i}.json").write_text(json.dumps(r))
     counts = mia.read_attack_results(tmp_path)
     assert isinstance(counts, bdp.AttackCounts)
     assert counts.fp.tolist() == [40, 50] and counts.fn.tolist() == [250, 200]
-    assert counts.n_neg.tolist() == [1000, 1000] and counts.n_pos.tolist() == [1000, 1000]
+    assert counts.n_neg.tolist() == [1000, 900] and counts.n_pos.tolist() == [1000, 900]
     one = mia.read_attack_results([tmp_path / "base_1.json"])
     assert one.fp.tolist() == [50]
     (tmp_path / "base_2.json").write_text(json.dumps({"FN": 1, "FP": 2, "TN": 3}))
@@ -197,10 +202,8 @@ def test_cli_estimates_from_each_folder(tmp_path, capsys):
     _pm_dir(pm, n_models=8, n_samples=10)
     pe = tmp_path / "pe"
     pe.mkdir()
-    for i, (fp, fn) in enumerate([(40, 250), (50, 200)]):
-        (pe / f"b{i}.json").write_text(
-            json.dumps({"FP": fp, "TN": 1000 - fp, "FN": fn, "TP": 1000 - fn})
-        )
+    for i, (fp, fn, n) in enumerate([(40, 250, 1000), (50, 200, 900)]):
+        (pe / f"b{i}.json").write_text(json.dumps({"FP": fp, "TN": n - fp, "FN": fn, "TP": n - fn}))
     for folder, needle in [
         (lira, "higher = member"),
         (pm, "Privacy Meter run"),

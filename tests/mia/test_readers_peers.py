@@ -31,80 +31,18 @@ import bayes_dp as bdp
 import mia
 from bayes_dp.cli import main
 
+from tests._support import tool_outputs as to
 
-# -- Privacy Meter ---------------------------------------------------------------------------
-def _pm_pairs(n, pairs, rng):
-    """Complementary pairs of models on shuffled halves (split_dataset_for_training)."""
-    idx = np.arange(n)
-    keep = np.full((2 * pairs, n), True, dtype=bool)
-    for i in range(pairs):
-        rng.shuffle(idx)
-        keep[2 * i, idx[n // 2 :]] = False
-        keep[2 * i + 1, idx[: n // 2]] = False
-    return keep
-
-
-def _pm_poisson_pairs(n, pairs, rng):
-    """Pair 0 Poisson-sampled, the others shuffled halves (split_dataset_for_training_poisson)."""
-    keep = _pm_pairs(n, pairs, rng)
-    first = rng.choice(2, n, p=[0.5, 0.5]).astype(bool)
-    keep[0], keep[1] = first, ~first
-    return keep
-
-
-def _pm_softmax(member_rows, rng, k=1):
-    """Probability of the true label (get_softmax), float32, (rows * k, models)."""
-    z = rng.normal(0.0, 1.0, (member_rows.shape[0] * k, member_rows.shape[1]))
-    z += 2.5 * np.repeat(member_rows, k, axis=0)
-    return (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
-
-
-def _pm_write(
-    root, memberships, audit_idx, rng, *, alg="rmia", num_experiments=1, ramia_k=0, plain=True
-):
-    """Write a Privacy Meter log_dir for an audit of ``audit_idx`` (in the order audited)."""
-    models = root / "models"
-    models.mkdir(parents=True)
-    np.save(models / "memberships.npy", memberships)
-    meta = {}
-    for i in range(memberships.shape[0]):
-        (models / f"model_{i}.pkl").write_bytes(b"state dict")
-        meta[str(i)] = {"num_train": int(memberships[i].sum()), "model_path": f"model_{i}.pkl"}
-    (models / "models_metadata.json").write_text(json.dumps(meta, indent=4))
-    (root / "signals").mkdir()
-    rows = memberships[:, audit_idx].T  # audited samples x models
-    if plain:
-        np.save(root / "signals" / f"{alg}_signals.npy", _pm_softmax(rows, rng))
-        np.save(root / "signals" / f"{alg}_signals_pop.npy", _pm_softmax(rows[:7] * 0, rng))
-    if ramia_k:
-        sig = _pm_softmax(rows, rng, k=ramia_k)
-        np.save(root / "signals" / f"{alg}_ramia_signals.npy", sig)
-    exp = root / "report" / "exp"
-    exp.mkdir(parents=True)
-    (root / "report" / "time_analysis.log").write_text("Loading dataset took 0.1 seconds\n")
-    for t in range(num_experiments):
-        target = memberships[t, audit_idx]
-        if ramia_k:
-            target = np.repeat(target, ramia_k)
-        np.savez(
-            exp / f"attack_result_{t}",
-            fpr=np.linspace(0, 1, 5),
-            tpr=np.linspace(0, 1, 5),
-            auc=0.5,
-            one_tenth_fpr=0.0,
-            zero_fpr=0.0,
-            scores=rng.normal(size=target.size),
-            memberships=target.ravel(),
-        )
-        (exp / f"ROC_{t}.png").write_bytes(b"png")
-    return rows
+# -- Privacy Meter (the writers are in tests/_support/tool_outputs.py) ---------------------------
+_pm_pairs = to.pm_pairs
+_pm_poisson_pairs = to.pm_poisson_pairs
+_pm_softmax = to.pm_softmax
+_pm_write = to.write_privacy_meter
 
 
 def _pm_subset(n_samples, data_size, memberships, rng):
     """The audited subset of sample_auditing_dataset: members of model 0, then non-members."""
-    members = rng.choice(np.flatnonzero(memberships[0]), data_size // 2, replace=False)
-    non = rng.choice(np.flatnonzero(~memberships[0]), data_size // 2, replace=False)
-    return np.concatenate([members, non])
+    return to.pm_subset(data_size, memberships, rng)
 
 
 # -- stopping the command line at the sampler -------------------------------------------------
@@ -271,7 +209,7 @@ def test_pm_several_signal_files_and_ramia(tmp_path, cli):
     sub = tmp_path / "ramia_subset"
     idx = _pm_subset(24, 8, member, rng)
     _pm_write(sub, member, idx, rng, ramia_k=3, plain=False)
-    with pytest.raises(ValueError, match="RAMIA range signals.*--indices FILE"):
+    with pytest.raises(ValueError, match="RaMIA range signals.*--indices FILE"):
         mia.read_privacy_meter(sub)
     run = mia.read_privacy_meter(sub, indices=idx)
     assert run.scores.shape == (8, 8, 3)
@@ -403,7 +341,7 @@ def _pe_write(root, rows):
 
 
 def test_pe_one_file_and_several_files(tmp_path, cli):
-    files = _pe_write(tmp_path / "pe", [(250, 40, 960, 750), (200, 50, 950, 800)])
+    files = _pe_write(tmp_path / "pe", [(250, 40, 960, 750), (200, 50, 850, 700)])
     assert mia.read_attack_results(files[0]).fp.tolist() == [40]
     rc, err, groups = cli(files[0])
     assert rc == 0, err
@@ -418,7 +356,7 @@ def test_pe_one_file_and_several_files(tmp_path, cli):
 
 def test_pe_folder_with_dp_parameters(tmp_path, cli):
     root = tmp_path / "pe"
-    _pe_write(root, [(250, 40, 960, 750), (200, 50, 950, 800)])
+    _pe_write(root, [(250, 40, 960, 750), (200, 50, 850, 700)])
     (root / "dp_parameters.json").write_text(
         json.dumps({"noise_multiplier": 1.1, "num_steps": 1000, "subsampling_probability": 0.01})
     )

@@ -401,7 +401,7 @@ def test_cli_estimate_from_score_files(tmp_path, capsys):
     # 3 when these short runs fail the convergence checks (the status says so, the draws are kept)
     assert rc == _status(post), captured.err
     assert "online test at alpha=0.1, 5 targets counted, 0 skipped" in captured.err  # a log line
-    assert "tau_lira" not in post.var_names  # binomial: no tau (docs/lira.md)
+    assert "tau_lira" not in post.var_names  # binomial: no tau (docs/validation/lira.md)
     csv = _write_long_csv(tmp_path / "scores.csv", scores, keep)
     rc = main(
         ["estimate", str(csv), "--delta", "1e-5", "--out", str(tmp_path / "o2"), *FAST]

@@ -3,7 +3,8 @@
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+#: the page that quotes the example's intervals
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "howto" / "canaries.md"
 
 
 def test_canary_combined_writes_figure(run_script, tmp_path):
@@ -15,14 +16,14 @@ def test_canary_combined_writes_figure(run_script, tmp_path):
     assert 10_000 < out.stat().st_size < 400_000
 
 
-def test_canary_combined_intervals_are_the_readmes(run_script, tmp_path):
-    # the README quotes the three 90% intervals this example prints with its default settings
+def test_canary_combined_intervals_are_the_docs(run_script, tmp_path):
+    # the canaries how-to quotes the three 90% intervals this example prints by default
     # (about 13 s: in the default run, so that a change of the draws shows here)
     text = run_script("examples/canary_combined.py").stdout
     found = re.findall(r"\[\d+\.\d{3}, \d+\.\d{3}\]", text)
     assert len(found) == 3, text
-    readme = " ".join(README.read_text(encoding="utf-8").split())
+    page = " ".join(PAGE.read_text(encoding="utf-8").split())
     for interval in found:
-        assert interval in readme, (
-            f"README.md does not quote {interval} (the example printed:\n{text})"
+        assert interval in page, (
+            f"docs/howto/canaries.md does not quote {interval} (the example printed:\n{text})"
         )

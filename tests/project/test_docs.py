@@ -2,8 +2,8 @@
 
 * every file path (``samplers/exact/chain.py``, ``benchmarks/bench_sampler.py``, ...) and every
   dotted name in backticks (``bayes_dp.Posterior.converged``, ``samplers.exact.chain.Model``) in
-  README.md and docs/*.md exists;
-* docs/model.md's description of the default sampler states the constants of
+  README.md and the Markdown pages under docs/ exists;
+* docs/validation/model.md's description of the default sampler states the constants of
   ``samplers/exact/chain.py`` and ``bayes_dp/inference/estimate.py`` (warm-up length, first step
   size, gain of
   the scale recursion, acceptance target), and names only the methods there are.
@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [
+    ROOT / "README.md",
+    *sorted(
+        p
+        for p in (ROOT / "docs").rglob("*.md")
+        if not {"_build", "_generated", "modules"} & set(p.relative_to(ROOT / "docs").parts)
+    ),
+]
 PATH_RE = re.compile(
     r"(?<![\w/.])((?:samplers|bayes_dp|mia|benchmarks|examples|tests|docs|\.ci)/"
     r"[\w/.-]*\w\.(?:py|sh|md|png))"
@@ -31,7 +38,7 @@ ALIASES = {"bdp": "bayes_dp"}
 def _refs(regex):
     for doc in DOCS:
         for m in regex.finditer(doc.read_text(encoding="utf-8")):
-            yield doc.name, m.group(1)
+            yield str(doc.relative_to(ROOT)), m.group(1)
 
 
 def _resolve(dotted: str):
@@ -75,7 +82,7 @@ def test_the_name_check_can_fail():
 
 
 def _model_md() -> str:
-    return " ".join((ROOT / "docs" / "model.md").read_text(encoding="utf-8").split())
+    return " ".join((ROOT / "docs" / "validation" / "model.md").read_text(encoding="utf-8").split())
 
 
 def test_model_md_states_the_default_samplers_constants():
@@ -120,11 +127,12 @@ def test_model_md_states_the_block_quadratures_constants():
         assert phrase in text, phrase
 
 
-def test_readme_layout_names_every_bayes_dp_module():
-    """The README's Layout section names every module of bayes_dp (besides the package files)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    layout = text[text.index("## Layout") :]
-    layout = layout[: layout.index("\n## ", 1)] if "\n## " in layout[1:] else layout
-    modules = {p.name for p in (ROOT / "bayes_dp").glob("*.py")} - {"__init__.py", "__main__.py"}
-    missing = sorted(m for m in modules if f"`{m}`" not in layout)
-    assert not missing, f"README's Layout section does not name {missing}"
+def test_layout_page_names_every_bayes_dp_module():
+    """docs/reference/layout.md names every module of bayes_dp's sub-packages, and each folder."""
+    layout = (ROOT / "docs" / "reference" / "layout.md").read_text(encoding="utf-8")
+    pkgs = sorted(p.parent for p in (ROOT / "bayes_dp").glob("*/__init__.py"))
+    missing = [f"{d.name}/" for d in pkgs if f"`{d.name}/`" not in layout]
+    for d in pkgs:
+        mods = {p.name for p in d.glob("*.py")} - {"__init__.py", "__main__.py"}
+        missing += [f"{d.name}/{m}" for m in sorted(mods) if f"`{m}`" not in layout]
+    assert not missing, f"docs/reference/layout.md does not name {missing}"

@@ -98,7 +98,7 @@ def test_markers_are_recognised_and_every_block_found():
     ]
     assert [line for line, _, _ in found] == [3, 6, 10]
     # README.md has blocks, and every marker in it sits right above a block
-    assert len(BLOCKS) >= 5
+    assert len(BLOCKS) >= 2  # the short tour: counts -> claim -> report, and a LiRA folder
     on_own_line = re.compile(r"^\s*" + MARKER.pattern + r"\s*$", re.M)
     n_markers = len(on_own_line.findall(README.read_text(encoding="utf-8")))
     assert n_markers == sum(len(m) for _, _, m in BLOCKS)

@@ -13,8 +13,8 @@ prior), seeded, on cells of eps (0.005 wide up to 8, 0.2 up to 60) and 200 midpo
 eps ~ HalfNormal(10).
 
 numpy and scipy only, with the geometry of :mod:`tests.reference.geometry`; no code shared
-with ``samplers/``. ``benchmarks/boundary_prior.py`` prints the study; docs/concepts.md,
-section 6 ("A prior that expects optimal attacks"), has its table.
+with ``samplers/``. ``benchmarks/boundary_prior.py`` prints the study; docs/validation/claims.md,
+("A prior that expects optimal attacks"), has its table.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ _COND_STEPS = np.array([-7.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, 7.0])
 class _BVNBase:
     """A base under the bivariate normal of paper eq. 7 at fixed (tau, rho).
 
-    As written in docs/correlated.md: with the rates shrunk by half a count,
+    As written in docs/validation/correlated.md: with the rates shrunk by half a count,
     a~ = (N0 alpha + 1/2) / (N0 + 1) and b~ likewise,
     (X, Y) ~ N2((N0 alpha, N1 beta), [[v0, c], [c, v1]]) with
     v0 = N0 a~ (1 - a~) (1 + (N0 - 1) tau), v1 likewise and

@@ -7,7 +7,7 @@ band integral at delta = 0 is a difference of cumulative sums over the grid sort
 E = log((1 - hi) / lo) (folded coordinates), and tau and rho are integrated by the midpoint
 rule in probability: tau at the midpoint quantiles of its Beta prior, rho = r rho_max(tau) with
 r at the midpoints of (-1, 1) (rho | tau is uniform on its admissible interval).  The model is
-the one docs/correlated.md writes down:
+the one docs/validation/correlated.md writes down:
 
 * beta-binomial: X | alpha ~ BetaBinomial(N0, alpha phi, (1 - alpha) phi), phi = 1 / tau - 1,
   Y | beta likewise and independent;

@@ -63,7 +63,7 @@ def test_tabulated_band_integral_matches_the_computed_jacobian(n0, n1, tau):
                 worst = max(worst, abs(a - b))
                 n_finite += 1
     # the rule's own relative tolerance is QUAD_TOL = 1e-4; the tables add at most ~3e-5
-    # (the worst over a larger grid of scratch runs, docs/correlated.md)
+    # (the worst over a larger grid of scratch runs, docs/validation/correlated.md)
     assert worst < 5e-5, worst
     assert n_finite > 100
 

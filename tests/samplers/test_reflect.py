@@ -20,7 +20,8 @@ from samplers.model.binomial import binomial_bases, log_lik
 from tests.reference import log_marginal_likelihood
 
 # (fp, n_neg, fn, n_pos): strong, near the diagonal on either side, wrong way on both sides
-# (a cross-fed target that shows nothing, docs/lira.md), perfect, and the paper's first base
+# (a cross-fed target that shows nothing, docs/validation/lira.md), perfect, and the paper's first
+# base
 COUNTS = [
     (3, 32, 2, 32),
     (14, 32, 17, 32),
@@ -124,7 +125,7 @@ def test_evidence_validates_reflect():
 
 def test_posterior_of_wrong_way_counts():
     """Counts of targets that show nothing, some wrong on both sides: read as made, they do
-    not put eps above 0; read reflected, they do (the accusation of docs/lira.md)."""
+    not put eps above 0; read reflected, they do (the accusation of docs/validation/lira.md)."""
     rng = np.random.default_rng(0)
     n = 64
     fp = rng.binomial(n, 0.5, 40)

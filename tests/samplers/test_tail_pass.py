@@ -34,7 +34,8 @@ DELTA = 1e-5
 #: log L > -100
 TOL = 1e-6
 #: counts (fp, fn) of 32 negatives and 32 positives above the diagonal (fp / 32 + fn / 32 > 1),
-#: the rare rows of the padding matrices of docs/lira.md ("where the time goes")
+#: the rare rows of the padding matrices of docs/validation/lira.md ("The exposure mixture at
+#: scale: where the time goes")
 ABOVE = [(26, 32), (16, 32), (20, 31), (14, 28), (8, 31), (21, 32), (17, 29)]
 #: (eps, s) of the exposed band, and kappa * eps of the unexposed region (s = 0)
 POINTS = [(7.0, 0.2), (3.0, 0.5), (7.0, 0.5), (1e-9, 0.0), (7e-3, 0.0)]

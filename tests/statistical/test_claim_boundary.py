@@ -3,7 +3,7 @@
 Where the attack is optimal (its error point on the boundary of R(eps, delta)) the posterior's
 5% quantile of eps sits near the point estimate of what the attack shows, above the true eps
 in about half of audits or more; :func:`bayes_dp.audit_claim` states the classical
-Clopper-Pearson bound first and never a lower end above it (``docs/concepts.md``, "What the
+Clopper-Pearson bound first and never a lower end above it (``docs/validation/claims.md``, "What the
 audit shows"; ``benchmarks/claim_boundary.py`` for the full table). Each audit: one base of
 1,000 negatives and 1,000 positives, the default posterior at 2 chains x 1,000 draws.
 """
@@ -84,8 +84,8 @@ def test_one_run_claim_is_not_above_the_truth():
 
 
 def test_a_prior_that_expects_optimal_attacks_does_not_make_the_lower_end_signable():
-    """The repair left open on issue 32, and why it was not made (~70 s; docs/concepts.md,
-    section 6, "A prior that expects optimal attacks").
+    """The repair left open on issue 32, and why it was not made (~70 s; docs/validation/claims.md,
+    "A prior that expects optimal attacks").
 
     An atom of weight w at s = 1 in the strength's prior (the error point on R's boundary),
     posterior by the quadrature of ``tests/reference/boundary_prior.py`` (checked against

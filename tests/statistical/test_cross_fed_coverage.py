@@ -18,7 +18,7 @@ from tests._support.mc_error import coverage_bounds, false_pass
 
 @pytest.mark.slow
 def test_correlated_likelihood_covers_where_binomial_is_over_confident():
-    # the study of docs/correlated.md (same seed): 89.0% and 81.5% measured
+    # the study of docs/validation/correlated.md (same seed): 89.0% and 81.5% measured
     out = cross_fed_coverage(200, seed=7, n_jobs=2)
     corr = out.rate("bivariate_normal")
     binom = out.rate("binomial")

@@ -1,6 +1,7 @@
 """The FN over-dispersion inside the likelihood (issue 32, item 2) accuses more, not less.
 
-Reduced check of ``docs/lira.md``, "The dispersion inside the likelihood (item 2), measured"
+Reduced check of ``docs/validation/lira.md``, "The dispersion inside the likelihood (item 2),
+measured"
 (``benchmarks/lira_dispersion_likelihood.py``): on Laplace score matrices (64 x 64, mu = 1 =
 the true eps, no per-model shift, online test at alpha = 0.1) the band model's posterior of eps
 at delta = 0, by deterministic quadrature (``tests/_support/dispersion_study.py``), with FN

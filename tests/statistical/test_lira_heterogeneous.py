@@ -1,4 +1,5 @@
-"""Heterogeneous exposure (reduced version of docs/lira.md, "Heterogeneous exposure at scale";
+"""Heterogeneous exposure (reduced version of docs/validation/lira.md, "Heterogeneous exposure at
+scale";
 the full runs: ``benchmarks/lira_claim_heterogeneous.py``).
 
 Targets whose Gaussian shifts mu_t are log-normal, so that their exposure spreads over orders

@@ -1,6 +1,7 @@
 """Which likelihood a LiRA score matrix gets, and the check for a missed mode at eps ~ 0.
 
-docs/lira.md, "Which likelihood for a score matrix": on LiRA-like counts (most targets barely
+docs/validation/lira.md, "Which likelihood for a score matrix": on LiRA-like counts (most targets
+barely
 exposed) the bivariate normal with tau and rho free (the old default of
 ``ScoreMatrixCounts.to_evidence``) has a dominant mode at eps ~ 0; the binomial (the new
 default) keeps it minor when a few percent of the targets are exposed, and not with fewer, which
@@ -50,7 +51,8 @@ def _few_exposed(n_targets, n_exposed, seed=0, n_models=64):
 
 
 def test_cross_fed_dispersion_measured_by_simulation():
-    # The measurement behind the choice (docs/lira.md): one barely exposed target (mu = 0.1),
+    # The measurement behind the choice (docs/validation/lira.md): one barely exposed target (mu =
+    # 0.1),
     # 64 models (32 a side), its score column redrawn 3,000 times. FP counts are less
     # dispersed than a binomial, FN counts more, and the two are weakly correlated.
     rng = np.random.default_rng(0)
@@ -64,7 +66,8 @@ def test_cross_fed_dispersion_measured_by_simulation():
     ratio_x = x.var(ddof=1) / (n * a * (1 - a))
     ratio_y = y.var(ddof=1) / (n * b * (1 - b))
     corr = np.corrcoef(x, y)[0, 1]
-    # measured 0.99 / 1.85 / 0.23 (docs/lira.md); the standard errors at 3,000 runs are ~0.03,
+    # measured 0.99 / 1.85 / 0.23 (docs/validation/lira.md); the standard errors at 3,000 runs are
+    # ~0.03,
     # ~0.05 and ~0.02
     assert 0.85 < ratio_x < 1.1
     assert 1.5 < ratio_y < 2.3
@@ -81,7 +84,7 @@ def test_old_default_prefers_eps_zero_new_default_does_not():
     bottom = _ref_log_post(c, 1e-6, s).max()
     assert top > bottom + 30.0  # measured -700.9 vs -765.4
     # bivariate normal, tau and rho free (the old default): chains at the eps ~ 3.45 mode miss
-    # a far higher one at eps ~ 0 (docs/correlated.md: -711.05 there vs -664.40)
+    # a far higher one at eps ~ 0 (docs/validation/correlated.md: -711.05 there vs -664.40)
     model, corr, names, _ = one_group_model(c, LIK_BIVARIATE_NORMAL, free=True)
     z = np.empty((2, 5, 4))
     z[..., 0] = np.log(3.45)

@@ -3,7 +3,8 @@
 Padding: 15 exposed targets (mu ~ U(2, 4), 64 models, online test at alpha 0.1) and the same
 targets with 300 / 1,000 added that show nothing (mu = 0): the 5% quantile of eps stays within
 10% of the exposed-only value (the issue's criterion; the Monte Carlo error of a 5% quantile from
->= 400 effective draws is about 2-3% of it, ``docs/lira.md``, "The exposure mixture"), every run
+>= 400 effective draws is about 2-3% of it, ``docs/validation/lira.md``, "The exposure mixture"),
+every run
 converges at defaults, no minor-mode flag, and P(eps < 0.01) among the draws is 0.
 
 False accusations: audits of the Gaussian and the Laplace mechanism (exactly known eps) with and
@@ -11,7 +12,8 @@ without a per-model shift; the 90% interval lies entirely above the truth in at 
 With n audits and k above, the test fails when the exact one-sided 95% lower confidence bound of
 the rate is above 5% (k > 0 is allowed while the data cannot tell the rate from 5%). Not met
 yet (the Laplace mechanism): marked xfail(strict=True), so it fails once it is met. The
-mixture is not the score-matrix default (``docs/lira.md``, "The exposure mixture"), so these
+mixture is not the score-matrix default (``docs/validation/lira.md``, "The exposure mixture"), so
+these
 runs (up to 600 s each) are in ``-m slow`` only, not in CI's statistical stage, except the
 reduced padding check of the decisions read as made (about 5 min).
 """
@@ -52,7 +54,8 @@ def test_padding_reduced():
 @pytest.mark.statistical
 def test_padding_read_as_made_reduced():
     # the decisions as made (Evidence(reflect=False)), the candidate score-matrix model
-    # (docs/lira.md, "Decisions as made in the model" and "The exposure mixture at scale"):
+    # (docs/validation/lira.md, "Decisions as made in the model" and "The exposure mixture at
+    # scale"):
     # 15 exposed + 300, seed 1, at defaults: measured 3.096 alone, 3.162 with 300 (+2.1%),
     # converged in 160 and 150 s (and 3.148 with 1,000, 3.163 with 10,000)
     _padding([300], reflect=False)
@@ -61,7 +64,7 @@ def test_padding_read_as_made_reduced():
 CONFIGS = [(m, sd) for m in ("gaussian", "laplace") for sd in (0.0, 0.25)]
 #: The exposure mixture treats the cross-fed counts as binomial; they are over-dispersed (FN about
 #: twice the binomial variance), and the Laplace mechanism's test sits on the boundary of its
-#: region, so 5 of 5 audits put the interval above eps = 1 (docs/lira.md, "The exposure
+#: region, so 5 of 5 audits put the interval above eps = 1 (docs/validation/lira.md, "The exposure
 #: mixture"). Issue 32 item 2 (the dispersion in the likelihood) is what fixes it.
 NOT_MET = pytest.mark.xfail(
     strict=True, reason="cross-fed over-dispersion not modelled yet (issue 32 item 2)"

@@ -1,5 +1,6 @@
 """The claim on a real score matrix: trained models on digits with canaries (reduced version of
-docs/lira.md, "A real run: digits with canaries"; the full run: ``benchmarks/lira_real_claim.py``).
+docs/validation/lira.md, "A real run: digits with canaries"; the full run:
+``benchmarks/lira_real_claim.py``).
 
 64 ``mia.MLP`` models on independent random halves of the first 600 digits (18 labels flipped as
 canaries), trained with plain SGD and with DP-SGD at a known accountant eps; the default audit of
@@ -30,7 +31,7 @@ def _audits(name, epochs, lr, nm, subsets):
 
 def _check_claim(r):
     # the claim's lower end is the frequentist bound, whatever the posterior's lower end
-    # (docs/lira.md, "The claim's lower end: the frequentist bound alone")
+    # (docs/validation/lira.md, "The claim's lower end: the frequentist bound alone")
     assert r["frequentist_lower"] is not None, r["subset"]
     assert r["lower"] == r["frequentist_lower"], r
     # the same quantile, computed twice (np.quantile of the same draws: rounding only)
@@ -45,12 +46,13 @@ def test_claim_on_trained_models_never_above_the_accountant_eps():
     # model): the PLD accountant's eps at delta = 1e-5 is about 0.3. A false failure needs the
     # claim's frequentist part (which is the claim) to lie above a mechanism's true
     # eps: the per-target bound on effective counts in 0 of 200 audits per design on Laplace
-    # matrices (docs/lira.md, "The frequentist companion"), the pooled bound in 0 of 26,800
-    # (docs/pooled_bound.md), and here no target's bound is above 0 at all
+    # matrices (docs/validation/lira.md, "The frequentist companion"), the pooled bound in 0 of
+    # 26,800
+    # (docs/validation/pooled_bound.md), and here no target's bound is above 0 at all
     # (32 decisions a side at alpha = 0.1 and this much noise show nothing); so a failure means
     # an invalid accountant or claim, not Monte Carlo noise. Power: the first chains' own 5%
     # quantile of all targets lies above the accountant's eps on this run (0.395; 0.61 against
-    # 0.16 in the full run of docs/lira.md), so a claim that stated it would fail.
+    # 0.16 in the full run of docs/validation/lira.md), so a claim that stated it would fail.
     algo, keep, rows = _audits("dpsgd", 20, 0.05, 30.0, ("all", "canaries"))
     eps_lo, eps_hi = accountant_eps(algo, keep, 1e-5, "pld")
     assert 0 < eps_lo <= eps_hi
@@ -62,13 +64,14 @@ def test_claim_on_trained_models_never_above_the_accountant_eps():
     # all targets: the first chains sat in the band model's minor mode, whose 5% quantile lay
     # above the accountant's eps (0.395 against 0.295); the check found the mode at eps ~ 0,
     # the chains were run again from there, and the model's figures are now that mode's
-    # (docs/lira.md, "A mode the chains missed")
+    # (docs/validation/lira.md, "A mode the chains missed")
     restart = rows[0]["mode_restart"]
     assert restart is not None and restart["first_eps_quantiles"][0] > eps_lo, restart
     assert rows[0]["eps_q"][2] <= eps_lo and not rows[0]["minor_mode"], rows[0]["eps_q"]
     # plain SGD (no guarantee): the claim's rule where the frequentist bound is above 0, on the
     # canaries (asserted, so that the rule is not checked only at 0): the bound pooled over the
-    # 18 canaries (1.10-1.12 on the 54 canaries of the full run; docs/lira.md, "The claim with
+    # 18 canaries (1.10-1.12 on the 54 canaries of the full run; docs/validation/lira.md, "The
+    # claim with
     # the pooled bound, measured").
     _, _, (r,) = _audits("mlp", 100, 0.01, 0.0, ("canaries",))
     _check_claim(r)

@@ -1,4 +1,4 @@
-"""Thousands of binomial bases: no surrogate table, the fitted t proposal (docs/lira.md).
+"""Thousands of binomial bases: no surrogate table, the fitted t proposal (docs/validation/lira.md).
 
 From ``bayes_dp.inference.runners.TABLE_MAX_BASES`` bases on, the exact sampler's independence move
 proposes from the Student t fitted to the warm-up instead of the table's proposal.

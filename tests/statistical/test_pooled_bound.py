@@ -1,13 +1,14 @@
 """The pooled bound (mia.pooled_split_bound, betting) accuses no mechanism of known eps.
 
-A reduced version of ``benchmarks/pooled_validity.py`` (``docs/pooled_bound.md``): the
+A reduced version of ``benchmarks/pooled_validity.py`` (``docs/validation/pooled_bound.md``): the
 configurations where the betting bound comes closest to the truth (it is far from vacuous and
 the targets' mean error point lies on the boundary of R(eps, delta)): Laplace eps0 = 1 at
 alpha 0.1 with 1,024 models (the test's threshold lies above eps0, so every target's point is on
 the straight boundary FNR = 1 - delta - e^eps FPR), randomized response at its corner (256
 models), eps = 0 (every target's point on FPR + FNR = 1) and Laplace eps0 = 3 at alpha 0.01 with
 a per-model shift; and the data-blind attack of the balanced design, which the per-model rates
-without coins let accuse an eps = 0 mechanism (``docs/pooled_bound.md``, "The balanced design").
+without coins let accuse an eps = 0 mechanism (``docs/validation/pooled_bound.md``, "The balanced
+design").
 Each audit's exact rates come from the closed-form rates of the fitted test
 (``tests/_support/pooled_sim.py``).
 """
@@ -69,7 +70,8 @@ def test_betting_bound_no_false_accusations(config):
 
 
 # The bound over the most exposed targets (mia.bounds.select_exposed on the reference half,
-# POOLED_SELECTED = 8 targets; docs/pooled_bound.md, "The bound over the most exposed targets"):
+# POOLED_SELECTED = 8 targets; docs/validation/pooled_bound.md, "The bound over the most exposed
+# targets"):
 # its closest cases in benchmarks/pooled_validity.py. Laplace eps0 = 1 at alpha 0.1 with 1,024
 # models (every target's point on the straight boundary of R; both designs), randomized
 # response eps 2 at R's corner, Laplace eps0 = 3 on 10 of 1,000 targets (the others show

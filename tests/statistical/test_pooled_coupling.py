@@ -1,5 +1,6 @@
 """The pooled bound when a target's decision follows the other targets' memberships (reduced
-version of ``benchmarks/pooled_coupling.py``; ``docs/pooled_bound.md``, "Decisions that follow
+version of ``benchmarks/pooled_coupling.py``; ``docs/validation/pooled_bound.md``, "Decisions that
+follow
 the other targets").
 
 Mechanisms with exactly known eps whose scores follow the other targets' memberships

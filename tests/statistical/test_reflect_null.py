@@ -1,11 +1,12 @@
 """Decisions as made in the model (``Evidence(reflect=False)``) on an eps = 0 score matrix.
 
-``docs/lira.md``, "Decisions as made in the model": on score matrices of a mechanism with
+``docs/validation/lira.md``, "Decisions as made in the model": on score matrices of a mechanism with
 eps = 0 (256 models x 1,000 targets, balanced halves, online test at alpha = 0.1) the binomial
 posterior of the paper's region put its 90% interval above the truth in 20 of 20 audits
 (lower ends 0.28-0.55), read as made in none that matter (lower ends ~1e-9, 4 of 4). Those
 chains had missed the posterior's mode at eps ~ 0; since the sampler samples again from such a
-mode (``docs/lira.md``, "A mode the chains missed") the paper's region no longer accuses either:
+mode (``docs/validation/lira.md``, "A mode the chains missed") the paper's region no longer accuses
+either:
 its first chains' 5% quantile is the old figure, the result's is ~0. One matrix, both readings,
 the benchmark's short runs (2 chains x 300 draws after 200; ~40 s).
 """

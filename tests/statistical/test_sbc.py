@@ -72,7 +72,7 @@ def test_sbc_per_likelihood(likelihood):
     )
     _check_sbc(out, names)
     if likelihood == "bivariate_normal":
-        # the coverage of docs/correlated.md's table, every variable within 0.85-0.95
+        # the coverage of docs/validation/correlated.md's table, every variable within 0.85-0.95
         for var in names:
             cov = out.coverage.rate(var)
             assert 0.85 <= cov <= 0.95, f"{var}: coverage {cov:.3f}"

@@ -1,6 +1,7 @@
 """Simulation-based calibration of the binomial band model at a score matrix's shape (reduced).
 
-The full study is ``benchmarks/sbc_score_matrix.py`` (``docs/lira.md``, "Calibration of the
+The full study is ``benchmarks/sbc_score_matrix.py`` (``docs/validation/lira.md``, "Calibration of
+the
 score-matrix models (SBC)"): the default prior ``bdp.Prior()`` (eps ~ HalfNormal(10),
 s ~ Beta(1, 1)), delta = 1e-5, T = 100 targets of n = 32 decisions per hypothesis (64 models,
 each target IN for half), error points uniform on R_s(eps, delta) (``sample_band``), binomial

@@ -1,5 +1,6 @@
 """The claim on score-matrix evidence never lies above a mechanism's true eps (reduced versions
-of docs/lira.md, "The claim on score-matrix evidence" and "No false accusations of the claim,
+of docs/validation/lira.md, "The claim on score-matrix evidence" and "No false accusations of the
+claim,
 wider"; the study: ``benchmarks/lira_false_accusations.py``).
 
 Audits of ``mia.coverage.score_matrix_audit`` (the benchmark's simulator): 64 models x 64
@@ -22,9 +23,11 @@ def test_claim_never_above_the_true_eps_of_a_laplace_mechanism():
     # truth in 16 of 100 audits), half with a per-model shift of sd 0.25, and 4 at mu = 6 where
     # the per-target bound is well above 0 (about 0.8), so that it, not 0, is what is checked.
     # False failure: the claim is its frequentist part, the larger of the per-target
-    # bound on effective counts (above the truth in 0 of 200 audits per design, docs/lira.md,
+    # bound on effective counts (above the truth in 0 of 200 audits per design,
+    # docs/validation/lira.md,
     # "The frequentist companion") and the pooled bound (betting: 0 of 26,800 audits,
-    # docs/pooled_bound.md), each at half the error; at mu = 1 with 32 test models both are 0
+    # docs/validation/pooled_bound.md), each at half the error; at mu = 1 with 32 test models both
+    # are 0
     # in practice (0 of 50 in "The claim with the pooled bound, measured"), at mu = 6 the pooled
     # one is about 1.5 of 6. Power: a claim that stated the posterior's lower end (16% of audits
     # above the truth) would pass all 20 audits at mu = 1 with probability 0.84^20 = 3%.
@@ -69,21 +72,24 @@ WHERE_IT_CAN_FAIL = [
 @pytest.mark.statistical
 def test_claim_never_above_the_truth_where_the_design_allows_it():
     # The per-target part is never above its ceiling, the bound of a target with no error in
-    # the most trials any target has, at the Bonferroni level over 2 T rates (docs/lira.md,
+    # the most trials any target has, at the Bonferroni level over 2 T rates
+    # (docs/validation/lira.md,
     # "The claim's ceiling"): with 64 models that is 1.18 at 64 targets and 0.86 at 1,000, so a
     # mechanism whose eps is above it (the Laplace one at mu = 3, the Gaussian one at mu > 0.31)
     # cannot be falsely accused by it. The pooled part has a ceiling of its own, about
     # log(1 / FPR+) (above 1.2 here), so the claim can pass the truth in every case below; the
     # pooled part set the Laplace claims in the study (0.70-0.77 of the truth at most in 50
     # audits at 256 x 64, "The claim with the pooled bound, measured"; its validity: 0 of
-    # 26,800 betting bounds above the truth, docs/pooled_bound.md). Here every case has its
+    # 26,800 betting bounds above the truth, docs/validation/pooled_bound.md). Here every case has
+    # its
     # per-target ceiling above the truth (asserted: the check can fail): 256 models (128
     # decisions a side; ceiling 2.67 at 64 targets, 2.38 at 1,000) and true eps 2.00
     # (Laplace, mu = 2) or 1.99 (Gaussian, mu = 0.5, its eps(1e-5) by the GDP conversion).
     # The Laplace cases' own bounds are above 0 in every audit (asserted: the claim is not 0
     # by default there).
     # False failure: in the study these cases reduce (benchmarks/lira_false_accusations.py,
-    # docs/lira.md "No false accusations of the claim, wider") no claim lay above the truth in
+    # docs/validation/lira.md "No false accusations of the claim, wider") no claim lay above the
+    # truth in
     # 0 of 120 Laplace audits (95% upper limit 3.0% per audit) and the largest claim was 0.60
     # of the truth; the Gaussian claims were 0 in 49 of 50 audits (0.009 of the truth at
     # most). If the per-audit rate were at the 95% upper limit, P(>= 1 of these 10 Laplace
@@ -96,7 +102,8 @@ def test_claim_never_above_the_truth_where_the_design_allows_it():
     # dropped the correction over targets and the deflation (`uncorrected_lower`, 0.91 of the
     # truth at most in those 100) would pass: this check does not see that error, the unit
     # test tests/mia/test_bounds.py::test_clopper_pearson_max_needs_its_correction does.
-    # The eps = 0 case (docs/lira.md, "Cross-fed decisions that point the wrong way"): the
+    # The eps = 0 case (docs/validation/lira.md, "Cross-fed decisions that point the wrong way"):
+    # the
     # per-target bound read reflected made the claim 0.40 and 0.47 in 2 of 4 such audits, so
     # these 2 would catch that with probability about 1 - 0.5^2 = 75%; read as made it was 0 in
     # 20 of 20 audits and 10 of 10 count-only matrices (false failure: 95% upper limit of the

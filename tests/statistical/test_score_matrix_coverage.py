@@ -5,7 +5,8 @@ The slow test runs the coverage study for one mechanism. What holds, and is asse
 interval lies entirely above the true eps (the audit does not overstate the privacy loss), and
 the intervals cover the eps visible to a level-alpha test (the tightest (eps, delta) region
 through the exact test's error point) in most audits. The coverage of the true eps itself is
-low at delta = 1e-5 (about 5%, see docs/lira.md): the Gaussian mechanism's eps there is set by
+low at delta = 1e-5 (about 5%, see docs/validation/lira.md): the Gaussian mechanism's eps there is
+set by
 the far tails of its trade-off curve, which a test at alpha = 0.1 never probes.
 """
 
@@ -57,7 +58,7 @@ def test_coverage_study_gaussian_mechanism():
 def test_one_audit_binomial_same_counts_narrower():
     # the same simulated matrix (same seed) analysed with both likelihoods: identical counts
     # (pooled rates), and the binomial interval, which ignores the FN counts' over-dispersion, is
-    # the narrower one here (docs/lira.md, "How over-confident is the binomial?")
+    # the narrower one here (docs/validation/lira.md, "How over-confident is the binomial?")
     kw = dict(mu=1.0, n_targets=8, draws=400, tune=200)
     b = score_matrix_audit(5, likelihood="binomial", **kw)
     c = score_matrix_audit(5, **kw)
@@ -69,7 +70,8 @@ def test_one_audit_binomial_same_counts_narrower():
 @pytest.mark.statistical
 def test_coverage_study_binomial():
     # the score-matrix default: never an interval above the truth, the visible eps covered in
-    # most audits, intervals narrower than 2 (docs/lira.md measures 0.41-1.09 at 16 and 64 targets)
+    # most audits, intervals narrower than 2 (docs/validation/lira.md measures 0.41-1.09 at 16 and
+    # 64 targets)
     out = score_matrix_coverage(mus=(1.0,), n_audits=40, seed=3, n_jobs=2, likelihood="binomial")[
         1.0
     ]
@@ -86,7 +88,8 @@ def test_coverage_study_binomial():
 @pytest.mark.slow
 @pytest.mark.statistical
 def test_effective_counts_do_not_prevent_false_accusations():
-    # docs/lira.md, "Effective counts against false accusations": on the same Laplace-mechanism
+    # docs/validation/lira.md, "Effective counts against false accusations": on the same
+    # Laplace-mechanism
     # matrices (eps exactly 1) the binomial on effective counts puts its 90% interval above the
     # truth more often than on raw counts (61 of 100 against 16 of 100 there; 46 audits accused
     # by effective counts alone, 1 by raw counts alone), which is why to_evidence() keeps the raw

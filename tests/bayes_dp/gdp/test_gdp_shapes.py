@@ -1,4 +1,5 @@
-"""Whole-ROC claims on mechanisms that are not Gaussian (issue 33; docs/gdp.md section 9).
+"""Whole-ROC claims on mechanisms that are not Gaussian (issue 33; docs/validation/gdp.md section
+9).
 
 The claim of a Gaussian-DP posterior states first a bound that assumes no shape (best single
 threshold over cut points fixed in advance, Bonferroni), and the whole-ROC figure only as what
@@ -177,7 +178,8 @@ def test_cli_exit_status_and_json_when_the_shape_fails(tmp_path, capsys):
     assert "The Gaussian shape does not fit the scores</b>" in page
 
 
-# -- studies with known truth (docs/gdp.md section 9; benchmarks/gdp_shapes.py prints them) ----
+# -- studies with known truth (docs/validation/gdp.md section 9; benchmarks/gdp_shapes.py prints
+# them) ----
 def _rate_ok(k: int, n: int, rate: float = 0.05) -> bool:
     """Whether k exceedances in n are consistent with a rate <= ``rate`` (binomial, 1% level)."""
     return stats.binom.sf(k - 1, n, rate) > 0.01

@@ -2,7 +2,7 @@
 
 A mixture model has no surrogate table, so the exact sampler's only independence move is the
 t fitted to the warm-up; its pilot is held to ``FIT_MIN_ESS`` (0.15), as for over-dispersed
-groups, not to the table's 0.5, which no chain with kappa free passed (docs/lira.md, "The
+groups, not to the table's 0.5, which no chain with kappa free passed (docs/validation/lira.md, "The
 exposure mixture at scale": 18 of 18 chains on the exact random walk and ridge moves only,
 kappa 70-150 draws per effective draw).
 """

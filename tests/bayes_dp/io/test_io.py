@@ -56,9 +56,14 @@ def test_detect_input_names_every_kind(inputs):
     found = {k: detect_input(p) for k, p in inputs.items()}
     assert found == expected
     assert set(found.values()) == set(LAYOUTS)
-    # --format json declares a counts file; a missing file is left to the counts reader
+    # --format json declares a counts file; a missing path is named as such
     assert detect_input(inputs["attack_results"], "json") == "counts"
-    assert detect_input(inputs["counts"].with_name("nope.csv")) == "counts"
+    with pytest.raises(FileNotFoundError, match="no such file or folder: .*nope.csv"):
+        detect_input(inputs["counts"].with_name("nope.csv"))
+    bad = inputs["matrix_npz"].with_name("damaged.npz")
+    bad.write_bytes(inputs["matrix_npz"].read_bytes()[:60])
+    with pytest.raises(ValueError, match="damaged.npz is not a readable .npz archive"):
+        detect_input(bad)
     with pytest.raises(ValueError, match="`fmt` must be"):
         detect_input(inputs["counts"], "xml")
 

@@ -2,7 +2,7 @@
 
 References independent of the planner's code: the quadrature posterior of
 ``tests/reference/``, a closed form of the likelihood of a perfect attack (zero errors)
-with delta = 0 (derived in ``docs/planning.md``), and, in the slow test, full
+with delta = 0 (derived in ``docs/validation/planning.md``), and, in the slow test, full
 ``estimate_epsilon`` runs on the same simulated audits.
 """
 
@@ -70,7 +70,7 @@ def test_grid_posterior_one_base_of_ten_thousand():
     # issue 27: one base of N = 10,000 (the canary example's last row). In (log(s eps), logit s)
     # the grid missed the sharp edge eps >= 3.2 as s -> 0 and the thin wedge as s -> 1: its
     # quantiles were off by 11.8 (eps) and 15.7 (s) probability points. Now (log eps, logit s)
-    # and the larger-integral of two zooms (docs/planning.md).
+    # and the larger-integral of two zooms (docs/validation/planning.md).
     err_eps, err_s = grid_errors(bdp.AttackCounts(fp=390, n_neg=10_000, fn=1312, n_pos=10_000))
     assert np.max(np.abs(err_eps)) < 1.5, err_eps
     assert np.max(np.abs(err_s)) < 1.5, err_s
@@ -131,7 +131,7 @@ def _log_inc_beta(a, b, x):
 
 
 def _log_mass_perfect(t, n0, n1):
-    """log of the integral of (1 - a)^n0 (1 - b)^n1 over R(t, 0) (docs/planning.md)."""
+    """log of the integral of (1 - a)^n0 (1 - b)^n1 over R(t, 0) (docs/validation/planning.md)."""
     k = 1.0 / (1.0 + np.exp(t))
     b2 = special.betaln(n0 + 1, n1 + 2)
     top = np.logaddexp(

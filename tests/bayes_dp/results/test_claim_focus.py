@@ -2,7 +2,7 @@
 
 Checked against scipy's beta quantiles (the per-rate level ``share (1 - p) / n_rates``), the
 split of the error between declared targets and the others, the sentence, the readers of the
-declaration, and padding (docs/lira.md, "Declared targets").
+declaration, and padding (docs/validation/lira.md, "Declared targets").
 """
 
 import warnings
@@ -150,7 +150,8 @@ def test_focus_bad_input(focus, err, words):
 
 
 def test_declared_targets_keep_their_bound_under_padding():
-    # docs/lira.md, "Declared targets": 15 exposed targets among 0 or 1,000 that show nothing
+    # docs/validation/lira.md, "Declared targets": 15 exposed targets among 0 or 1,000 that show
+    # nothing
     # (seed 1 of the padding study). Declared, their bound moves only through the share given
     # away (0.9 of the error) and the design effects, which padding re-estimates: measured
     # 0.667 -> 0.649; not declared, Bonferroni over 2 T rates takes the per-target part to

@@ -541,7 +541,8 @@ def test_top_targets_name_the_largest_bounds_by_column():
 @pytest.mark.parametrize("f_fn", [1.0, 2.0])
 @pytest.mark.parametrize("n", [32, 128])
 def test_best_target_bound_closed_form_under_padding(n, f_fn):
-    # docs/lira.md, "The claim's ceiling": a target with no error in n OUT and n IN trials,
+    # docs/validation/lira.md, "The claim's ceiling": a target with no error in n OUT and n IN
+    # trials,
     # among T targets, each rate at level 1 - a with a = (1 - p) / (2 T): the two-sided
     # Clopper-Pearson upper end of a rate with 0 errors in m trials is 1 - (a / 2)^(1 / m), so
     # with q_x = (a / 2)^(f_x / n) the bound is max(0, log((q_fp - delta) / (1 - q_fn)),
@@ -568,7 +569,8 @@ def test_best_target_bound_closed_form_under_padding(n, f_fn):
 
 
 def test_the_claim_reads_the_decisions_as_made_not_reflected():
-    # docs/lira.md, "Cross-fed decisions that point the wrong way": on a score matrix of a
+    # docs/validation/lira.md, "Cross-fed decisions that point the wrong way": on a score matrix of
+    # a
     # mechanism with eps = 0 (scores independent of membership; 256 models x 1,000 targets,
     # seed 1) some targets have every IN model decided "non-member" and most OUT models
     # "member" (the leave-one-out fit of the held-out model's own side); read reflected, such a
@@ -757,7 +759,8 @@ def test_the_interval_line_gives_the_bound_to_cite_where_the_model_lower_end_is_
 def test_chains_that_did_not_converge_leave_the_bound_and_void_the_models_figures():
     # the frequentist bound reads the counts only: chains that did not converge change the
     # model's sentences after it, never the bound; a minor mode (a point of much higher density
-    # at eps ~ 0 that no chain visited, the DP-SGD runs of docs/lira.md) withdraws the draws'
+    # at eps ~ 0 that no chain visited, the DP-SGD runs of docs/validation/lira.md) withdraws the
+    # draws'
     # quantiles, which are not the posterior's
     counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
     rec = {"fp_design_effect": 1.0, "fn_design_effect": 1.0, "info_ratio": 1.0, "alpha": 0.1}
@@ -801,7 +804,8 @@ def test_chains_that_did_not_converge_leave_the_bound_and_void_the_models_figure
 
 
 def test_a_model_upper_end_below_the_bound_is_ruled_out_by_the_data():
-    # the band model's dominant mode at eps ~ 0 (the chains sampled again from it, docs/lira.md,
+    # the band model's dominant mode at eps ~ 0 (the chains sampled again from it,
+    # docs/validation/lira.md,
     # "A mode the chains missed") while the counts alone bound eps above 0: the model's answer
     # is contradicted by a bound that holds without it, and the claim says so
     counts = {"fp": [200, 150], "n_neg": [2000] * 2, "fn": [900, 1000], "n_pos": [2000] * 2}
