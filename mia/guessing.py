@@ -416,10 +416,10 @@ def _predict(how, conf, grid, ref_conf, ref_right) -> np.ndarray:
     return grid * hits[n_ref - 1] / n_ref
 
 
-def _design(design: str, keep: np.ndarray) -> tuple[str, str]:
-    if design not in DESIGNS:
-        raise ValueError(f"`design` must be one of {DESIGNS}; found {design!r}")
-    if design == "auto":
+def _design(design: str | None, keep: np.ndarray) -> tuple[str, str]:
+    if design is not None and design not in DESIGNS:
+        raise ValueError(f"`design` must be one of {DESIGNS} or None; found {design!r}")
+    if design is None or design == "auto":
         return infer_design(keep)
     named = {"independent": "bits", "balanced": "pairs"}.get(design, design)
     return named, f"given: design={design!r}"
@@ -429,7 +429,7 @@ def guessing_game(
     scores,
     keep,
     *,
-    design: str = "auto",
+    design: str | None = "auto",
     method: str = "online",
     candidates: int = CANDIDATES,
     canaries=None,
@@ -445,10 +445,11 @@ def guessing_game(
         Each model's score of each target (higher means "member"; augmentations averaged).
     keep : array_like of bool, shape (n_models, n_targets)
         Memberships.
-    design : {"auto", "bits", "pairs", "independent", "balanced"}
+    design : {"auto", "bits", "pairs", "independent", "balanced"} or None
         The inclusion design: "bits" (or "independent": every membership an independent fair
         coin), "pairs" (or "balanced": memberships of a target exchangeable over the models),
-        or "auto" (:func:`infer_design`).
+        or "auto" (:func:`infer_design`; also None, so that a reader's ``ScoreRun.design``
+        hint can be passed as it is).
     method : {"online", "offline"}
         The reference fit (:func:`mia.counts_from_score_matrix`'s test).
     candidates : int

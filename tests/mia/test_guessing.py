@@ -70,6 +70,13 @@ def test_pairs_game_matches_in_and_out_test_models_per_candidate():
     assert game.right_guesses(game.m) > 0.75 * game.m
 
 
+def test_a_readers_design_hint_passes_as_it_is():
+    scores, keep = _matrix(9, n_models=16)
+    assert guessing_game(scores, keep, design=None, candidates=20).design == "bits"
+    assert guessing_game(scores, keep, design="balanced", candidates=20).design == "pairs"
+    assert guessing_game(scores, keep, design="independent", candidates=20).design == "bits"
+
+
 def test_declared_canaries_are_the_candidates():
     scores, keep = _matrix(3)
     game = guessing_game(scores, keep, canaries=[5, 1, 7], seed=0)
