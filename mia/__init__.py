@@ -18,6 +18,7 @@ from .audit import AuditResult, run_audit
 from .bounds import companion_bounds, pooled_model_rates, pooled_split_bound, split_selection_bound
 from .data import ChallengeBase, draw_challenge_bases, load_digits
 from .dependence import DependenceDiagnostic, effective_counts, estimate_dependence
+from .guessing import GuessingGame, guessing_game
 from .lira import fit_normal, learn_and_decide, lira_logit, logit_confidence
 from .measure import cross_fed_counts, cross_fed_decisions, independent_counts
 from .readers import (
@@ -49,6 +50,7 @@ __all__ = [
     "AuditResult",
     "ChallengeBase",
     "DependenceDiagnostic",
+    "GuessingGame",
     "ScoreMatrixCounts",
     "ScoreRun",
     "SoftmaxRegression",
@@ -67,6 +69,7 @@ __all__ = [
     "effective_counts",
     "estimate_dependence",
     "fit_normal",
+    "guessing_game",
     "independent_counts",
     "learn_and_decide",
     "lira_logit",

@@ -446,8 +446,10 @@ def estimate_gdp(
         Scores of members (higher means "member"), or a list of evidence groups (then
         ``out_scores`` must be None): :func:`gdp_evidence` groups; one-run audits
         (:class:`~bayes_dp.OneRunCounts`), whose right guesses are binomial with an accuracy
-        uniform between ``Phi(s mu / 2)`` and ``Phi(mu / 2)`` (the best accuracy of a guess at
-        a fair coin's bit through a mu-GDP mechanism); attack counts
+        uniform between ``A(s mu, r / m)`` and ``A(mu, r / m)``, the best accuracy of guesses
+        made on a share r / m of fair coins through a mu-GDP mechanism
+        (:func:`bayes_dp.core.one_run_bound.one_run_accuracy_gdp`; ``Phi(mu / 2)`` at r = m);
+        attack counts
         (:class:`~bayes_dp.AttackCounts`, group name ``"counts"``, or
         :class:`~bayes_dp.Evidence` with ``likelihood="binomial"``), audited at
         ``counts_delta``. Groups with ``strength="own"`` get their own strength ``s_<name>``.
@@ -546,7 +548,13 @@ def estimate_gdp(
         "groups": [gr.ev.record() for gr in groups]
         + [cg.record() for cg in cgroups]
         + [
-            {"kind": "one_run", "m": c.m.tolist(), "r": c.r.tolist(), "v": c.v.tolist()}
+            {
+                "kind": "one_run",
+                "m": c.m.tolist(),
+                "r": c.r.tolist(),
+                "v": c.v.tolist(),
+                **({"pairs": _pair_rows(c).tolist()} if _pair_rows(c).any() else {}),
+            }
             for c in runs
         ],
         "mu_prior": [type(mu_prior).__name__, *[float(x) for x in vars(mu_prior).values()]],
@@ -673,24 +681,51 @@ def _evidence_list(in_scores, out_scores, bins) -> list:
     return [gdp_evidence(in_scores, out_scores, bins=bins)]
 
 
+def _pair_rows(counts) -> np.ndarray:
+    """Whether each row's coins are matched pairs (``counts.pairs``, where the field exists)."""
+    pairs = getattr(counts, "pairs", False)
+    return np.broadcast_to(np.asarray(pairs, dtype=bool), counts.r.shape)
+
+
 def _one_run_shift(counts) -> float:
-    """Return the mu whose optimal guesser's accuracy Phi(mu / 2) is the audits' (a location)."""
-    acc = (counts.v.sum() + 1.0) / (counts.r.sum() + 2.0)
-    return max(2.0 * float(special.ndtri(acc)), 0.0)
+    """Return the largest mu whose best accuracy A(mu, r / m) is a row's (a location)."""
+    from bayes_dp.core.one_run_bound import gdp_accuracy_logs
+
+    acc = (counts.v + 1.0) / (counts.r + 2.0)
+    rate = np.maximum(counts.r, 1) / counts.m
+    lo, hi = np.zeros(acc.shape), np.full(acc.shape, 40.0)
+    for _ in range(50):  # A(mu, rate) increases with mu
+        mid = 0.5 * (lo + hi)
+        below = np.exp(gdp_accuracy_logs(mid, rate)[0]) < acc
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    scale = np.where(_pair_rows(counts), math.sqrt(2.0), 1.0)
+    return float(np.max(lo / scale, initial=0.0))
 
 
 def _one_run_log_lik(mu, s, counts):
-    """One-run audits under mu-GDP: the accuracy uniform on [Phi(s mu / 2), Phi(mu / 2)]."""
-    from bayes_dp.one_run.core import accuracy_band_log_likelihood
+    """One-run audits under mu-GDP: the accuracy uniform on [A(s mu, r/m), A(mu, r/m)].
+
+    ``A(mu, rate)`` (:func:`bayes_dp.core.one_run_bound.one_run_accuracy_gdp`) is the best
+    accuracy of guesses made on a share ``rate`` of the coins through a mu-GDP mechanism: the
+    r most confident guesses of m reach about A(mu, r / m), which is Phi(mu / 2) only at r = m.
+    Rows whose coins are matched pairs (``counts.pairs``) see sqrt(2) mu.
+    """
+    from bayes_dp.core.one_run_bound import gdp_accuracy_logs
+    from bayes_dp.one_run.core import OneRunCounts, accuracy_band_log_likelihood
 
     mu, s = np.broadcast_arrays(np.asarray(mu, dtype=np.float64), np.asarray(s, np.float64))
-    return accuracy_band_log_likelihood(
-        special.ndtr(0.5 * s * mu),
-        special.ndtr(0.5 * mu),
-        special.log_ndtr(0.5 * mu),
-        special.log_ndtr(-0.5 * mu),
-        counts,
-    )
+    total = np.zeros(mu.shape)
+    for i, pair in enumerate(_pair_rows(counts)):
+        m, r, v = int(counts.m[i]), int(counts.r[i]), int(counts.v[i])
+        if r == 0:
+            continue
+        scale = math.sqrt(2.0) if pair else 1.0
+        log_hi, log_1m_hi = gdp_accuracy_logs(scale * mu, r / m)
+        log_lo, _ = gdp_accuracy_logs(scale * s * mu, r / m)
+        total += accuracy_band_log_likelihood(
+            np.exp(log_lo), np.exp(log_hi), log_hi, log_1m_hi, OneRunCounts(m, r, v)
+        )
+    return total
 
 
 def _draw_within(gr: _Group, lo, hi, rng) -> np.ndarray:

@@ -84,7 +84,9 @@ def one_run_epsilon_bound(counts: OneRunCounts, delta: float = 0.0, confidence: 
     ``P[Bin(r, q) >= v] + 2 m delta max_i P[v - i <= Bin(r, q) < v] / i`` with
     ``q = e^eps / (1 + e^eps)`` (their Theorem 3.3), is below ``1 - confidence`` for every
     smaller eps. Found by bisection (60 halvings) after a doubling bracket. With ``delta = 0``
-    it is the logit of the one-sided Clopper-Pearson lower bound of the accuracy.
+    it is the logit of the one-sided Clopper-Pearson lower bound of the accuracy. Rows of
+    matched pairs (``counts.pairs``, where the field exists) are bounded on 2 eps at 2 delta
+    and halved.
 
     Parameters
     ----------
@@ -111,7 +113,8 @@ def one_run_epsilon_bound(counts: OneRunCounts, delta: float = 0.0, confidence: 
     confidence = check_real(
         "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
     )
-    return one_run_bounds(counts.m, counts.r, counts.v, delta, confidence)
+    pairs = getattr(counts, "pairs", False)  # matched pairs: (2 eps, 2 delta)-DP coins
+    return one_run_bounds(counts.m, counts.r, counts.v, delta, confidence, pairs=pairs)
 
 
 def one_run_log_likelihood(eps, s, counts: OneRunCounts) -> np.ndarray:

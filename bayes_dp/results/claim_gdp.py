@@ -7,8 +7,12 @@ best single-threshold lower end over the cut points fixed without looking at mem
 Bonferroni-adjusted (``post.settings["shape_free"]``, tabulated by
 ``bayes_dp.gdp.shape_free``). The whole-ROC figure follows as what holds *if* the mechanism
 is Gaussian, with the fit check's verdict in the same sentence; when the check fails, the
-sentence says so first and the whole-ROC figure is not stated as a finding. Reads the
-posterior's settings only (no model code), so it sits beside ``claim.py``.
+sentence says so first and the whole-ROC figure is not stated as a finding. One-run audits
+without score groups (no shape-free bound): the claim's lower end is their f-DP bound
+(:func:`one_run_gdp_lower`, Mahloujifar, Melis and Chaudhuri), which holds if the mechanism is
+Gaussian; the posterior's quantile is stated as the model's figure only
+(``docs/validation/one_run_gdp.md``). Reads the posterior's settings only (no model code), so
+it sits beside ``claim.py``.
 """
 
 from __future__ import annotations
@@ -49,6 +53,62 @@ def shape_free_lower(record: dict | None, prob: float) -> dict | None:
     out = {k: rows[best][k] for k in ("group", "cut", "fp", "n_out", "fn", "n_in")}
     out.update(lower=max(lows[best], 0.0), n_thresholds=len(rows), level=level)
     return out
+
+
+def one_run_gdp_lower(st: dict, prob: float) -> dict | None:
+    """Return the f-DP one-run bound of a Gaussian-DP posterior's one-run audits (None if none).
+
+    Each audit's largest rejected mu (:func:`bayes_dp.core.one_run_bound.one_run_gdp_bounds`;
+    Mahloujifar, Melis and Chaudhuri, arXiv 2410.22235) at confidence ``1 - (1 - prob) / k``
+    for ``k`` audits (Bonferroni), the largest kept, and its eps at the posterior's delta,
+    ``gdp_epsilon(mu, delta)``: what holds if the mechanism is Gaussian (mu-GDP), whatever
+    the guesser (no attack strength, no binomial model of the guesses). Rows recorded with
+    ``pairs`` (matched pairs: each pair's coin is sqrt(2) mu-GDP) are converted back.
+
+    Parameters
+    ----------
+    st : dict
+        A Gaussian-DP posterior's settings (``delta`` and ``groups`` of ``kind`` ``"one_run"``
+        with ``m``, ``r``, ``v``, optionally ``pairs``).
+    prob : float
+        Confidence, in (0, 1).
+
+    Returns
+    -------
+    dict or None
+        ``lower`` (eps), ``mu``, ``row``, ``m``, ``r``, ``v``, ``pairs``, ``n_audits``,
+        ``level`` (of each audit's test) and ``confidence``.
+    """
+    from bayes_dp.core.gaussians import gaussian_epsilon_array
+    from bayes_dp.core.one_run_bound import one_run_gdp_bounds
+
+    groups = [g for g in st.get("groups", []) if isinstance(g, dict) and g.get("kind") == "one_run"]
+    delta = st.get("delta")
+    if not groups or delta is None:
+        return None
+    rows = []
+    for g in groups:
+        m, r, v = (np.atleast_1d(np.asarray(g[k], dtype=np.int64)) for k in ("m", "r", "v"))
+        pairs = np.broadcast_to(np.asarray(g.get("pairs", False), dtype=bool), m.shape)
+        rows += list(zip(m.tolist(), r.tolist(), v.tolist(), pairs.tolist(), strict=True))
+    k = len(rows)
+    level = (1.0 - prob) / k
+    mus = [float(one_run_gdp_bounds(m, r, v, 1.0 - level, pairs=p)[0]) for m, r, v, p in rows]
+    i = int(np.argmax(mus))
+    m, r, v, p = rows[i]
+    eps = float(gaussian_epsilon_array(np.asarray([mus[i]]), float(delta))[0])
+    return {
+        "lower": eps,
+        "mu": mus[i],
+        "row": i,
+        "m": m,
+        "r": r,
+        "v": v,
+        "pairs": p,
+        "n_audits": k,
+        "level": level,
+        "confidence": prob,
+    }
 
 
 def shape_verdict(st: dict) -> tuple[str, dict]:
@@ -100,6 +160,26 @@ def gdp_words(
         if others
         else ""
     )
+    fdp = one_run_gdp_lower(st, prob) if sf is None else None
+    if fdp is not None:
+        coins = "coin pairs" if fdp["pairs"] else "coins"
+        audits = "1 audit" if fdp["n_audits"] == 1 else f"{fdp['n_audits']} audits, each"
+        first = (
+            f"With {_pct(prob)} confidence, if the mechanism is Gaussian (mu-GDP), eps >= "
+            f"{fdp['lower']:.3g}{at} (mu >= {fdp['mu']:.3g}), whatever the guesser: the f-DP "
+            "one-run bound (Mahloujifar, Melis and Chaudhuri) of audit "
+            f"{fdp['row']} ({fdp['v']} of {fdp['r']} guesses right on {fdp['m']} {coins}; "
+            f"{audits} at level {1 - prob:g}/{fdp['n_audits']}, Bonferroni)."
+        )
+        model = (
+            f"The model's figure: {_pct(prob)} posterior probability that eps >= {lower:.3g}"
+            f"{at}{strength} (the right guesses binomial, their accuracy in the GDP band of the "
+            "most confident guesses: a model of the guesser, not a bound)."
+        )
+        extra.update(frequentist_lower=fdp["lower"], frequentist=fdp)
+        if others != ["one-run audits through the GDP accuracy band"]:
+            model += other_note
+        return fdp["lower"], [first, model, *words[1:]], extra
     if sf is None:
         note = (
             " This assumes the mechanism is Gaussian (mu-GDP): "

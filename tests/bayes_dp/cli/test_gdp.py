@@ -33,7 +33,8 @@ def test_gdp_command_prints_json_and_writes_the_posterior(tmp_path, capsys):
 def test_gdp_command_takes_one_run_audits_and_reports_bad_input(tmp_path, capsys):
     a, b = _files(tmp_path)
     base = ["gdp", a, b, "--delta", "1e-5", "--draws", "300", "--quiet"]
-    assert main([*base, "--one-run", "1000,400,300"]) == 0
+    # the 400 most confident of 1,000 guesses of mu = 1.5: accuracy A(1.5, 0.4) = 0.92
+    assert main([*base, "--one-run", "1000,400,367"]) == 0
     assert "90% credible interval for eps" in capsys.readouterr().out
     assert main([*base, "--one-run", "3,4"]) == 1
     assert "--one-run must be M,R,V" in capsys.readouterr().err

@@ -25,7 +25,8 @@ def test_estimate_reads_score_files_and_one_run_audits_into_one_posterior(tmp_pa
     npz, csv = _score_files(tmp_path)
     out = tmp_path / "res"
     argv = ["estimate", npz, "--delta", "1e-5", "--out", str(out), "--draws", "500"]
-    code = main([*argv, "--gdp-scores", csv, "--one-run", "1000,400,320", "--json", "-q"])
+    # the 400 most confident of 1,000 guesses of mu = 1.5: accuracy A(1.5, 0.4) = 0.92
+    code = main([*argv, "--gdp-scores", csv, "--one-run", "1000,400,367", "--json", "-q"])
     res = json.loads(capsys.readouterr().out)
     assert code == 0 and res["exit_status"] == 0 and res["model"] == "gdp"
     lo, hi = res["variables"]["mu"]["interval"]

@@ -258,20 +258,30 @@ def test_calibration_200_audits(mu):
 def test_one_run_audits_as_gdp_evidence_match_quadrature_and_combine_with_scores():
     from scipy import integrate, optimize, special
 
-    runs = bdp.OneRunCounts(m=1000, r=400, v=300)  # accuracy 0.75: mu = 2 Phi^-1(0.75) = 1.35
+    # 400 guesses of 1,000 coins, 300 right: the accuracy bound is that of the top 40% of
+    # guesses on the Gaussian pair, A(mu, 0.4) (t from the rate equation by brentq), not
+    # Phi(mu / 2); accuracy 0.75 is A(mu, 0.4) at mu about 0.88 (Phi(mu / 2) would say 1.35)
+    runs = bdp.OneRunCounts(m=1000, r=400, v=300)
     post = bdp.estimate_gdp(runs, delta=1e-5, seed=0, draws=5000)
     assert post.var_names == ["mu", "eps"]
+
+    def acc(m):
+        def rate(t):
+            return special.ndtr(m / 2 - t) + special.ndtr(-m / 2 - t) - 0.4
+
+        t = optimize.brentq(rate, 0.0, 20.0, xtol=1e-13)
+        return special.ndtr(m / 2 - t) / 0.4
 
     def dens(m):
         return math.exp(
             stats.halfnorm.logpdf(m, scale=5.0)
-            + stats.binom.logpmf(300, 400, special.ndtr(m / 2))
+            + stats.binom.logpmf(300, 400, acc(m))
             - stats.binom.logpmf(300, 400, 0.75)
         )
 
-    z = integrate.quad(dens, 0, 4, points=[1.35])[0]
+    z = integrate.quad(dens, 0, 4, points=[0.88])[0]
     for q in (0.05, 0.5, 0.95):
-        x = optimize.brentq(lambda e, q=q: integrate.quad(dens, 0, e)[0] / z - q, 0.3, 3.0)
+        x = optimize.brentq(lambda e, q=q: integrate.quad(dens, 0, e)[0] / z - q, 0.05, 3.0)
         assert post.quantile(q, "mu") == pytest.approx(x, abs=0.01)
     # with scores of the same mechanism: one posterior, narrower than either alone
     rng = np.random.default_rng(9)
