@@ -660,11 +660,10 @@ def _one_run_inputs(parts: list[str], st: dict) -> None:
         if delta is not None:
             for i in range(m.size):
                 args = (m[i : i + 1], r[i : i + 1], v[i : i + 1], delta, 0.95)
+                # an audit of pairs: the bound on 2 eps at 2 delta, halved
                 bound[i] = (
-                    one_run_bounds(*args, pairs=pairs[i : i + 1])[0]
-                    if pairs[i]
-                    else one_run_bounds(*args)[0]
-                )
+                    one_run_bounds(*args, pairs=True) if pairs[i] else one_run_bounds(*args)
+                )[0]
         rows = [
             [
                 str(i + 1),

@@ -217,7 +217,11 @@ def one_run_bound(st: dict, prob: float, tests: int | None = None) -> dict | Non
     tests = k if tests is None else int(tests)
     level = (1.0 - prob) / tests
     if pairs.any():
-        lows = one_run_bounds(m, r, v, delta, 1.0 - level, pairs=pairs)
+        lows = np.zeros(k)
+        bits = ~pairs
+        if bits.any():
+            lows[bits] = one_run_bounds(m[bits], r[bits], v[bits], delta, 1.0 - level)
+        lows[pairs] = one_run_bounds(m[pairs], r[pairs], v[pairs], delta, 1.0 - level, pairs=True)
     else:
         lows = one_run_bounds(m, r, v, delta, 1.0 - level)
     i = int(np.argmax(lows))
