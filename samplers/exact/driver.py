@@ -571,6 +571,8 @@ def run_kernels(model, corr, names, settings, *, pointwise: bool, everything: bo
         n_c = 0 if corr is None else corr.c_grp.size
         z2, llb2, llc2 = np.zeros((1, d)), np.zeros((1, model.b_grp.size)), np.zeros((1, n_c))
         jobs.append((pw.fill_pointwise, (z2, model, corr, llb2, llc2)))
+        if model.G.r.size:  # the one-run audits' rows
+            jobs.append((pw.fill_pointwise_guesses, (z2, model, np.zeros((1, model.G.r.size)))))
     jobs += draws[1:]
     return jobs
 
