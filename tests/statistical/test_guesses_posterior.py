@@ -11,9 +11,10 @@ sampler.
 Criteria (``tests/_support/mc_error.py``): the reference mass below each sampled quantile (5, 25,
 50, 75 and 95%) within 4 standard errors of its ESS, plus the reference's own error (5e-4), and
 the KS distance below 1.95 / sqrt(ESS_bulk). A posterior 10% too narrow misses the 5% quantile
-by 1.94 points, whose tolerance at 4 x 20,000 draws is 0.4-0.6 point: it fails. Runtime on 2
-cores: about 4 minutes (the references' quadrature, 1-2 min each with challenge bases, and
-7 x 80,000 draws).
+by 1.94 points, whose tolerance at 4 x 20,000 draws is 0.4-1.3 points: it fails. Runtime on 2
+loaded cores: about 3 minutes (the references' quadrature, under a minute each with challenge
+bases, and 4 x 20,000 draws a case, the automatic length for 50,000 guesses); seeds 0, 1 and 2
+pass.
 """
 
 from __future__ import annotations
@@ -82,18 +83,29 @@ def _evidence(case):
     ]
 
 
+#: cases run at the automatic length (until bulk and tail ESS >= 4,000): the likelihood table's
+#: moves resolve the sharp edge of 50,000 guesses poorly (acceptance ~0.1), and 4 x 20,000
+#: draws leave the 5% quantile's ESS below 1,000 at some seeds (150,000-200,000 draws per
+#: chain, ~20 s)
+AUTOMATIC = ("fifty-thousand",)
+
+
 def _compare(case, draws, seed):
     grid = _reference(case)
+    auto = case[0] in AUTOMATIC
     post = bdp.estimate_epsilon(
         _evidence(case),
         delta=DELTA,
         prior=_prior(case[2], case[3]),
         chains=4,
-        draws=draws,
+        draws=None if auto else draws,
         seed=seed,
         check=False,
         log_likelihood=False,
+        progress=False,
     )
+    if auto:
+        assert post.converged, post.settings.get("stop_reason")
     own = len(case) > 4 and not case[4]
     pairs = [("eps", grid.eps_cdf)]
     for var in post.var_names[1:]:
