@@ -29,7 +29,7 @@ _WHERE = {
     "LogNormal": "core.priors",
     "MHAAR": "inference.settings",
     "MinorModeWarning": "core.exceptions",
-    "OneRunCounts": "one_run.core",
+    "OneRunCounts": "core.observations",
     "Posterior": "results.posterior",
     "Prior": "core.priors",
     "TimeBudgetError": "core.exceptions",

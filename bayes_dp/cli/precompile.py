@@ -23,13 +23,15 @@ __all__ = ["precompile"]
 def _steps() -> dict:
     """Return what :func:`precompile` compiles, in order: name -> (kernel family, warm-up)."""
     liks = list(LIKELIHOODS)
-    over = [lik for lik in liks if lik != "binomial"]
+    # MHAAR samples groups of attack counts only (not one-run audits)
+    counts = [lik for lik in liks if LIKELIHOODS[lik].counts == "AttackCounts"]
+    over = [lik for lik in counts if lik != "binomial"]
     return {
         f"exact sampler ({', '.join(liks)}; pointwise log-likelihood)": (
             "exact",
             lambda: warm_up(Exact(), liks),
         ),
-        f"MHAAR ({', '.join(liks)})": ("mhaar", lambda: warm_up(MHAAR(), liks)),
+        f"MHAAR ({', '.join(counts)})": ("mhaar", lambda: warm_up(MHAAR(), counts)),
         f"MHAAR, integrated latents ({', '.join(over)})": (
             "mhaar",
             lambda: warm_up(MHAAR(integrate_latents=True), over),

@@ -125,9 +125,7 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
         or None,
         "companion": st.get("companion"),
         "fixed": st.get("fixed", {}),
-        "groups": [
-            {k: g.get(k) for k in ("name", "likelihood", "strength")} for g in st.get("groups", [])
-        ],
+        "groups": [_group_json(g) for g in groups],
         "seed": st.get("seed"),
         "chains": post.n_chains,
         "draws": post.n_draws,
@@ -146,6 +144,19 @@ def _result_json(post, files: dict, prob: float = 0.9) -> dict:
             ]
         ),
     }
+
+
+def _group_json(g: dict) -> dict:
+    """Name, likelihood and strength of a group; a group of one-run audits adds its evidence.
+
+    That is, per audit, ``m``, ``r`` (the guesses, k of the game), ``v`` (right), ``pairs``
+    (the design: matched pairs of models, or membership bits), ``delta_slack`` and the
+    ``source`` record of how the guesses were made.
+    """
+    out = {k: g.get(k) for k in ("name", "likelihood", "strength")}
+    if g.get("kind") == "one_run":
+        out.update({k: g.get(k) for k in ("m", "r", "v", "pairs", "delta_slack", "source")})
+    return out
 
 
 def _dependence_warnings(st: dict) -> list[str]:

@@ -1,10 +1,13 @@
-"""The likelihoods g(X, Y | alpha, beta) of an evidence group, in one registry.
+"""The likelihoods of an evidence group, in one registry.
 
-Each entry of :data:`LIKELIHOODS` says all that ``bayes_dp`` knows about one likelihood: its
-name (what ``Evidence(likelihood=...)`` and a counts file's ``likelihood`` column take), the
-integer code the numba kernels switch on (defined once, in :mod:`samplers.model.codes`), its
-parameters with their bounds, priors and starting values, the samplers that support it, and how
-to simulate counts from it. :class:`~bayes_dp.Evidence`, :class:`bayes_dp.inference.model.Model`,
+Four are conditional distributions g(X, Y | alpha, beta) of a challenge base's error counts
+(:class:`~bayes_dp.AttackCounts`); ``"guesses"`` is that of the right guesses of one-run audits
+(:class:`~bayes_dp.OneRunCounts`). Each entry of :data:`LIKELIHOODS` says all that
+``bayes_dp`` knows about one likelihood: its name (what ``Evidence(likelihood=...)`` and a
+counts file's ``likelihood`` column take), the integer code the numba kernels switch on
+(defined once, in :mod:`samplers.model.codes`), its parameters with their bounds, priors and
+starting values, the samplers that support it, the counts it reads, and how to simulate counts
+from it. :class:`~bayes_dp.Evidence`, :class:`bayes_dp.inference.model.Model`,
 :func:`~bayes_dp.estimate_epsilon` and :func:`~bayes_dp.core.simulate.simulate_counts` read it here.
 """
 
@@ -117,6 +120,9 @@ class Likelihood:
     tau_low : float or None
         Lower bound (closed) of a fixed tau; None: the open bound ``-1 / (N_max - 1)``, which
         depends on the group's largest number of challenges N_max.
+    counts : str
+        The class of the counts it reads: ``"AttackCounts"`` (challenge bases) or
+        ``"OneRunCounts"`` (one-run audits).
     """
 
     name: str
@@ -127,6 +133,7 @@ class Likelihood:
     boundary_s: bool
     tau_low: float | None
     _simulate: Callable
+    counts: str = "AttackCounts"
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -170,6 +177,9 @@ class Likelihood:
 
     def simulate(self, rng, n_neg, n_pos, alpha, beta, *, tau=0.0, rho=0.0):
         """Draw the counts (X, Y) of each base given its rates (alpha, beta).
+
+        Likelihoods of :class:`~bayes_dp.AttackCounts` only (``counts``); the "guesses"
+        likelihood raises ValueError.
 
         Parameters
         ----------
@@ -225,6 +235,13 @@ def _simulate_bivariate_normal(rng, n_neg, n_pos, alpha, beta, tau, rho):
     return x, y
 
 
+def _simulate_guesses(rng, n_neg, n_pos, alpha, beta, tau, rho):
+    raise ValueError(
+        "the 'guesses' likelihood models one-run audits (OneRunCounts), not the error counts "
+        "(X, Y) of challenge bases: it has no (alpha, beta) to simulate from"
+    )
+
+
 def _simulate_beta_binomial(rng, n_neg, n_pos, alpha, beta, tau, rho):
     tau = check_real("tau", tau, low=0.0, high=1.0, low_open=True, high_open=True)
     phi = 1 / tau - 1
@@ -277,6 +294,19 @@ _ALL = (
         tau_low=None,
         _simulate=_simulate_binomial,
     ),
+    Likelihood(
+        name="guesses",
+        code=codes.LIK_GUESSES,
+        summary="one-run audits (OneRunCounts): v right of r guesses, v ~ Bin(r, p), the "
+        "accuracy p uniform on [e^(c s eps) / (1 + e^(c s eps)), e^(c eps) / (1 + e^(c eps))], "
+        "c = 2 for pairs of models, else 1 (Steinke, Nasr and Jagielski's game)",
+        params=(),
+        methods=("exact",),
+        boundary_s=True,
+        tau_low=None,
+        _simulate=_simulate_guesses,
+        counts="OneRunCounts",
+    ),
 )
 
 #: The registry: likelihood name -> :class:`Likelihood` (read-only).
@@ -298,7 +328,7 @@ def get_likelihood(name) -> Likelihood:
     >>> get_likelihood("beta_binomial").code == get_likelihood("binomial").code
     False
     >>> sorted(LIKELIHOODS)
-    ['beta_binomial', 'binomial', 'bivariate_normal', 'exposure_mixture']
+    ['beta_binomial', 'binomial', 'bivariate_normal', 'exposure_mixture', 'guesses']
     """
     spec = LIKELIHOODS.get(name) if isinstance(name, str) else None
     if spec is None:

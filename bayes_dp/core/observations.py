@@ -1,11 +1,14 @@
-"""Observed attack error counts, one row per challenge base.
+"""Observed evidence: attack error counts per challenge base, and one-run audits' guesses.
 
-A *challenge base* ``(D_i, z_i)`` is attacked ``n_neg[i]`` times with outputs of the training
-algorithm on ``D_i`` (hypothesis H0, z absent) and ``n_pos[i]`` times with outputs on
-``D_i + {z_i}`` (H1, z present). ``fp[i]`` counts the H0 challenges the attack called "member"
-(false positives, type I errors) and ``fn[i]`` the H1 challenges it called "non-member" (false
-negatives, type II errors). In the paper (Yildirim et al., Sec. 2.1) these are ``X_i, N_{i,0},
-Y_i, N_{i,1}``.
+:class:`AttackCounts`: a *challenge base* ``(D_i, z_i)`` is attacked ``n_neg[i]`` times with
+outputs of the training algorithm on ``D_i`` (hypothesis H0, z absent) and ``n_pos[i]`` times
+with outputs on ``D_i + {z_i}`` (H1, z present). ``fp[i]`` counts the H0 challenges the attack
+called "member" (false positives, type I errors) and ``fn[i]`` the H1 challenges it called
+"non-member" (false negatives, type II errors). In the paper (Yildirim et al., Sec. 2.1) these
+are ``X_i, N_{i,0}, Y_i, N_{i,1}``.
+
+:class:`OneRunCounts`: the guesses of one-run audits (Steinke, Nasr and Jagielski 2023), ``r``
+guesses of which ``v`` were right, per audit (a guessing game on ``m`` coins).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 
 from bayes_dp.core.validation import check_int_array
 
-__all__ = ["AttackCounts"]
+__all__ = ["AttackCounts", "OneRunCounts"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,3 +228,117 @@ def _as_bool(name: str, value) -> np.ndarray:
     if arr.dtype.kind in "iuf" and np.isin(arr, (0, 1)).all():
         return arr.astype(bool)
     raise TypeError(f"`{name}` must hold booleans or 0/1; found values like {arr[:3].tolist()!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class OneRunCounts:
+    """Results of one-run audits (guessing games), one row per audit.
+
+    In a one-run audit (Steinke, Nasr and Jagielski 2023) each of ``m`` coins is a fair coin
+    independent of everything else: a canary included in the training set or not (a
+    membership bit), or, for ``pairs=True``, which of two models trained on a given example
+    (a matched IN-OUT pair of models). The auditor looks at the output, guesses ``r`` of the
+    coins (abstaining on the other ``m - r``) and gets ``v`` right. A coin of a bit is
+    (eps, delta)-DP; swapping a pair changes two training sets, so a pair's coin is
+    (2 eps, 2 delta)-DP: the accuracy of an eps-DP mechanism's guesses is at most
+    ``e^(c eps) / (1 + e^(c eps))`` with ``c = 2`` for pairs and 1 for bits.
+
+    Parameters
+    ----------
+    m : int or array_like of int
+        Coins of the game, each a fair coin (>= 1).
+    r : int or array_like of int
+        Guesses made (the auditor may abstain on the other ``m - r``), ``0 <= r <= m``.
+    v : int or array_like of int
+        Correct guesses, ``0 <= v <= r``.
+    pairs : bool or array_like of bool, default False
+        Per audit (or one value for all), whether its coins are matched pairs of models
+        (each coin (2 eps, 2 delta)-DP) rather than membership bits.
+
+    Notes
+    -----
+    Scalars broadcast against arrays, as in :class:`~bayes_dp.AttackCounts`. All fields are
+    stored as read-only arrays (``m``, ``r``, ``v`` int64, ``pairs`` bool).
+
+    Examples
+    --------
+    >>> c = OneRunCounts(m=1000, r=[100, 200], v=[80, 150])
+    >>> len(c), c.m.tolist(), c.pairs.tolist()
+    (2, [1000, 1000], [False, False])
+    >>> OneRunCounts(m=500, r=100, v=90, pairs=True).factor.tolist()
+    [2.0]
+    """
+
+    m: np.ndarray
+    r: np.ndarray
+    v: np.ndarray
+    pairs: np.ndarray = False  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        raw = {
+            "m": check_int_array("m", self.m, min_value=1),
+            "r": check_int_array("r", self.r, min_value=0),
+            "v": check_int_array("v", self.v, min_value=0),
+            "pairs": _as_pairs(self.pairs),
+        }
+        sizes = {k: a.size for k, a in raw.items() if np.ndim(getattr(self, k)) > 0}
+        if len(set(sizes.values())) > 1:
+            raise ValueError(f"`m`, `r`, `v` and `pairs` must have the same length; found {sizes}")
+        n = max(sizes.values(), default=1)
+        m, r, v, pairs = (np.broadcast_to(a, (n,)).copy() for a in raw.values())
+        for big, small, bn, sn in ((m, r, "m", "r"), (r, v, "r", "v")):
+            over = small > big
+            if over.any():
+                i = int(np.flatnonzero(over)[0])
+                raise ValueError(
+                    f"`{sn}` must be <= `{bn}`; found {sn}={small[i]} > {bn}={big[i]} at row {i}"
+                )
+        for name, a in (("m", m), ("r", r), ("v", v), ("pairs", pairs)):
+            a.setflags(write=False)
+            object.__setattr__(self, name, a)
+
+    def __len__(self) -> int:
+        return int(self.m.size)
+
+    def __repr__(self) -> str:
+        if len(self) <= 6:
+            body = ", ".join(f"{k}={getattr(self, k).tolist()}" for k in ("m", "r", "v"))
+            if self.pairs.any():
+                body += f", pairs={self.pairs.tolist()}"
+        else:
+            body = f"{len(self)} audits"
+        return f"OneRunCounts({body})"
+
+    def __getitem__(self, index) -> OneRunCounts:
+        """Select rows (an int, slice, boolean mask or index array)."""
+        idx = np.atleast_1d(np.arange(len(self))[index])
+        return OneRunCounts(self.m[idx], self.r[idx], self.v[idx], self.pairs[idx])
+
+    @property
+    def factor(self) -> np.ndarray:
+        """Per audit, c: 2.0 for pairs of models ((2 eps, 2 delta)-DP coins), 1.0 for bits."""
+        return np.where(self.pairs, 2.0, 1.0)
+
+    def to_dict(self) -> dict[str, list]:
+        """Return the columns ``m``, ``r``, ``v`` (ints) and ``pairs`` (bools) as lists."""
+        return {
+            "m": self.m.tolist(),
+            "r": self.r.tolist(),
+            "v": self.v.tolist(),
+            "pairs": [bool(x) for x in self.pairs],
+        }
+
+
+def _as_pairs(value) -> np.ndarray:
+    """Return ``pairs`` as a 1-D bool array, or raise naming it (booleans only, or 0/1 ints)."""
+    arr = np.asarray(value)
+    if arr.ndim > 1:
+        raise ValueError(f"`pairs` must be a bool or 1-D; found shape {arr.shape}")
+    arr = np.atleast_1d(arr)
+    if arr.dtype == bool:
+        return arr
+    if arr.dtype.kind in "iu" and np.isin(arr, (0, 1)).all():
+        return arr.astype(bool)
+    raise TypeError(
+        f"`pairs` must be True or False (one per audit, or one for all); found {value!r}"
+    )

@@ -51,7 +51,10 @@ def estimate_epsilon(
     noise in the acceptance ratio, so it mixes at s near 1, for perfect attacks and for
     thousands of bases.  ``sampler=bdp.MHAAR()`` runs the paper's Algorithm 1 (Yildirim et
     al.): Metropolis-Hastings with acceptance ratios averaged over K auxiliary pairs per base.
-    ``docs/validation/model.md`` compares the two.
+    ``docs/model.md`` compares the two.  A one-run audit's accuracy p is a priori uniform on
+    [e^(c s eps) / (1 + e^(c s eps)), e^(c eps) / (1 + e^(c eps))] (c = 2 for pairs of
+    models) and integrated out exactly (:class:`~bayes_dp.Evidence`, likelihood
+    ``"guesses"``); MHAAR refuses such groups (ValueError: it has no auxiliary pairs for them).
 
     Where each setting lives: the settings object (:class:`~bayes_dp.Exact`,
     :class:`~bayes_dp.MHAAR`) holds how the chains move, i.e. what exists for one method only
@@ -63,8 +66,10 @@ def estimate_epsilon(
 
     Parameters
     ----------
-    counts : AttackCounts, Evidence or list of them
+    counts : AttackCounts, OneRunCounts, Evidence or list of them
         The observations. Groups with ``strength="own"`` get their own strength ``s_<name>``.
+        One-run audits (:class:`~bayes_dp.OneRunCounts`, likelihood ``"guesses"``) join the
+        other groups with eps shared; the exact sampler only.
     delta : float
         The known DP delta, in [0, 1).
     prior : Prior, optional

@@ -19,7 +19,7 @@ import numpy as np
 
 from bayes_dp.core.evidence import Evidence
 from bayes_dp.core.likelihoods import Likelihood, get_likelihood, rho_max
-from bayes_dp.core.observations import AttackCounts
+from bayes_dp.core.observations import AttackCounts, OneRunCounts
 from bayes_dp.core.priors import Prior, parse_prior
 from bayes_dp.core.validation import check_delta
 
@@ -29,17 +29,17 @@ __all__ = ["Model", "as_groups"]
 def as_groups(counts) -> tuple[Evidence, ...]:
     """Return the evidence groups of ``estimate_epsilon(counts, ...)``, checked.
 
-    An :class:`~bayes_dp.AttackCounts` becomes one group named "counts"; in a list, the i-th
-    bare :class:`~bayes_dp.AttackCounts` becomes a group named "counts<i>".
+    An :class:`~bayes_dp.AttackCounts` (or :class:`~bayes_dp.OneRunCounts`) becomes one group
+    named "counts"; in a list, the i-th bare one becomes a group named "counts<i>".
 
     Raises
     ------
     TypeError
-        For anything but AttackCounts, Evidence or a list or tuple of them.
+        For anything but AttackCounts, OneRunCounts, Evidence or a list or tuple of them.
     ValueError
         For an empty list or repeated group names.
     """
-    if isinstance(counts, AttackCounts):
+    if isinstance(counts, (AttackCounts, OneRunCounts)):
         return (Evidence(counts, name="counts"),)
     if isinstance(counts, Evidence):
         return (counts,)
@@ -48,11 +48,12 @@ def as_groups(counts) -> tuple[Evidence, ...]:
             raise ValueError("`counts` is an empty list; give at least one Evidence")
         out = []
         for i, c in enumerate(counts):
-            if isinstance(c, AttackCounts):
+            if isinstance(c, (AttackCounts, OneRunCounts)):
                 c = Evidence(c, name=f"counts{i}")
             if not isinstance(c, Evidence):
                 raise TypeError(
-                    f"`counts[{i}]` must be an AttackCounts or Evidence; found {type(c).__name__}"
+                    f"`counts[{i}]` must be an AttackCounts, OneRunCounts or Evidence; found "
+                    f"{type(c).__name__}"
                 )
             out.append(c)
         names = [g.name for g in out]
@@ -61,7 +62,8 @@ def as_groups(counts) -> tuple[Evidence, ...]:
             raise ValueError(f"Evidence names must be unique; found {sorted(dup)} repeated")
         return tuple(out)
     raise TypeError(
-        f"`counts` must be AttackCounts, Evidence or a list of them; found {type(counts).__name__}"
+        "`counts` must be AttackCounts, OneRunCounts, Evidence or a list of them; found "
+        f"{type(counts).__name__}"
     )
 
 
@@ -202,20 +204,27 @@ class Model:
             raise ValueError("the settings record no evidence groups")
         groups = []
         for g in recorded:
+            one_run = isinstance(g, dict) and g.get("kind") == "one_run"
             try:
-                counts = AttackCounts(**{k: g["counts"][k] for k in ("fp", "n_neg", "fn", "n_pos")})
+                if one_run:
+                    counts = OneRunCounts(g["m"], g["r"], g["v"], g.get("pairs", False))
+                else:
+                    counts = AttackCounts(
+                        **{k: g["counts"][k] for k in ("fp", "n_neg", "fn", "n_pos")}
+                    )
                 name = g["name"]
             except (KeyError, TypeError) as e:
                 raise ValueError(f"a recorded group lacks its counts or name ({e!r})") from None
             groups.append(
                 Evidence(
                     counts,
-                    likelihood=g.get("likelihood", "binomial"),
+                    likelihood=g.get("likelihood", "guesses" if one_run else "binomial"),
                     name=name,
                     strength=g.get("strength", "shared"),
                     fix=dict(g.get("fix") or {}),
                     dependence=g.get("dependence"),
                     reflect=bool(g.get("reflect", True)),
+                    source=g.get("source"),
                 )
             )
         return cls.build(groups, delta=settings["delta"], prior=prior)
@@ -227,16 +236,62 @@ class Model:
         return tuple(get_likelihood(g.likelihood) for g in self.groups)
 
     @cached_property
-    def counts(self) -> AttackCounts:
-        """The counts of all groups, stacked in group order."""
-        return AttackCounts.concat([g.counts for g in self.groups])
+    def counts(self) -> AttackCounts | None:
+        """The challenge bases of all groups of attack counts, stacked in group order.
+
+        None when every group holds one-run audits (:attr:`guesses`).
+        """
+        groups = [g.counts for g in self.groups if isinstance(g.counts, AttackCounts)]
+        return AttackCounts.concat(groups) if groups else None
 
     @cached_property
     def base_group(self) -> np.ndarray:
-        """Index of the group of each base of :attr:`counts`."""
+        """Index of the group of each base of :attr:`counts` (empty without such groups)."""
         return np.concatenate(
-            [np.full(len(g.counts), j, dtype=np.int64) for j, g in enumerate(self.groups)]
+            [np.zeros(0, dtype=np.int64)]
+            + [
+                np.full(len(g.counts), j, dtype=np.int64)
+                for j, g in enumerate(self.groups)
+                if isinstance(g.counts, AttackCounts)
+            ]
         )
+
+    @cached_property
+    def guesses(self) -> dict[str, np.ndarray]:
+        """The rows of the groups of one-run audits, stacked in group order.
+
+        Keys ``m``, ``r``, ``v`` (int64), ``c`` (the coins' factor: 2.0 for pairs of models,
+        else 1.0) and ``group`` (the index of each row's group); empty arrays without such
+        groups.
+        """
+        runs = [
+            (j, g.counts) for j, g in enumerate(self.groups) if isinstance(g.counts, OneRunCounts)
+        ]
+        out = {
+            k: np.concatenate([np.zeros(0, dtype=np.int64)] + [getattr(c, k) for _, c in runs])
+            for k in ("m", "r", "v")
+        }
+        out["c"] = np.concatenate([np.zeros(0)] + [c.factor for _, c in runs])
+        out["group"] = np.concatenate(
+            [np.zeros(0, dtype=np.int64)] + [np.full(len(c), j, dtype=np.int64) for j, c in runs]
+        )
+        return out
+
+    def observation_order(self) -> np.ndarray:
+        """Return the observations (count bases, then guesses rows) in the order of the groups.
+
+        Entry i is the position, among the count bases of :attr:`counts` followed by the rows
+        of :attr:`guesses`, of the i-th row when the groups' rows are read in group order (the
+        columns of the pointwise log likelihood). The identity without one-run groups.
+        """
+        n_b = self.base_group.size
+        pos_b = iter(range(n_b))
+        pos_g = iter(range(n_b, n_b + self.guesses["r"].size))
+        out = []
+        for g in self.groups:
+            it = pos_g if isinstance(g.counts, OneRunCounts) else pos_b
+            out += [next(it) for _ in range(len(g.counts))]
+        return np.asarray(out, dtype=np.int64)
 
     @property
     def s_fixed(self) -> bool:
@@ -399,20 +454,34 @@ class Model:
             "delta": self.delta,
             "prior": repr(prior),
             "eps_prior": [type(prior.eps).__name__, *[float(v) for v in vars(prior.eps).values()]],
-            "groups": [
-                {
-                    "name": g.name,
-                    "likelihood": g.likelihood,
-                    "strength": g.strength,
-                    "counts": g.counts.to_dict(),
-                    "fix": dict(g.fix),
-                    **({"dependence": dict(g.dependence)} if g.dependence else {}),
-                    **({} if g.reflect else {"reflect": False}),
-                }
-                for g in self.groups
-            ],
+            "groups": [self._group_record(g) for g in self.groups],
             "fixed": self.fixed,
         }
+
+    def _group_record(self, g: Evidence) -> dict:
+        """Return the record of group ``g`` in :meth:`settings`.
+
+        A group of attack counts keeps them under ``counts``; a group of one-run audits has
+        ``kind`` ``"one_run"`` and its columns ``m``, ``r``, ``v``, ``pairs`` beside its name
+        (as :func:`~bayes_dp.estimate_one_run` records its audits, so that readers of counts
+        pass it by), and ``delta_slack``: ``2 m c delta`` per audit, what an (eps, delta)-DP
+        mechanism may add to the probability of its guesses beyond the eps-DP model.
+        """
+        rec: dict = {"name": g.name, "likelihood": g.likelihood, "strength": g.strength}
+        if isinstance(g.counts, OneRunCounts):
+            c = g.counts
+            rec.update(kind="one_run", **c.to_dict())
+            rec["delta_slack"] = (2.0 * c.m * (c.factor * self.delta)).tolist()
+        else:
+            rec["counts"] = g.counts.to_dict()
+        rec["fix"] = dict(g.fix)
+        if g.dependence:
+            rec["dependence"] = dict(g.dependence)
+        if not g.reflect:
+            rec["reflect"] = False
+        if g.source is not None:
+            rec["source"] = g.source
+        return rec
 
     def to_python(self) -> tuple[list[str], str]:
         """Python source that makes this model's inputs again.
@@ -428,6 +497,14 @@ class Model:
         lines = ["groups = ["]
         for g in self.groups:
             c = g.counts.to_dict()
+            if isinstance(g.counts, OneRunCounts):
+                pairs = f", pairs={c['pairs']}" if any(c["pairs"]) else ""
+                lines.append(
+                    f"    bdp.Evidence(bdp.OneRunCounts(m={c['m']}, r={c['r']}, v={c['v']}"
+                    f"{pairs}), likelihood={g.likelihood!r}, name={g.name!r}, "
+                    f"strength={g.strength!r}),"
+                )
+                continue
             fix = f", fix={dict(g.fix)!r}" if g.fix else ""
             fix += "" if g.reflect else ", reflect=False"
             lines.append(

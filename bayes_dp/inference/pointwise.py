@@ -46,10 +46,12 @@ def compute(kmodel, corr, base_map: np.ndarray, z: np.ndarray, *, cores: int | N
     """Return the run's pointwise log likelihood, compact, for ``out`` of the exact sampler.
 
     Keys: ``log_lik`` (chains, kept draws, distinct rows) or None when it could not be built,
-    ``log_lik_index`` (bases,) the distinct row of each base, ``log_lik_thin`` the stride of
-    the kept draws, and ``log_lik_skipped`` (why it is missing) when it is None.
+    ``log_lik_index`` (observations,) the distinct row of each observation (``base_map``, of
+    :func:`bayes_dp.inference.runners.kernel_model`: the bases and one-run rows of the groups
+    in group order), ``log_lik_thin`` the stride of the kept draws, and ``log_lik_skipped``
+    (why it is missing) when it is None.
     """
-    from samplers.exact.pointwise import pointwise_log_lik
+    from samplers.exact.pointwise import pointwise_guesses, pointwise_log_lik
 
     chains, n_draws = z.shape[:2]
     step = thin_step(n_draws, chains, base_map.shape[0])
@@ -60,6 +62,11 @@ def compute(kmodel, corr, base_map: np.ndarray, z: np.ndarray, *, cores: int | N
         n_b = ll_b.shape[2]
         index = np.where(base_map[:, 0] == 0, base_map[:, 1], n_b + base_map[:, 1])
         compact = np.concatenate([ll_b, ll_c], axis=2) if ll_c.shape[2] else ll_b
+        if kmodel.G.r.size:
+            # the one-run audits' rows after the bases' distinct rows
+            guesses = base_map[:, 0] == 2
+            index[guesses] = compact.shape[2] + base_map[guesses, 1]
+            compact = np.concatenate([compact, pointwise_guesses(kmodel, z[:, ::step])], axis=2)
     except Exception as e:  # MemoryError included: the draws must survive
         why = f"{type(e).__name__}: {e}"
         warnings.warn(

@@ -16,8 +16,8 @@ import numpy as np
 
 from bayes_dp.core.evidence import Evidence
 from bayes_dp.core.exceptions import TimeBudgetError
-from bayes_dp.core.likelihoods import KAPPA_MIN, KAPPA_PRIOR, PI_PRIOR
-from bayes_dp.core.observations import AttackCounts
+from bayes_dp.core.likelihoods import KAPPA_MIN, KAPPA_PRIOR, PI_PRIOR, get_likelihood
+from bayes_dp.core.observations import AttackCounts, OneRunCounts
 from bayes_dp.core.region import classical_epsilon
 from bayes_dp.inference import first_run
 from bayes_dp.inference.first_run import compile_first
@@ -43,20 +43,23 @@ def kernel_model(model: Model):
     """Build the exact sampler's model of ``model`` (:func:`samplers.exact.driver.build_model`).
 
     Returns the kernel model, its over-dispersed bases (or None), the names of the coordinates
-    of z and the map of bases to distinct rows. Used by the sampler and by the planner's grid
+    of z and the map of observations to distinct rows: per row of the groups in group order
+    (each group's bases or one-run rows), (kind, index) with kind 0 for a distinct binomial
+    base, 1 for a distinct over-dispersed row, 2 for a distinct guesses row
+    (:attr:`samplers.exact.state.Model.G`). Used by the sampler and by the planner's grid
     posterior (:mod:`bayes_dp.planning.core`).
     """
     from samplers.exact.driver import build_model
+    from samplers.model.guesses import guess_rows
 
-    allc = model.counts
+    cols = _count_columns(model)
     kg = model.kernel_groups()
     prior = model.prior
     s_code = prior._s_code()
-    return build_model(
-        allc.fp,
-        allc.n_neg,
-        allc.fn,
-        allc.n_pos,
+    gs = model.guesses
+    rows, g_inv = guess_rows(gs["r"], gs["v"], gs["c"], gs["group"], kg["sidx"][gs["group"]])
+    kmodel, corr, names, base_map = build_model(
+        *cols,
         model.base_group,
         g_lik=kg["lik"],
         g_sidx=kg["sidx"],
@@ -75,7 +78,38 @@ def kernel_model(model: Model):
         g_kappa_free=kg["kappa_free"],
         mix_prior=(*PI_PRIOR, *KAPPA_PRIOR, float(np.log(KAPPA_MIN))),
         g_reflect=kg["reflect"],
+        guesses=rows,
     )
+    if g_inv.size:
+        g_map = np.stack([np.full(g_inv.size, 2, dtype=np.int64), g_inv], axis=1)
+        base_map = np.concatenate([base_map, g_map])[model.observation_order()]
+    return kmodel, corr, names, base_map
+
+
+def _count_columns(model: Model) -> tuple[np.ndarray, ...]:
+    """Return fp, n_neg, fn, n_pos of the model's challenge bases (empty arrays without any)."""
+    allc = model.counts
+    if allc is None:
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(4))
+    return allc.fp, allc.n_neg, allc.fn, allc.n_pos
+
+
+def start_eps_guess(model: Model) -> float:
+    """Return the eps around which the exact sampler's starting grid is refined.
+
+    The median of the bases' finite positive classical estimates; without challenge bases
+    (one-run groups only), the median over the one-run rows of logit((v + 1) / (r + 2)) / c,
+    the eps whose optimal guesser's accuracy is the row's; 3.0 when there is none.
+    """
+    allc = model.counts
+    if allc is not None:
+        ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
+    else:
+        gs = model.guesses
+        acc = (gs["v"] + 1.0) / (gs["r"] + 2.0)
+        ehat = np.log(acc / (1.0 - acc)) / gs["c"]
+    finite = ehat[np.isfinite(ehat) & (ehat > 0)]
+    return float(np.median(finite)) if finite.size else 3.0
 
 
 def sample_exact(
@@ -102,7 +136,6 @@ def sample_exact(
     )
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
-    allc = model.counts
     with first_run.compiling("exact") as comp:
         kmodel, corr, names, base_map = kernel_model(model)
         chain_cfg = chain_settings(
@@ -128,9 +161,7 @@ def sample_exact(
                 everything=comp.everything,
             )
         )
-    ehat = np.asarray(classical_epsilon(allc.fpr, allc.fnr, model.delta), dtype=np.float64)
-    finite = ehat[np.isfinite(ehat) & (ehat > 0)]
-    guess = float(np.median(finite)) if finite.size else 3.0
+    guess = start_eps_guess(model)
     init_rng, *chain_rngs = rng.spawn(cfg.chains + 1)
     starts = starting_points(kmodel, corr, names, init_rng, cfg.chains, guess)
     draws = cfg.draws
@@ -260,6 +291,7 @@ def sample_exact(
     }
     moves = [kinds.get(int(c.state.sg_on[0]), "none") for c in run.chains]
 
+    _, n_neg, _, n_pos = _count_columns(model)
     out = draws_from_z(
         z,
         names,
@@ -267,8 +299,8 @@ def sample_exact(
         model.tau_start,
         model.tau_free,
         model.base_group,
-        allc.n_neg,
-        allc.n_pos,
+        n_neg,
+        n_pos,
         np.log(KAPPA_MIN),
     )
     out["accept"] = res["acc"]
@@ -402,9 +434,17 @@ def warm_up(sampler: Exact | MHAAR, likelihoods) -> None:
     also runs on bases of equal sizes (the block quadrature of score matrices).
     """
     counts = AttackCounts(fp=[3, 4], n_neg=20, fn=[9, 8], n_pos=20)
+    audits = OneRunCounts(m=40, r=[20, 30], v=[15, 21], pairs=[False, True])
     cfg = SamplerSettings.build(sampler=sampler, chains=1, draws=20, tune=20)
     auto = AutoLength(20, 20, 2.0, 1.0, np.inf)
-    runs = [Evidence(counts, likelihood=lik, name="tiny") for lik in likelihoods]
+    runs = []
+    for lik in likelihoods:
+        spec = get_likelihood(lik)
+        if spec.counts == "OneRunCounts":
+            if sampler.method in spec.methods:  # MHAAR does not sample one-run groups
+                runs.append(Evidence(audits, likelihood=lik, name="tiny"))
+        else:
+            runs.append(Evidence(counts, likelihood=lik, name="tiny"))
     if sampler.method == "exact" and "binomial" in likelihoods:
         # binomial bases of equal sizes share one quadrature (blocks, another numba type), as
         # a score matrix's targets do

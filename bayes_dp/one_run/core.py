@@ -9,71 +9,16 @@ Binomial(r, e^eps / (1 + e^eps)) (their Theorem 3.1; with delta > 0 a correction
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy import special, stats
 
+from bayes_dp.core.observations import OneRunCounts
 from bayes_dp.core.one_run_bound import one_run_bounds
 from bayes_dp.core.priors import Prior
 from bayes_dp.core.thresholds import GRID_DRAWS
-from bayes_dp.core.validation import check_delta, check_int_array, check_positive_int, check_real
+from bayes_dp.core.validation import check_delta, check_positive_int, check_real
 
 __all__ = ["OneRunCounts", "estimate_one_run", "one_run_epsilon_bound", "one_run_log_likelihood"]
-
-
-@dataclass(frozen=True, eq=False)
-class OneRunCounts:
-    """Results of one-run audits, one row per audit.
-
-    Parameters
-    ----------
-    m : int or array_like of int
-        Canaries, each included with probability 1/2 (>= 1).
-    r : int or array_like of int
-        Guesses made (the auditor may abstain on the other ``m - r``), ``0 <= r <= m``.
-    v : int or array_like of int
-        Correct guesses, ``0 <= v <= r``.
-
-    Notes
-    -----
-    Scalars broadcast against arrays, as in :class:`~bayes_dp.AttackCounts`.
-
-    Examples
-    --------
-    >>> c = OneRunCounts(m=1000, r=[100, 200], v=[80, 150])
-    >>> len(c), c.m.tolist()
-    (2, [1000, 1000])
-    """
-
-    m: np.ndarray
-    r: np.ndarray
-    v: np.ndarray
-
-    def __post_init__(self) -> None:
-        raw = {
-            "m": check_int_array("m", self.m, min_value=1),
-            "r": check_int_array("r", self.r, min_value=0),
-            "v": check_int_array("v", self.v, min_value=0),
-        }
-        sizes = {k: a.size for k, a in raw.items() if np.ndim(getattr(self, k)) > 0}
-        if len(set(sizes.values())) > 1:
-            raise ValueError(f"`m`, `r` and `v` must have the same length; found {sizes}")
-        n = max(sizes.values(), default=1)
-        m, r, v = (np.broadcast_to(a, (n,)).copy() for a in raw.values())
-        for big, small, bn, sn in ((m, r, "m", "r"), (r, v, "r", "v")):
-            over = small > big
-            if over.any():
-                i = int(np.flatnonzero(over)[0])
-                raise ValueError(
-                    f"`{sn}` must be <= `{bn}`; found {sn}={small[i]} > {bn}={big[i]} at row {i}"
-                )
-        for name, a in (("m", m), ("r", r), ("v", v)):
-            a.setflags(write=False)
-            object.__setattr__(self, name, a)
-
-    def __len__(self) -> int:
-        return int(self.m.size)
 
 
 def one_run_epsilon_bound(counts: OneRunCounts, delta: float = 0.0, confidence: float = 0.95):
@@ -121,10 +66,17 @@ def one_run_log_likelihood(eps, s, counts: OneRunCounts) -> np.ndarray:
     """Log likelihood of one-run audits at (eps, s), the guesser's accuracy integrated out.
 
     Each audit's right guesses are Binomial(r, p) with p uniform on
-    ``[e^{s eps} / (1 + e^{s eps}), e^eps / (1 + e^eps)]`` (between an s-strong and the
-    optimal guesser of an eps-DP mechanism), so the marginal is a difference of Beta(v + 1,
+    ``[e^{c s eps} / (1 + e^{c s eps}), e^{c eps} / (1 + e^{c eps})]`` (between an s-strong and
+    the optimal guesser of an eps-DP mechanism; c = 2 for audits of pairs of models, whose
+    coins are (2 eps, 2 delta)-DP, else 1), so the marginal is a difference of Beta(v + 1,
     r - v + 1) CDFs over ``(r + 1) (hi - lo)``; at ``hi = lo`` the binomial pmf at ``hi``.
     Binomial coefficients are dropped (constant in eps and s).
+
+    This is the grid posterior's vectorised form (:func:`estimate_one_run`); the samplers of
+    :func:`~bayes_dp.estimate_epsilon` use the kernel
+    :func:`samplers.model.guesses.log_lik_row` (the "guesses" likelihood, binomial
+    coefficients included), and the tests hold the two to each other and to quadrature
+    (``tests/reference/guesses.py``).
 
     Parameters
     ----------
@@ -136,8 +88,24 @@ def one_run_log_likelihood(eps, s, counts: OneRunCounts) -> np.ndarray:
     -------
     ndarray
         Summed over audits, shaped like ``eps`` and ``s`` broadcast.
+
+    Examples
+    --------
+    >>> c = OneRunCounts(m=100, r=10, v=[9, 9], pairs=[False, True])
+    >>> a = one_run_log_likelihood(1.0, 0.5, c[0]) + one_run_log_likelihood(2.0, 0.5, c[0])
+    >>> bool(np.isclose(one_run_log_likelihood(1.0, 0.5, c), a))
+    True
     """
     eps, s = np.broadcast_arrays(np.asarray(eps, dtype=np.float64), np.asarray(s, np.float64))
+    if counts.pairs.any():
+        # a pair's coin is (2 eps, 2 delta)-DP: its band is the bits' band at 2 eps
+        total = np.zeros(eps.shape)
+        for c, rows in ((1.0, ~counts.pairs), (2.0, counts.pairs)):
+            if rows.any():
+                sub = counts[rows]
+                bits = OneRunCounts(sub.m, sub.r, sub.v)
+                total = total + one_run_log_likelihood(c * eps, s, bits)
+        return total
     return accuracy_band_log_likelihood(
         special.expit(s * eps),
         special.expit(eps),
@@ -191,8 +159,9 @@ def estimate_one_run(
 
     delta enters only as a record: the binomial model is the eps-DP bound of Steinke et al.,
     which an (eps, delta)-DP mechanism can exceed by at most about ``2 m delta`` in probability
-    (their Theorem 3.3); ``post.settings["delta_slack"]`` holds ``2 m delta`` per audit, and
-    the model is meant for audits where it is small (``docs/validation/gdp.md``).
+    (their Theorem 3.3); ``post.settings["delta_slack"]`` holds ``2 m delta`` per audit
+    (``2 m (2 delta)`` for an audit of pairs, whose coins are (2 eps, 2 delta)-DP), and the
+    model is meant for audits where it is small (``docs/gdp.md``).
 
     Parameters
     ----------
@@ -247,15 +216,8 @@ def estimate_one_run(
     settings = {
         "model": "one_run",
         "delta": delta,
-        "delta_slack": (2.0 * counts.m * delta).tolist(),
-        "groups": [
-            {
-                "kind": "one_run",
-                "m": counts.m.tolist(),
-                "r": counts.r.tolist(),
-                "v": counts.v.tolist(),
-            }
-        ],
+        "delta_slack": (2.0 * counts.m * (counts.factor * delta)).tolist(),
+        "groups": [{"kind": "one_run", **counts.to_dict()}],
         "eps_prior": [type(prior.eps).__name__, *[float(x) for x in vars(prior.eps).values()]],
         "s_prior": repr(prior.s),
         "method": "grid",

@@ -101,6 +101,9 @@ def _label(var: str) -> str:
 def posterior_counts(posterior: Posterior) -> list[tuple[str, AttackCounts]]:
     """Return the evidence groups in ``posterior.settings`` as ``(name, AttackCounts)`` pairs.
 
+    Groups of attack counts only: groups of one-run audits (``kind`` ``"one_run"``) have no
+    error rates to show.
+
     Examples
     --------
     >>> import numpy as np
@@ -113,6 +116,8 @@ def posterior_counts(posterior: Posterior) -> list[tuple[str, AttackCounts]]:
     _check_post(posterior)
     out = []
     for g in posterior.settings.get("groups", []):
+        if g.get("kind") == "one_run":
+            continue
         out.append((str(g["name"]), AttackCounts(**g["counts"])))
     return out
 

@@ -240,6 +240,8 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
         why.append("a numpy Generator as seed")
     if not cfg.log_likelihood:
         why.append("log_likelihood=False")
+    if any(g.likelihood == "guesses" for g in groups):
+        why.append("one-run audits (guesses), which a counts file does not hold")
     if why:
         return "; ".join(why)
 
@@ -280,7 +282,7 @@ def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple
     full = COLUMN_PX / PX_PER_INCH  # inches
     st = posterior.settings
     delta = st.get("delta")
-    has_counts = bool(st.get("groups")) and delta is not None
+    has_counts = bool(plots.posterior_counts(posterior)) and delta is not None
     out = []
     fig, ax = plt.subplots(figsize=(full, 4.6), layout="constrained")
     plots.plot_eps_posterior(posterior, prob=prob, confidence=confidence, legend="right", ax=ax)
@@ -596,10 +598,11 @@ def _inputs(parts: list[str], posterior: Posterior) -> list:
             left=2,
         )
     )
-    meta = st.get("groups", [])
+    meta = [g for g in st.get("groups", []) if g.get("kind") != "one_run"]
     groups = plots.posterior_counts(posterior)
     col, numbers = _base_numbers(st, [len(c) for _, c in groups])
     source = st.get("input", {}).get("file") if isinstance(st.get("input"), dict) else None
+    _one_run_inputs(parts, st)
     for g, (name, c), nums in zip(meta, groups, numbers, strict=True):
         about = (
             f"likelihood {g['likelihood']}, strength variable {_strength_var(g)}, "
@@ -637,6 +640,62 @@ def _inputs(parts: list[str], posterior: Posterior) -> list:
             "messages.</p>"
         )
     return groups
+
+
+def _one_run_inputs(parts: list[str], st: dict) -> None:
+    """Append each group of one-run audits: its guesses, design and one-run bound per audit."""
+    from bayes_dp.core.one_run_bound import one_run_bounds
+
+    delta = st.get("delta")
+    for g in st.get("groups", []):
+        if g.get("kind") != "one_run":
+            continue
+        m, r, v = (np.atleast_1d(g[k]) for k in ("m", "r", "v"))
+        pairs = np.broadcast_to(np.asarray(g.get("pairs", False), dtype=bool), m.shape)
+        about = (
+            f"one-run audits (guessing games), likelihood {g.get('likelihood', 'guesses')}, "
+            f"strength variable {_strength_var(g)}, {m.size} audit{'s' * (m.size != 1)}"
+        )
+        parts.append(f"<h3>Group {html.escape(str(g['name']))}</h3><p>{html.escape(about)}.</p>")
+        bound = np.full(m.size, np.nan)
+        if delta is not None:
+            for i in range(m.size):
+                args = (m[i : i + 1], r[i : i + 1], v[i : i + 1], delta, 0.95)
+                # an audit of pairs: the bound on 2 eps at 2 delta, halved
+                bound[i] = (
+                    one_run_bounds(*args, pairs=True) if pairs[i] else one_run_bounds(*args)
+                )[0]
+        rows = [
+            [
+                str(i + 1),
+                "pairs of models (2 ε, 2 δ)" if pairs[i] else "membership bits (ε, δ)",
+                int(m[i]),
+                int(r[i]),
+                int(v[i]),
+                v[i] / r[i] if r[i] else np.nan,
+                bound[i],
+            ]
+            for i in range(m.size)
+        ]
+        parts.append(
+            _table(
+                ["audit", "coins", "m", "guesses r", "right v", "accuracy", "one-run ε bound"],
+                rows,
+                left=2,
+            )
+        )
+        parts.append(
+            "<p>Each audit guessed r of m fair coins and got v right (Steinke, Nasr and "
+            "Jagielski's game). The one-run ε bound is each audit's own at 95% confidence "
+            "(their Theorem 3.3, no correction for several audits; the claim above shares its "
+            "error among all audits and bases).</p>"
+        )
+        src = g.get("source")
+        if isinstance(src, dict) and src:
+            parts.append(
+                "<p>How the guesses were made (recorded):</p>"
+                f"<pre>{html.escape(json.dumps(src, indent=1, default=str))}</pre>"
+            )
 
 
 def _summary(parts: list[str], posterior: Posterior, prob: float, confidence: float, groups):

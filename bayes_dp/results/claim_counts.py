@@ -23,7 +23,11 @@ follows as what the model says. The claim on score-matrix evidence
 (:func:`bayes_dp.estimate_one_run`) has the same defect (at guesses drawn from the
 dominating Binomial(r, e^eps / (1 + e^eps)) of eps = 1, its lower end lay above the truth in
 25 of 40 audits): its claim states first the largest one-run bound of its audits
-(:func:`one_run_bound`).
+(:func:`one_run_bound`), and so does a posterior of :func:`~bayes_dp.estimate_epsilon` with
+groups of one-run audits (likelihood ``"guesses"``; an audit of pairs of models by the bound on
+2 eps at 2 delta, halved). Where a posterior holds both bases and audits, the error is shared
+among all their tests (Bonferroni over the 2 n rates and the k audits) and the larger bound is
+stated, the other named beside it.
 
 What the bound assumes: each base's decisions are independent Bernoulli trials given its
 rates (the binomial likelihood's assumption too). Groups with an over-dispersed likelihood
@@ -36,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["count_bound", "count_words", "one_run_bound"]
+__all__ = ["count_bound", "count_words", "n_tests", "one_run_bound"]
 
 #: Likelihoods whose counts the bound reads as binomial.
 BINOMIAL_LIKELIHOODS = ("binomial", "exposure_mixture")
@@ -63,7 +67,36 @@ def model_quantile_words(prob: float, lower: float, at: str, strength: str) -> s
     )
 
 
-def count_bound(st: dict, prob: float) -> dict | None:
+def _binomial_groups(st: dict) -> tuple[list[dict], list[dict]]:
+    """Return the groups of attack counts in ``st`` and those of them the bound reads."""
+    groups = [
+        g
+        for g in st.get("groups", [])
+        if isinstance(g, dict) and "counts" in g and g.get("kind") != "one_run"
+    ]
+    return groups, [g for g in groups if g.get("likelihood", "binomial") in BINOMIAL_LIKELIHOODS]
+
+
+def _one_run_groups(st: dict) -> list[dict]:
+    """Return the groups of one-run audits in ``st`` (``kind`` ``"one_run"``)."""
+    return [g for g in st.get("groups", []) if isinstance(g, dict) and g.get("kind") == "one_run"]
+
+
+def n_tests(st: dict) -> int:
+    """Return the number of tests the claim's union bound shares its error among.
+
+    The 2 n rates of the n bases of the binomial groups (:func:`count_bound`) plus the k
+    one-run audits (:func:`one_run_bound`) of the settings ``st``.
+
+    >>> n_tests({"groups": [{"counts": {"fp": [1, 2]}}, {"kind": "one_run", "m": [9]}]})
+    5
+    """
+    _, binom = _binomial_groups(st)
+    n = sum(2 * np.atleast_1d(g["counts"]["fp"]).size for g in binom)
+    return n + sum(np.atleast_1d(g["m"]).size for g in _one_run_groups(st))
+
+
+def count_bound(st: dict, prob: float, tests: int | None = None) -> dict | None:
     """Return the largest per-base Clopper-Pearson lower bound of eps of a posterior's counts.
 
     Over the binomial groups (:data:`BINOMIAL_LIKELIHOODS`) of the settings ``st``
@@ -77,20 +110,23 @@ def count_bound(st: dict, prob: float) -> dict | None:
         A posterior's settings (``post.settings``): its ``delta`` and ``groups`` are read.
     prob : float
         Confidence of the bound, in (0.5, 1) (validated by :func:`bayes_dp.audit_claim`).
+    tests : int, optional
+        The number of tests the error ``1 - prob`` is shared among (Bonferroni), when more
+        than the 2 n rates (one-run audits beside the bases, :func:`n_tests`); default 2 n.
 
     Returns
     -------
     dict or None
         ``lower``, ``group``, ``row`` (the base that sets it, a row of its group's counts),
         ``fp``, ``n_neg``, ``fn``, ``n_pos`` (its counts), ``n_bases``, ``n_rates``,
-        ``confidence``, ``level`` (of each rate's interval) and ``skipped`` (the names of the
-        over-dispersed groups left out). None without a binomial group or a recorded delta.
+        ``n_tests``, ``confidence``, ``level`` (of each rate's interval) and ``skipped`` (the
+        names of the over-dispersed groups left out). None without a binomial group or a
+        recorded delta.
     """
     from bayes_dp.core.region import clopper_pearson_target_bounds
 
     delta = st.get("delta")
-    groups = [g for g in st.get("groups", []) if isinstance(g, dict) and "counts" in g]
-    binom = [g for g in groups if g.get("likelihood", "binomial") in BINOMIAL_LIKELIHOODS]
+    groups, binom = _binomial_groups(st)
     if delta is None or not binom:
         return None
     cols = [
@@ -99,6 +135,7 @@ def count_bound(st: dict, prob: float) -> dict | None:
     ]
     n_bases = sum(c["fp"].size for c in cols)
     n_rates = 2 * n_bases
+    tests = n_rates if tests is None else int(tests)
     best = None
     for g, c in zip(binom, cols, strict=True):
         lows = np.atleast_1d(
@@ -109,7 +146,7 @@ def count_bound(st: dict, prob: float) -> dict | None:
                 c["n_pos"],
                 delta,
                 prob,
-                n_rates=n_rates,
+                n_rates=tests,
                 reflect=bool(g.get("reflect", True)),
             )
         )
@@ -124,53 +161,81 @@ def count_bound(st: dict, prob: float) -> dict | None:
     best.update(
         n_bases=n_bases,
         n_rates=n_rates,
+        n_tests=tests,
         confidence=prob,
-        level=1.0 - (1.0 - prob) / n_rates,
+        level=1.0 - (1.0 - prob) / tests,
         skipped=[g.get("name", "?") for g in groups if g not in binom],
     )
     return best
 
 
-def one_run_bound(st: dict, prob: float) -> dict | None:
-    """Return the largest one-run lower bound of eps of a one-run posterior's audits.
+def one_run_bound(st: dict, prob: float, tests: int | None = None) -> dict | None:
+    """Return the largest one-run lower bound of eps of a posterior's one-run audits.
 
     Each audit's bound (:func:`bayes_dp.core.one_run_bound.one_run_bounds`, the computation of
-    :func:`bayes_dp.one_run_epsilon_bound`; Steinke, Nasr and
-    Jagielski's Theorem 3.3) at confidence ``1 - (1 - prob) / k`` for ``k`` audits
-    (Bonferroni); the largest is kept. None without one-run groups or a recorded delta.
+    :func:`bayes_dp.one_run.one_run_epsilon_bound`; Steinke, Nasr and
+    Jagielski's Theorem 3.3; for an audit of pairs of models, whose coins are
+    (2 eps, 2 delta)-DP, the bound on 2 eps at 2 delta, halved) at confidence
+    ``1 - (1 - prob) / k`` for ``k`` audits (Bonferroni); the largest is kept. None without
+    one-run groups or a recorded delta.
 
     Parameters
     ----------
     st : dict
-        A one-run posterior's settings (``post.settings``: ``delta`` and its ``groups`` of
-        ``kind`` ``"one_run"`` with ``m``, ``r``, ``v``).
+        A posterior's settings (``post.settings``: ``delta`` and its ``groups`` of ``kind``
+        ``"one_run"`` with ``m``, ``r``, ``v`` and ``pairs``): of
+        :func:`~bayes_dp.estimate_one_run`, or of :func:`~bayes_dp.estimate_epsilon` with
+        groups of one-run audits (likelihood ``"guesses"``).
     prob : float
         Confidence of the bound, in (0.5, 1).
+    tests : int, optional
+        The number of tests the error ``1 - prob`` is shared among (Bonferroni), when more
+        than the k audits (challenge bases beside them, :func:`n_tests`); default k.
 
     Returns
     -------
     dict or None
-        ``lower``, ``row`` (the audit that sets it), ``m``, ``r``, ``v`` (its counts),
-        ``n_audits``, ``confidence`` and ``level`` (of each audit's test).
+        ``lower``, ``group`` (the name of the group that sets it, None for
+        :func:`~bayes_dp.estimate_one_run`'s audits), ``row`` (the audit that sets it, over all
+        one-run audits in group order), ``m``, ``r``, ``v``, ``pairs`` (its counts and
+        design), ``n_audits``, ``n_tests``, ``confidence`` and ``level`` (of each audit's test).
     """
     from bayes_dp.core.one_run_bound import one_run_bounds
 
     delta = st.get("delta")
-    groups = [g for g in st.get("groups", []) if isinstance(g, dict) and g.get("kind") == "one_run"]
+    groups = _one_run_groups(st)
     if delta is None or not groups:
         return None
     m, r, v = (np.concatenate([np.atleast_1d(g[k]) for g in groups]) for k in ("m", "r", "v"))
+    pairs = np.concatenate(
+        [
+            np.broadcast_to(np.asarray(g.get("pairs", False), dtype=bool), (len(g["m"]),))
+            for g in groups
+        ]
+    )
+    names = [g.get("name") for g in groups for _ in range(len(g["m"]))]
     k = m.size
-    level = (1.0 - prob) / k
-    lows = one_run_bounds(m, r, v, delta, 1.0 - level)
+    tests = k if tests is None else int(tests)
+    level = (1.0 - prob) / tests
+    if pairs.any():
+        lows = np.zeros(k)
+        bits = ~pairs
+        if bits.any():
+            lows[bits] = one_run_bounds(m[bits], r[bits], v[bits], delta, 1.0 - level)
+        lows[pairs] = one_run_bounds(m[pairs], r[pairs], v[pairs], delta, 1.0 - level, pairs=True)
+    else:
+        lows = one_run_bounds(m, r, v, delta, 1.0 - level)
     i = int(np.argmax(lows))
     return {
         "lower": float(lows[i]),
+        "group": names[i],
         "row": i,
         "m": int(m[i]),
         "r": int(r[i]),
         "v": int(v[i]),
+        "pairs": bool(pairs[i]),
         "n_audits": k,
+        "n_tests": tests,
         "confidence": prob,
         "level": level,
     }
@@ -189,40 +254,74 @@ def count_words(
 
     ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
     interval (the first of them its lower bound) and ``lower`` its (1 - ``prob``) quantile.
-    Returns the lower end the claim states (the smaller of ``lower`` and the per-base bound of
-    :func:`count_bound`, or of a one-run posterior's :func:`one_run_bound`), the sentences and
-    the extra fields of :class:`~bayes_dp.AuditClaim`
+    Returns the lower end the claim states (the smaller of ``lower`` and the frequentist bound:
+    the per-base bound of :func:`count_bound` or the one-run bound of :func:`one_run_bound`,
+    the larger where a posterior holds both, each test then at level (1 - prob) / (the 2 n
+    rates + the k audits), :func:`n_tests`; the other is named beside it and kept in the
+    record as ``count_bound`` or ``one_run_bound``), the sentences and the extra fields of
+    :class:`~bayes_dp.AuditClaim`
     (``posterior_lower``, ``frequentist_lower``, ``frequentist``). Where the posterior's
     ``prob`` quantile ``upper`` lies below the per-base bound, a last sentence says that the
     data rule the model's answer out (the chains' mode at eps ~ 0, docs/validation/lira.md, "A mode
     the
     chains missed").
     """
-    fb = count_bound(st, prob)
-    if fb is None:
-        fb = one_run_bound(st, prob)
-        if fb is None:
-            return lower, words, {}
-        what = (
-            f"the largest one-run bound of the audits (Steinke, Nasr and Jagielski, Theorem 3.3: "
-            f"canaries included independently with probability 1/2; {fb['n_audits']} audits at "
-            f"level {1 - prob:g}/{fb['n_audits']}, Bonferroni), set by audit {fb['row']} "
-            f"({fb['v']} of {fb['r']} guesses right, {fb['m']} canaries)"
-        )
-        return _words(fb, what, prob, lower, words, at, strength, upper)
+    tests = n_tests(st)
+    fb = count_bound(st, prob, tests)
+    fo = one_run_bound(st, prob, tests)
+    if fb is None and fo is None:
+        return lower, words, {}
+    if fo is not None:
+        what_o = _one_run_words(fo, prob)
+        if fb is None or fo["lower"] > fb["lower"]:
+            if fb is not None:
+                what_o += f"; beside it, {_count_what(fb, prob)} is {fb['lower']:.3g}"
+                fo = {**fo, "count_bound": fb}
+            return _words(fo, what_o, prob, lower, words, at, strength, upper)
+        fb = {**fb, "one_run_bound": fo}
+    what = _count_what(fb, prob)
+    if fo is not None:
+        what += f"; beside it, {what_o} is {fo['lower']:.3g}"
+    return _words(fb, what, prob, lower, words, at, strength, upper)
+
+
+def _one_run_words(fo: dict, prob: float) -> str:
+    """Say which one-run bound ``fo`` (:func:`one_run_bound`) is and which audit sets it."""
+    k = fo["n_audits"]
+    tests = fo.get("n_tests", k)
+    over = "" if tests == k else f" over them and the {tests - k} rates of the bases"
+    coins = (
+        "matched pairs of models, which of the two trained on the example a fair coin, "
+        "(2 eps, 2 delta)-DP: the bound on 2 eps, halved"
+        if fo.get("pairs")
+        else "canaries included independently with probability 1/2"
+    )
+    group = f" of group {fo['group']!r}" if fo.get("group") is not None else ""
+    return (
+        f"the largest one-run bound of the audits (Steinke, Nasr and Jagielski, Theorem 3.3: "
+        f"{coins}; {k} audits at level {1 - prob:g}/{tests}, Bonferroni{over}), set by audit "
+        f"{fo['row']}{group} ({fo['v']} of {fo['r']} guesses right, {fo['m']} "
+        f"{'pairs' if fo.get('pairs') else 'canaries'})"
+    )
+
+
+def _count_what(fb: dict, prob: float) -> str:
+    """Say which per-base bound ``fb`` (:func:`count_bound`) is and which base sets it."""
+    n = fb["n_rates"]
+    tests = fb.get("n_tests", n)
+    over = "" if tests == n else f" over them and the {tests - n} one-run audits"
     skipped = (
         f" (groups {fb['skipped']} are left out of it: their likelihood does not read them as "
         "binomial)"
         if fb["skipped"]
         else ""
     )
-    what = (
+    return (
         f"the largest per-base Clopper-Pearson bound of the counts (each base's decisions "
-        f"independent given its rates; all {fb['n_rates']} rates of {fb['n_bases']} bases at level "
-        f"{1 - prob:g}/{fb['n_rates']}, Bonferroni){skipped}, set by row {fb['row']} of group "
+        f"independent given its rates; all {n} rates of {fb['n_bases']} bases at level "
+        f"{1 - prob:g}/{tests}, Bonferroni{over}){skipped}, set by row {fb['row']} of group "
         f"{fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, FN {fb['fn']}/{fb['n_pos']})"
     )
-    return _words(fb, what, prob, lower, words, at, strength, upper)
 
 
 def _words(fb, what, prob, lower, words, at, strength, upper=None):

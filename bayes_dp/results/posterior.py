@@ -76,7 +76,9 @@ class Posterior:
         Pointwise log likelihood of each challenge base at each draw (ArviZ's
         ``log_likelihood`` group, for ``az.loo`` / ``az.compare``): log P(X_i, Y_i | theta) with
         the latent rates integrated out, normalised as a probability of the counts (binomial,
-        beta-binomial) or a density of them (bivariate normal, paper eq. 7). Its draws may be
+        beta-binomial) or a density of them (bivariate normal, paper eq. 7); for a one-run
+        audit (likelihood "guesses") log P(v_i | r_i, theta), the accuracy integrated out. One
+        column per row of the groups, in group order. Its draws may be
         a thinned subset of the posterior's (``settings["log_likelihood_thin"]``, see
         :func:`~bayes_dp.estimate_epsilon`).
     log_likelihood_index : array of int (bases,), optional
@@ -481,7 +483,9 @@ class CountsPosterior(Posterior):
 
     Variables eps, the attack strengths (``s``, ``s_<group>``) and the over-dispersion
     parameters of correlated groups (``tau_<group>``, ``rho_<group>``); the sampler's
-    acceptance statistics and, for the exact sampler, the pointwise log-likelihood.
+    acceptance statistics and, for the exact sampler, the pointwise log-likelihood. Groups of
+    one-run audits (likelihood ``"guesses"``) are recorded with ``kind`` ``"one_run"`` in
+    ``settings["groups"]``, as :class:`OneRunPosterior` records its audits.
     """
 
     #: ``settings["model"]`` of this kind (absent from the settings of a counts posterior).

@@ -26,6 +26,7 @@ from ..model.codes import (
     LIK_EXPOSURE_MIXTURE,
 )
 from ..model.densities import rho_max_array
+from ..model.guesses import Guesses, guess_rows
 from ..model.params import aux_params
 from ..model.transforms import PriorZ
 from ..numerics.quadrature import gauss_legendre_table
@@ -113,6 +114,7 @@ def build_model(
     g_kappa_free=None,
     mix_prior=(1.0, 1.0, 1.0, 1.0, -34.538776394910684),
     g_reflect=None,
+    guesses: Guesses | None = None,
 ):
     """Build the :class:`samplers.exact.chain.Model` of validated arrays, and the layout of z.
 
@@ -138,6 +140,11 @@ def build_model(
         Per group of binomial bases, whether an error point may lie in the band's reflected
         half (the paper's region; default True for every group) or in the lower-left half only
         (False: the decisions as made, see :func:`samplers.model.binomial.binomial_bases`).
+    guesses : Guesses, optional
+        The distinct rows of the one-run audits (``LIK_GUESSES`` groups;
+        :func:`samplers.model.guesses.guess_rows`, whose strength variables ``k`` are the
+        groups' ``g_sidx``); their groups have no bases among ``fp`` ... ``grp``. Default:
+        none.
 
     Returns
     -------
@@ -260,6 +267,7 @@ def build_model(
         g_kap=g_kappa,
         mix_prior=np.asarray(mix_prior, dtype=np.float64),
         n_mix=int(g_mix.sum()),
+        G=guess_rows([], [], [], [], [])[0] if guesses is None else guesses,
     )
     return model, corr, names, base_map
 
@@ -563,6 +571,8 @@ def run_kernels(model, corr, names, settings, *, pointwise: bool, everything: bo
         n_c = 0 if corr is None else corr.c_grp.size
         z2, llb2, llc2 = np.zeros((1, d)), np.zeros((1, model.b_grp.size)), np.zeros((1, n_c))
         jobs.append((pw.fill_pointwise, (z2, model, corr, llb2, llc2)))
+        if model.G.r.size:  # the one-run audits' rows
+            jobs.append((pw.fill_pointwise_guesses, (z2, model, np.zeros((1, model.G.r.size)))))
     jobs += draws[1:]
     return jobs
 

@@ -16,11 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+from ..model.guesses import fill_guesses_log_lik
 from ..numerics.arrays import copy_into
 from ..numerics.jit import JIT
 from . import chain as exact
+from .posterior import log_prior
 
-__all__ = ["fill_pointwise", "pointwise_log_lik"]
+__all__ = ["fill_pointwise", "fill_pointwise_guesses", "pointwise_guesses", "pointwise_log_lik"]
 
 
 @njit(**JIT)
@@ -72,3 +74,31 @@ def pointwise_log_lik(model, corr, z, *, cores: int = 1):
     with ThreadPoolExecutor(max_workers=max(1, min(cores, ch))) as pool:
         n_bad = sum(pool.map(one, range(ch)))
     return ll_b, ll_c, int(n_bad)
+
+
+@njit(**JIT)
+def fill_pointwise_guesses(z, M, out_g):
+    """Fill ``out_g`` (draws, distinct guesses rows of ``M.G``) with their log likelihoods.
+
+    The rows' values at each draw z (draws, d), as :func:`samplers.exact.chain.log_posterior`
+    sums them; a draw outside the prior's support gets -inf everywhere.
+    """
+    s = np.empty(M.s_z.shape[0])
+    for r in range(z.shape[0]):
+        if log_prior(z[r], M, s) == -math.inf:
+            out_g[r, :] = -math.inf
+            continue
+        fill_guesses_log_lik(M.G, math.exp(z[r, 0]), s, out_g[r])
+
+
+def pointwise_guesses(model, z):
+    """Return the distinct guesses rows' log likelihoods at the draws ``z`` (chains, draws, d).
+
+    An array (chains, draws, rows of ``model.G``); see :func:`fill_pointwise_guesses`.
+    """
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    ch, n, _ = z.shape
+    out = np.empty((ch, n, model.G.r.size))
+    for c in range(ch):
+        fill_pointwise_guesses(z[c], model, out[c])
+    return out

@@ -1,8 +1,9 @@
 """The exact sampler's target: the log posterior of z, and its tabulated stand-in.
 
 The log likelihood of the binomial bases comes from :mod:`samplers.model.binomial_block`, that
-of the over-dispersed bases from :mod:`samplers.model.band_quadrature` (divided by |R_s|); the
-prior of z with its Jacobian from :mod:`samplers.model.transforms`.
+of the over-dispersed bases from :mod:`samplers.model.band_quadrature` (divided by |R_s|), that
+of the one-run audits' guesses from :mod:`samplers.model.guesses`; the prior of z with its
+Jacobian from :mod:`samplers.model.transforms`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..model.band_quadrature import JAC_POINTS, fill_jacobian_tables, log_band_i
 from ..model.binomial import TAIL_DROPPED, TAIL_PASS_BELOW, log_band_mass_tail
 from ..model.binomial_block import fill_log_lik
 from ..model.densities import group_rho_max
+from ..model.guesses import guesses_log_lik
 from ..model.region import log_area, log_area_rate
 from ..model.transforms import log_prior_z
 from ..numerics.jit import JIT
@@ -181,7 +183,8 @@ def log_prior(z, M, s):
 def log_posterior(z, M, C, ll_b, ll_c):
     """Return the log posterior density of z (up to a constant).
 
-    Fills the per-base log likelihoods.
+    Fills the per-base log likelihoods (of the binomial and over-dispersed bases; the guesses
+    rows' enter the sum only, see :func:`samplers.exact.pointwise.fill_pointwise_guesses`).
     """
     s = np.empty(M.s_z.shape[0])
     lp = log_prior(z, M, s)
@@ -201,6 +204,12 @@ def log_posterior(z, M, C, ll_b, ll_c):
     total = 0.0
     for i in range(M.b_grp.shape[0]):
         total += M.b_mult[i] * ll_b[i]
+    if M.G.r.shape[0] > 0:
+        # the one-run audits' rows (none in a model of counts only: skipped, the sum as before)
+        lg = guesses_log_lik(M.G, eps, s, nk * 0 - 1)
+        if lg == -math.inf:
+            return -math.inf
+        total += lg
     if C is not None:
         total += _corr_log_lik(z, M, C, eps, s, ll_c)
     return lp + total

@@ -25,6 +25,9 @@ from collections import namedtuple
 #: absent), g_pi, g_kap (their fixed values); mix_prior = (pi_a, pi_b, u_a, u_b,
 #: log kappa_min): pi ~ Beta(pi_a, pi_b), kappa = kappa_min^u with u = expit(z) ~ Beta(u_a,
 #: u_b); n_mix, the number of mixture groups (0: the mixture code is skipped).
+#: G: the distinct rows of one-run audits (``LIK_GUESSES`` groups), a
+#: :class:`samplers.model.guesses.Guesses` with no rows when there are none (its code is then
+#: skipped).
 Model = namedtuple(
     "Model",
     [
@@ -51,6 +54,7 @@ Model = namedtuple(
         "g_kap",
         "mix_prior",
         "n_mix",
+        "G",
     ],
 )
 

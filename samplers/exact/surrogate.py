@@ -1,6 +1,7 @@
 """Tabulated stand-in for the binomial log likelihood (numpy and numba only).
 
-The binomial bases of one strength variable k enter the posterior only through
+The binomial bases of one strength variable k (and its one-run audits' guesses rows,
+:mod:`samplers.model.guesses`) enter the posterior only through
 ``f_k(log eps, logit s_k)``, the sum of their log likelihoods: a smooth function of at most two
 coordinates however many bases there are. After the warm-up, :func:`build` tabulates every
 ``f_k`` on a uniform grid of ``GRID`` nodes per free coordinate over a box around where the chain
@@ -38,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from ..model.binomial_block import fill_log_lik
+from ..model.guesses import guesses_log_lik
 from ..numerics.jit import JIT
 from ..numerics.special import expit as _expit
 from ..numerics.special import log_expit as _log_expit
@@ -148,6 +150,9 @@ def _node(M, tb, bounded, k, i, j, s_all, ll, bound_tails):
         for b in range(M.b_grp.shape[0]):
             if M.b_k[b] == k:
                 tot += M.b_mult[b] * ll[b]
+        if M.G.r.shape[0] > 0:
+            # the one-run audits' rows of strength variable k (exact: no bound needed)
+            tot += guesses_log_lik(M.G, math.exp(z0), s_all, k)
         V[k, i, j] = tot
         bounded[k, i, j] = status == 2
 

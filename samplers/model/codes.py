@@ -15,6 +15,7 @@ __all__ = [
     "LIK_BINOMIAL",
     "LIK_BIVARIATE_NORMAL",
     "LIK_EXPOSURE_MIXTURE",
+    "LIK_GUESSES",
     "PROP_BETA_MIX",
     "PROP_NORMAL_MIX",
     "PROP_PAIR_NORMAL",
@@ -34,6 +35,9 @@ LIK_BETA_BINOMIAL = 2
 #: pi * Unif(R_s(eps, delta)) + (1 - pi) * Unif(R(kappa * eps, delta))
 #: (``docs/validation/lira.md``).
 LIK_EXPOSURE_MIXTURE = 3
+#: Right guesses of one-run audits: v ~ Bin(r, p), p uniform on [expit(c s eps), expit(c eps)]
+#: (:mod:`samplers.model.guesses`; a group of one-run rows, not of challenge bases).
+LIK_GUESSES = 4
 
 # -- auxiliary proposal q(alpha, beta) of a base (MHAAR's ``qkind``; see ``aux_proposals``)
 PROP_UNIFORM = 0

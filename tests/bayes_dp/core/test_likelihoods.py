@@ -9,6 +9,8 @@ from bayes_dp.core.likelihoods import LIKELIHOODS, get_likelihood, rho_max
 from bayes_dp.core.simulate import simulate_counts
 
 COUNTS = bdp.AttackCounts([10, 12], 100, [30, 25], 100)
+#: the likelihoods of challenge bases' error counts (the "guesses" one reads one-run audits)
+OF_COUNTS = [k for k, spec in LIKELIHOODS.items() if spec.counts == "AttackCounts"]
 
 
 def test_registry_codes_are_the_kernels_codes():
@@ -17,20 +19,23 @@ def test_registry_codes_are_the_kernels_codes():
     assert (
         evidence.LIKELIHOODS
         == tuple(LIKELIHOODS)
-        == ("binomial", "bivariate_normal", "beta_binomial", "exposure_mixture")
+        == ("binomial", "bivariate_normal", "beta_binomial", "exposure_mixture", "guesses")
     )
     # the kernels (samplers.model.densities, ...) switch on samplers.model.codes directly
     assert LIKELIHOODS["binomial"].code == codes.LIK_BINOMIAL
     assert LIKELIHOODS["bivariate_normal"].code == codes.LIK_BIVARIATE_NORMAL
     assert LIKELIHOODS["beta_binomial"].code == codes.LIK_BETA_BINOMIAL
     assert LIKELIHOODS["exposure_mixture"].code == codes.LIK_EXPOSURE_MIXTURE
+    assert LIKELIHOODS["guesses"].code == codes.LIK_GUESSES
     assert len({spec.code for spec in LIKELIHOODS.values()}) == len(LIKELIHOODS)
     assert [spec.param_names for spec in LIKELIHOODS.values()] == [
         (),
         ("tau", "rho"),
         ("tau",),
         ("pi", "kappa"),
+        (),
     ]
+    assert [spec.counts for spec in LIKELIHOODS.values()] == ["AttackCounts"] * 4 + ["OneRunCounts"]
     with pytest.raises(TypeError):
         LIKELIHOODS["poisson"] = LIKELIHOODS["binomial"]  # read-only
 
@@ -51,7 +56,7 @@ def test_unknown_likelihood_names_the_value_and_the_choices(build):
     assert all(repr(name) in msg for name in LIKELIHOODS)
 
 
-@pytest.mark.parametrize("name", list(LIKELIHOODS))
+@pytest.mark.parametrize("name", OF_COUNTS)
 def test_fix_takes_exactly_the_registry_parameters(name):
     spec = get_likelihood(name)
     good = {"tau": 0.01, "rho": 0.0, "pi": 0.5, "kappa": 0.1}
@@ -89,7 +94,7 @@ def test_rho_max_is_the_positive_definite_bound():
     np.testing.assert_allclose(m * np.sqrt(n0 * n1 / (c0 * c1)), 1.0)
 
 
-@pytest.mark.parametrize("name", list(LIKELIHOODS))
+@pytest.mark.parametrize("name", OF_COUNTS)
 def test_registry_simulation_has_the_model_moments(name):
     """Counts simulated at fixed rates: mean N alpha and the variance (and FP-FN correlation)
     of each model, against the closed forms."""
@@ -114,3 +119,17 @@ def test_registry_simulation_has_the_model_moments(name):
     r = np.corrcoef(x, y)[0, 1]
     want = rho * np.sqrt(N0 * N1 / (c0 * c1))
     assert abs(r - want) < 5 / np.sqrt(n)
+
+
+def test_the_guesses_likelihood_reads_one_run_audits_only():
+    runs = bdp.OneRunCounts(m=100, r=[20, 30], v=[15, 21])
+    assert bdp.Evidence(runs).likelihood == "guesses"
+    assert bdp.Evidence(COUNTS).likelihood == "binomial"
+    with pytest.raises(ValueError, match="'guesses' likelihood reads OneRunCounts, not Attack"):
+        bdp.Evidence(COUNTS, likelihood="guesses")
+    with pytest.raises(ValueError, match="for OneRunCounts use likelihood 'guesses'"):
+        bdp.Evidence(runs, likelihood="binomial")
+    with pytest.raises(ValueError, match="'tau' is not a parameter of the 'guesses'"):
+        bdp.Evidence(runs, fix={"tau": 0.1})
+    with pytest.raises(ValueError, match="has no \\(alpha, beta\\) to simulate"):
+        get_likelihood("guesses").simulate(None, COUNTS.n_neg, COUNTS.n_pos, 0.1, 0.2)
