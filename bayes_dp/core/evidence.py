@@ -108,7 +108,7 @@ class Evidence:
         hypothesis, and ``rho_<name>``, of an FP decision with an FN decision).
         ``"beta_binomial"``: an exact discrete over-dispersed model, X and Y independent
         beta-binomials with intra-class correlation ``tau_<name>`` (no FP-FN correlation);
-        see ``docs/correlated.md``. ``"guesses"``: each audit's right guesses
+        see ``docs/validation/correlated.md``. ``"guesses"``: each audit's right guesses
         v ~ Binomial(r, p), the accuracy p uniform on
         ``[e^(c s eps) / (1 + e^(c s eps)), e^(c eps) / (1 + e^(c eps))]`` (between a guesser of
         strength s and the best guesser of an eps-DP mechanism; c = 2 for audits of pairs of

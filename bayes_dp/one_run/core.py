@@ -161,7 +161,7 @@ def estimate_one_run(
     which an (eps, delta)-DP mechanism can exceed by at most about ``2 m delta`` in probability
     (their Theorem 3.3); ``post.settings["delta_slack"]`` holds ``2 m delta`` per audit
     (``2 m (2 delta)`` for an audit of pairs, whose coins are (2 eps, 2 delta)-DP), and the
-    model is meant for audits where it is small (``docs/gdp.md``).
+    model is meant for audits where it is small (``docs/validation/gdp.md``).
 
     Parameters
     ----------

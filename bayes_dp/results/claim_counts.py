@@ -173,7 +173,7 @@ def one_run_bound(st: dict, prob: float, tests: int | None = None) -> dict | Non
     """Return the largest one-run lower bound of eps of a posterior's one-run audits.
 
     Each audit's bound (:func:`bayes_dp.core.one_run_bound.one_run_bounds`, the computation of
-    :func:`bayes_dp.one_run.one_run_epsilon_bound`; Steinke, Nasr and
+    :func:`bayes_dp.one_run_epsilon_bound`; Steinke, Nasr and
     Jagielski's Theorem 3.3; for an audit of pairs of models, whose coins are
     (2 eps, 2 delta)-DP, the bound on 2 eps at 2 delta, halved) at confidence
     ``1 - (1 - prob) / k`` for ``k`` audits (Bonferroni); the largest is kept. None without
