@@ -51,7 +51,9 @@ __all__ = [
     "model_rates",
     "one_run_model_bound",
     "pooled_model_rates",
+    "pooled_record",
     "pooled_split_bound",
+    "pooled_summary",
     "split_selection_bound",
 ]
 
@@ -820,6 +822,137 @@ def pooled_model_rates(
         "coin_seed": coin_seed,
         "exposure": exposure,
     }
+
+
+def pooled_summary(
+    scores,
+    keep,
+    *,
+    alpha: float,
+    method: str = "online",
+    fixed_variance: bool = False,
+    side: str = "auto",
+    seed=0,
+    seed_record: int | None = None,
+) -> dict | None:
+    """:func:`pooled_model_rates` as the claim's pooled bound keeps it, or None where it cannot.
+
+    None with fewer than 8 models, where the reference half fits no target, or where fewer
+    than 2 test models have an OUT and an IN target; otherwise the dict of
+    :func:`pooled_model_rates` with ``n_reference`` (the reference models' count, in place of
+    their rows) and ``seed`` (``seed_record``: the integer seed of the split, None when it was
+    a generator). :func:`pooled_record` turns it into the record the claim reads. Used by
+    :func:`mia.counts_from_score_matrix` and :func:`mia.guessing_game`.
+
+    Parameters
+    ----------
+    scores, keep : array_like, shape (n_models, n_targets)
+        As in :func:`pooled_model_rates`.
+    alpha, method, fixed_variance, side, seed
+        As in :func:`pooled_model_rates`.
+    seed_record : int, optional
+        The seed to record.
+
+    Returns
+    -------
+    dict or None
+
+    Examples
+    --------
+    >>> import mia
+    >>> scores, keep = mia.simulate_score_matrix(32, 200, mu=2.0, seed=0)
+    >>> p = pooled_summary(scores, keep, alpha=0.1, seed=1, seed_record=1)
+    >>> p["n_reference"], p["seed"], len(p["fpr"])
+    (16, 1, 15)
+    """
+    if np.shape(keep)[0] < 8:
+        return None
+    try:
+        pooled = pooled_model_rates(
+            scores,
+            keep,
+            alpha=alpha,
+            method=method,
+            fixed_variance=fixed_variance,
+            side=side,
+            seed=seed,
+        )
+    except ValueError:
+        return None  # the reference half fits no target: no pooled bound
+    if len(pooled["fpr"]) < 2:
+        return None
+    pooled["seed"] = seed_record
+    pooled["n_reference"] = len(pooled.pop("reference_models"))
+    return pooled
+
+
+def pooled_record(pooled: dict | None, focus=None) -> dict | None:
+    """Return the per-model rates the claim pools (None where there are none).
+
+    Over all targets the reference half fitted, or, with declared targets (``focus``:
+    columns of the score matrix), over those of them (padding with targets that show nothing
+    then leaves it as it is); models with no OUT or no IN target among them are left out, and
+    fewer than 2 models give None. Without declared targets, and with more fitted targets than
+    :data:`POOLED_SELECTED`, the record also holds ``selected``: the same rates over the
+    targets most exposed on the reference half (:func:`select_exposed` of the reference half's
+    :func:`reference_exposure`), with their ``columns``, or None where fewer than 2 test models
+    have an OUT and an IN target among them.
+
+    Parameters
+    ----------
+    pooled : dict or None
+        :func:`pooled_summary`'s result, its ``columns`` those of the score matrix.
+    focus : array_like of int, optional
+        Declared targets.
+
+    Returns
+    -------
+    dict or None
+        ``fpr``, ``fnr``, ``n_targets``, ``targets`` ("all" or "declared"), ``n_test``,
+        ``n_reference``, ``seed`` and (without ``focus``) ``selected``: JSON-ready.
+
+    Examples
+    --------
+    >>> import mia
+    >>> scores, keep = mia.simulate_score_matrix(32, 200, mu=2.0, seed=0)
+    >>> rec = pooled_record(pooled_summary(scores, keep, alpha=0.1, seed=1))
+    >>> rec["targets"], rec["n_targets"], len(rec["selected"]["columns"])
+    ('all', 200, 8)
+    """
+    if pooled is None:
+        return None
+    p = pooled
+    cols = None
+    if focus is not None:
+        cols = np.isin(p["columns"], focus)
+        if not cols.any():
+            return None
+    fpr, fnr, used = model_rates(p["decisions"], p["keep"], cols, seed=p["coin_seed"])
+    if used.sum() < 2:
+        return None
+    rec = {
+        "fpr": fpr.tolist(),
+        "fnr": fnr.tolist(),
+        "n_targets": int(p["columns"].size if cols is None else cols.sum()),
+        "targets": "all" if cols is None else "declared",
+        "n_test": int(p["keep"].shape[0]),
+        "n_reference": int(p["n_reference"]),
+        "seed": p.get("seed"),
+    }
+    if cols is None and p["columns"].size > POOLED_SELECTED:
+        sel = select_exposed(p["exposure"], POOLED_SELECTED)
+        f_s, n_s, used_s = model_rates(p["decisions"], p["keep"], sel, seed=p["coin_seed"])
+        rec["selected"] = None
+        if sel.size and used_s.sum() >= 2:
+            rec["selected"] = {
+                "fpr": f_s.tolist(),
+                "fnr": n_s.tolist(),
+                "n_targets": int(sel.size),
+                "n_test": int(p["keep"].shape[0]),
+                "columns": p["columns"][sel].tolist(),
+                "exposure": p["exposure"][sel].tolist(),
+            }
+    return rec
 
 
 def kept_entries(decisions, keep, columns=None, *, seed=0):

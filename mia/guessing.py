@@ -287,29 +287,23 @@ class GuessingGame:
             ``gdp_eps`` and, for each, the ``k`` and ``v`` that set it, and ``level``;
             ``"combined"`` maps ``eps``, ``eps_pure`` and ``mu`` to such a part.
         """
+        from bayes_dp.core.one_run_bound import guessing_game_bounds
         from bayes_dp.core.validation import check_delta, check_real
 
         delta = check_delta(delta)
         confidence = check_real(
             "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
         )
-        grid = np.asarray(self.k_grid)
-        out = {"delta": delta, "confidence": confidence}
-        pred = np.asarray([self.k_predicted])
-        error = 1.0 - confidence
-        for name, ks, level in (
-            ("grid", grid, error / grid.size),
-            ("predicted", pred, error),
-        ):
-            out[name] = _game_bounds(self, ks, delta, level)
-        # both, each with half of the error (union bound): the larger holds at `confidence`
-        half = [_game_bounds(self, grid, delta, error / 2 / grid.size)]
-        half.append(_game_bounds(self, pred, delta, error / 2))
-        out["combined"] = {
-            key: max(half, key=lambda b, key=key: b[key] or 0.0)
-            for key in ("eps", "eps_pure", "mu")
-        }
-        return out
+        return guessing_game_bounds(
+            self.m,
+            self.k_grid,
+            [self.right_guesses(int(k)) for k in self.k_grid],
+            self.k_predicted,
+            self.right_guesses(self.k_predicted),
+            delta,
+            confidence,
+            pairs=self.design == "pairs",
+        )
 
     def record(self, delta: float = 0.0, confidence: float = 0.95) -> dict:
         """JSON-ready description of the game and its bounds (for a posterior's settings).
@@ -358,31 +352,6 @@ def _check_k(k, m: int) -> int:
     if not 0 <= int(k) <= m:
         raise ValueError(f"`k` must be in [0, {m}] (the coins); found {k}")
     return int(k)
-
-
-def _game_bounds(game: GuessingGame, ks, delta: float, level: float) -> dict:
-    """Largest bound over ``ks`` at ``level`` each: pure, delta and f-DP forms."""
-    from bayes_dp.core.gaussians import gaussian_epsilon_array
-    from bayes_dp.core.one_run_bound import one_run_bounds, one_run_gdp_bounds
-
-    pairs = game.design == "pairs"
-    vs = np.asarray([game.right_guesses(int(k)) for k in ks])
-    m = np.full(ks.size, game.m)
-    out = {"level": level}
-    for name, fn in (
-        ("eps_pure", lambda: one_run_bounds(m, ks, vs, 0.0, 1.0 - level, pairs=pairs)),
-        ("eps", lambda: one_run_bounds(m, ks, vs, delta, 1.0 - level, pairs=pairs)),
-        ("mu", lambda: one_run_gdp_bounds(m, ks, vs, 1.0 - level, pairs=pairs)),
-    ):
-        b = fn()
-        i = int(np.argmax(b))
-        out[name] = float(b[i])
-        out[f"{name}_k"] = int(ks[i])
-        out[f"{name}_v"] = int(vs[i])
-    out["gdp_eps"] = (
-        float(gaussian_epsilon_array(np.asarray([out["mu"]]), delta)[0]) if delta > 0 else None
-    )
-    return out
 
 
 def _predicted_k(predicted: np.ndarray, grid: np.ndarray, m: int, pairs: bool) -> int:

@@ -203,68 +203,24 @@ class ScoreMatrixCounts:
         return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
 
     def _pooled_record(self, focus):
-        """Return the per-model rates the claim pools (None where there are none).
+        """Return the per-model rates the claim pools (:func:`mia.bounds.pooled_record`)."""
+        from .bounds import pooled_record
 
-        Over all targets the reference half fitted, or, with declared targets, over those of
-        them (padding with targets that show nothing then leaves it as it is); models with no
-        OUT or no IN target among them are left out, and fewer than 2 models give None.
-        Without declared targets, and with more fitted targets than
-        :data:`mia.bounds.POOLED_SELECTED`, the record also holds ``selected``: the same rates
-        over the targets most exposed on the reference half (:func:`mia.bounds.select_exposed`
-        of the reference half's :func:`mia.bounds.reference_exposure`), with their
-        ``columns``, or None where fewer than 2 test models have an OUT and an IN target among
-        them.
-        """
-        from .bounds import POOLED_SELECTED, model_rates, select_exposed
-
-        p = self.pooled
-        if p is None:
-            return None
-        cols = None
-        if focus is not None:
-            cols = np.isin(p["columns"], focus)
-            if not cols.any():
-                return None
-        fpr, fnr, used = model_rates(p["decisions"], p["keep"], cols, seed=p["coin_seed"])
-        if used.sum() < 2:
-            return None
-        rec = {
-            "fpr": fpr.tolist(),
-            "fnr": fnr.tolist(),
-            "n_targets": int(p["columns"].size if cols is None else cols.sum()),
-            "targets": "all" if cols is None else "declared",
-            "n_test": int(p["keep"].shape[0]),
-            "n_reference": int(p["n_reference"]),
-            "seed": p.get("seed"),
-        }
-        if cols is None and p["columns"].size > POOLED_SELECTED:
-            sel = select_exposed(p["exposure"], POOLED_SELECTED)
-            f_s, n_s, used_s = model_rates(p["decisions"], p["keep"], sel, seed=p["coin_seed"])
-            rec["selected"] = None
-            if sel.size and used_s.sum() >= 2:
-                rec["selected"] = {
-                    "fpr": f_s.tolist(),
-                    "fnr": n_s.tolist(),
-                    "n_targets": int(sel.size),
-                    "n_test": int(p["keep"].shape[0]),
-                    "columns": p["columns"][sel].tolist(),
-                    "exposure": p["exposure"][sel].tolist(),
-                }
-        return rec
+        return pooled_record(self.pooled, focus)
 
 
 def _check_focus(focus, n_columns: int) -> np.ndarray:
     """Return the declared targets ``focus`` as sorted unique columns of the score matrix.
 
     ``focus``: columns, a boolean mask over the columns, or a file of either
-    (``mia.readers._read_integer_file``).
+    (``mia.readers.privacy_meter._read_integer_file``).
     """
     if isinstance(focus, bytes):
         raise TypeError(
             f"`focus` must be target columns, a boolean mask or a file; found {focus!r}"
         )
     if isinstance(focus, (str, os.PathLike)):
-        from .readers import _read_integer_file
+        from .readers.privacy_meter import _read_integer_file
 
         focus = _read_integer_file(focus, "focus")
     arr = np.asarray(focus)
@@ -531,28 +487,20 @@ def counts_from_score_matrix(
         decisions[:, kept], k[:, kept], threshold_var=threshold_var, scores=x[:, kept]
     )
     warn_if_dependent(dependence)
-    pooled = None
-    if n_models >= 8:
-        from .bounds import pooled_model_rates
+    from .bounds import pooled_summary
 
-        try:
-            pooled = pooled_model_rates(
-                x[:, kept],
-                k[:, kept],
-                alpha=alpha,
-                method=method,
-                fixed_variance=fixed_variance,
-                side=used_side or "auto",
-                seed=rng,
-            )
-        except ValueError:
-            pooled = None  # the reference half fits no target: no pooled bound
-        if pooled is not None and len(pooled["fpr"]) >= 2:
-            pooled["seed"] = seed if isinstance(seed, int) else None
-            pooled["n_reference"] = len(pooled.pop("reference_models"))
-            pooled["columns"] = kept[pooled["columns"]]  # columns of the score matrix
-        else:
-            pooled = None
+    pooled = pooled_summary(
+        x[:, kept],
+        k[:, kept],
+        alpha=alpha,
+        method=method,
+        fixed_variance=fixed_variance,
+        side=used_side or "auto",
+        seed=rng,
+        seed_record=seed if isinstance(seed, int) else None,
+    )
+    if pooled is not None:
+        pooled["columns"] = kept[pooled["columns"]]  # columns of the score matrix
     return ScoreMatrixCounts(
         counts=counts,
         targets=kept,

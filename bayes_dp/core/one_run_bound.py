@@ -7,7 +7,9 @@ run", arXiv 2410.22235); :func:`one_run_accuracy_gdp` the accuracy of the most c
 guesses under mu-GDP, which the Gaussian-DP likelihood of one-run audits uses. Callers:
 :func:`bayes_dp.one_run_epsilon_bound` (validated input), the claim of a one-run
 posterior (:mod:`bayes_dp.results.claim_counts`, below ``one_run`` in the package's layers),
-:mod:`bayes_dp.gdp.core` and the guessing game (:mod:`mia.guessing`).
+:mod:`bayes_dp.gdp.core` and the guessing game (:mod:`mia.guessing`, whose bounds over its grid
+of k and at its predicted k are :func:`guessing_game_bounds`, also read by the claim of a
+posterior on a game, :mod:`bayes_dp.results.claim_game`).
 
 Pairs. Where the coins are "which of two matched models holds the target" (a balanced design,
 ``mia.guessing``), swapping a pair changes two training sets: an (eps, delta)-DP mechanism makes
@@ -23,7 +25,12 @@ import math
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["one_run_accuracy_gdp", "one_run_bounds", "one_run_gdp_bounds"]
+__all__ = [
+    "guessing_game_bounds",
+    "one_run_accuracy_gdp",
+    "one_run_bounds",
+    "one_run_gdp_bounds",
+]
 
 
 def _p_value(eps, m, r, v, delta):
@@ -233,3 +240,98 @@ def one_run_accuracy_gdp(mu, rate):
     log_a, _ = gdp_accuracy_logs(mu, rate)
     out = np.exp(log_a)
     return float(out) if out.ndim == 0 else out
+
+
+def _best_of(m: int, ks, vs, delta: float, level: float, pairs: bool) -> dict:
+    """Largest bound over the audits (m, ks, vs) at ``level`` each: pure, delta and f-DP forms."""
+    from bayes_dp.core.gaussians import gaussian_epsilon_array
+
+    ks = np.asarray(ks, dtype=np.int64)
+    vs = np.asarray(vs, dtype=np.int64)
+    ms = np.full(ks.size, int(m))
+    out: dict = {"level": level}
+    for name, fn in (
+        ("eps_pure", lambda: one_run_bounds(ms, ks, vs, 0.0, 1.0 - level, pairs=pairs)),
+        ("eps", lambda: one_run_bounds(ms, ks, vs, delta, 1.0 - level, pairs=pairs)),
+        ("mu", lambda: one_run_gdp_bounds(ms, ks, vs, 1.0 - level, pairs=pairs)),
+    ):
+        b = fn()
+        i = int(np.argmax(b))
+        out[name] = float(b[i])
+        out[f"{name}_k"] = int(ks[i])
+        out[f"{name}_v"] = int(vs[i])
+    out["gdp_eps"] = (
+        float(gaussian_epsilon_array(np.asarray([out["mu"]]), delta)[0]) if delta > 0 else None
+    )
+    return out
+
+
+def guessing_game_bounds(
+    m: int,
+    k_grid,
+    v_grid,
+    k_predicted: int,
+    v_predicted: int,
+    delta: float,
+    confidence: float,
+    pairs: bool = False,
+) -> dict:
+    """Bounds of a guessing game over its grid of k and at its predicted k (:mod:`mia.guessing`).
+
+    ``"grid"``: the largest bound over the grid, each at level ``(1 - confidence) / len(grid)``
+    (Bonferroni); ``"predicted"``: the bound at the k predicted from the reference fit alone,
+    at level ``1 - confidence``; ``"combined"``: the larger of the two with half of the error
+    each (a union bound), per form. Each in Steinke et al.'s pure form (``eps_pure``), its
+    delta form (``eps``, with the ``2 m delta`` term) and the f-DP bound of mu (``mu``; and
+    ``gdp_eps``, its eps at ``delta`` if the mechanism is Gaussian, for ``delta > 0``).
+
+    Parameters
+    ----------
+    m : int
+        The coins (bits or pairs) that could have been guessed.
+    k_grid, v_grid : sequence of int
+        The grid of guesses made, fixed in advance, and the right guesses at each.
+    k_predicted, v_predicted : int
+        The predicted k and its right guesses.
+    delta : float
+        In [0, 1).
+    confidence : float
+        In (0, 1).
+    pairs : bool
+        Coins of matched pairs of models ((2 eps, 2 delta)-DP): bounds converted back.
+
+    Returns
+    -------
+    dict
+        ``{"grid": {...}, "predicted": {...}, "combined": {"eps": {...}, "eps_pure": {...},
+        "mu": {...}}, "delta": delta, "confidence": confidence}``; each part holds ``eps``,
+        ``eps_pure``, ``mu``, ``gdp_eps``, the ``k`` and ``v`` that set each
+        (``eps_k``, ``eps_v``, ...) and its ``level``; ``"combined"`` maps each form to the
+        part that sets it.
+
+    Examples
+    --------
+    >>> b = guessing_game_bounds(1000, [100, 1000], [90, 700], 100, 90, 0.0, 0.95)
+    >>> round(b["predicted"]["eps"], 3) >= round(b["combined"]["eps"]["eps"], 3) > 0
+    True
+    """
+    k_grid = np.asarray(k_grid, dtype=np.int64).reshape(-1)
+    v_grid = np.asarray(v_grid, dtype=np.int64).reshape(-1)
+    if k_grid.size == 0 or k_grid.shape != v_grid.shape:
+        raise ValueError(
+            f"`k_grid` and `v_grid` must be non-empty and of one length; found {k_grid.size} "
+            f"and {v_grid.size}"
+        )
+    error = 1.0 - confidence
+    pairs = bool(pairs)
+    out: dict = {"delta": delta, "confidence": confidence}
+    out["grid"] = _best_of(m, k_grid, v_grid, delta, error / k_grid.size, pairs)
+    out["predicted"] = _best_of(m, [k_predicted], [v_predicted], delta, error, pairs)
+    half = [
+        _best_of(m, k_grid, v_grid, delta, error / 2 / k_grid.size, pairs),
+        _best_of(m, [k_predicted], [v_predicted], delta, error / 2, pairs),
+    ]
+    out["combined"] = {
+        key: max(half, key=lambda b, key=key: b[key] or 0.0) for key in ("eps", "eps_pure", "mu")
+    }
+    return out
