@@ -48,7 +48,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .bounds import _fit_reference, reference_exposure, select_exposed
+from .bounds import (
+    _fit_reference,
+    pooled_record,
+    pooled_summary,
+    reference_exposure,
+    select_exposed,
+)
 
 __all__ = [
     "CANDIDATES",
@@ -196,6 +202,11 @@ class GuessingGame:
         The reference fit (``"online"`` or ``"offline"``).
     seed : int or None
         The seed of the split and the matchings, when given as an int.
+    pooled : dict or None
+        The per-model error rates of a test fitted on a reference half at level ``alpha``
+        (:func:`mia.bounds.pooled_record` of :func:`mia.bounds.pooled_summary`, the same split
+        for the same integer seed; over the declared canaries when there are some), for the
+        claim's second candidate, the bound pooled over targets; None where there are none.
     """
 
     design: str
@@ -211,6 +222,7 @@ class GuessingGame:
     test_models: np.ndarray
     method: str
     seed: int | None
+    pooled: dict | None = None
 
     @property
     def c(self) -> int:
@@ -320,8 +332,8 @@ class GuessingGame:
             ``k_grid``, ``v_grid`` (right guesses at each k of the grid), ``k_predicted``,
             ``predicted_v`` (the reference fit's predicted right guesses at each k),
             ``k`` and ``v`` (at ``k_predicted``: the counts a posterior uses), ``candidates``,
-            ``declared``, ``reference_models``, ``test_models``, ``method``, ``seed`` and
-            ``bounds``.
+            ``declared``, ``reference_models``, ``test_models``, ``method``, ``seed``,
+            ``bounds`` and ``pooled_rates`` (:attr:`pooled`).
         """
         k = self.k_predicted
         return {
@@ -343,7 +355,55 @@ class GuessingGame:
             "method": self.method,
             "seed": self.seed,
             "bounds": self.bounds(delta, confidence),
+            "pooled_rates": self.pooled,
         }
+
+    def to_evidence(
+        self,
+        name: str = "game",
+        *,
+        delta: float,
+        confidence: float = 0.95,
+        strength: str = "shared",
+    ):
+        """Return the game as an evidence group for :func:`bayes_dp.estimate_epsilon`.
+
+        ``bayes_dp.Evidence(self.counts(), likelihood="guesses", source=self.record(...))``:
+        the right guesses at ``k_predicted`` for the posterior, and the record (with the
+        per-model rates) from which :func:`bayes_dp.audit_claim` states the frequentist bound.
+
+        Parameters
+        ----------
+        name : str
+            The group's name.
+        delta : float
+            The audit's delta, in [0, 1) (of the recorded bounds).
+        confidence : float
+            Of the recorded bounds (the claim recomputes them at its own level).
+        strength : {"shared", "own"}
+            As in :class:`bayes_dp.Evidence`.
+
+        Returns
+        -------
+        bayes_dp.Evidence
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> keep = rng.random((32, 300)) < 0.5
+        >>> scores = rng.laplace(0.0, 1.0, keep.shape) + 2.0 * keep
+        >>> ev = guessing_game(scores, keep, candidates=100).to_evidence(delta=1e-5)
+        >>> ev.likelihood, ev.source["design"], ev.source["k"] == int(ev.counts.r[0])
+        ('guesses', 'bits', True)
+        """
+        from bayes_dp import Evidence
+
+        return Evidence(
+            self.counts(),
+            name=name,
+            strength=strength,
+            source=self.record(delta, confidence),
+        )
 
 
 def _check_k(k, m: int) -> int:
@@ -404,6 +464,7 @@ def guessing_game(
     canaries=None,
     k_fractions=K_FRACTIONS,
     predict: str = "model",
+    alpha: float = 0.1,
     seed=0,
 ) -> GuessingGame:
     """Play the guessing game with abstention on a score matrix (see the module's docstring).
@@ -435,6 +496,9 @@ def guessing_game(
         from the reference coins guessed with the same fit (in-sample: optimistic at small k,
         since the candidates were selected on those coins; it chose too small a k at 256
         models, docs/validation/guessing_game.md).
+    alpha : float
+        Level of the per-model test whose rates the claim also pools (:attr:`GuessingGame.pooled`;
+        ``mia.counts_from_score_matrix``'s ``alpha``), in (0, 1).
     seed : int or numpy.random.Generator
         The split of the models and the matchings (default 0).
 
@@ -466,6 +530,10 @@ def guessing_game(
     fr = np.asarray(k_fractions, dtype=np.float64).reshape(-1)
     if fr.size == 0 or not np.all((fr > 0) & (fr <= 1)):
         raise ValueError(f"`k_fractions` must be in (0, 1]; found {list(k_fractions)!r}")
+    from .lira import _check_alpha
+
+    if np.ndim(_check_alpha("alpha", alpha)) != 0:
+        raise ValueError(f"`alpha` must be a single value; found {alpha!r}")
     if predict not in ("reference", "model"):
         raise ValueError(f"`predict` must be 'reference' or 'model'; found {predict!r}")
     x = arr.mean(axis=2) if arr.ndim == 3 else arr
@@ -475,6 +543,8 @@ def guessing_game(
     design, reason = _design(design, k)
     seed_record = int(seed) if isinstance(seed, (int, np.integer)) else None
     rng = as_generator(seed)
+    # the pooled rates' split: the game's own for an integer seed (a generator moves on)
+    seed_rng = seed_record if seed_record is not None else rng
 
     # the split: complementary pairs stay together (each is a coin of the pairs game)
     comp = _complement_pairs(k) if design == "pairs" else None
@@ -531,6 +601,10 @@ def guessing_game(
     k_pred = _predicted_k(predicted, grid, m, design == "pairs")
     for a in (right, cols, ref, test):
         a.setflags(write=False)
+    pooled = pooled_record(
+        pooled_summary(x, k, alpha=alpha, method=method, seed=seed_rng, seed_record=seed_record),
+        cols if declared else None,
+    )
     return GuessingGame(
         design=design,
         design_reason=reason,
@@ -545,6 +619,7 @@ def guessing_game(
         test_models=test,
         method=method,
         seed=seed_record,
+        pooled=pooled,
     )
 
 
