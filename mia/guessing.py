@@ -61,6 +61,7 @@ __all__ = [
     "DESIGNS",
     "K_FRACTIONS",
     "GuessingGame",
+    "companion_rows",
     "guessing_game",
     "infer_design",
 ]
@@ -406,6 +407,73 @@ class GuessingGame:
         )
 
 
+def companion_rows(record: dict) -> dict:
+    """Return the bounds of a game's record as rows of frequentist bounds (the CLI's table).
+
+    Parameters
+    ----------
+    record : dict
+        :meth:`GuessingGame.record`.
+
+    Returns
+    -------
+    dict
+        ``{"confidence", "delta", "bounds": [{"name", "eps", "applicable", "assumes"}, ...]}``,
+        the shape of :func:`mia.bounds.companion_bounds`: the grid's bound, the predicted k's,
+        the combined one (what the claim's game part is), and the f-DP bound's eps if the
+        mechanism is Gaussian.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> keep = rng.random((32, 300)) < 0.5
+    >>> scores = rng.laplace(0.0, 1.0, keep.shape) + 2.0 * keep
+    >>> rec = guessing_game(scores, keep, candidates=100).record(delta=1e-5)
+    >>> [r["name"] for r in companion_rows(rec)["bounds"]][:2]
+    ['guessing game, grid of k', 'guessing game, predicted k']
+    """
+    b = record["bounds"]
+    coins = f"{record['m']} {'pairs' if record['design'] == 'pairs' else 'bits'}"
+    rows = []
+    for name, part, how in (
+        ("guessing game, grid of k", b["grid"], "Bonferroni over the grid of k"),
+        ("guessing game, predicted k", b["predicted"], "k predicted from the reference half"),
+    ):
+        rows.append(
+            {
+                "name": name,
+                "eps": part["eps"],
+                "applicable": True,
+                "assumes": (
+                    f"{coins}, {part['eps_v']} of {part['eps_k']} right; {how}; the test "
+                    "models' memberships fair coins given the reference half's"
+                ),
+            }
+        )
+    comb = b["combined"]["eps"]
+    rows.append(
+        {
+            "name": "guessing game, combined",
+            "eps": comb["eps"],
+            "applicable": True,
+            "assumes": f"the larger of the two above, each at half of the error ({comb['choice']})",
+        }
+    )
+    mu = b["combined"]["mu"]
+    rows.append(
+        {
+            "name": "guessing game, f-DP (eps if the mechanism is Gaussian)",
+            "eps": mu["gdp_eps"],
+            "applicable": mu["gdp_eps"] is not None,
+            "assumes": (
+                f"each coin mu-GDP (mu >= {mu['mu']:.3g}); eps at delta only if the mechanism "
+                "is Gaussian"
+            ),
+        }
+    )
+    return {"confidence": b["confidence"], "delta": b["delta"], "bounds": rows}
+
+
 def _check_k(k, m: int) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"`k` must be an integer; found {k!r}")
@@ -465,6 +533,7 @@ def guessing_game(
     k_fractions=K_FRACTIONS,
     predict: str = "model",
     alpha: float = 0.1,
+    fixed_variance: bool = False,
     seed=0,
 ) -> GuessingGame:
     """Play the guessing game with abstention on a score matrix (see the module's docstring).
@@ -496,6 +565,9 @@ def guessing_game(
         from the reference coins guessed with the same fit (in-sample: optimistic at small k,
         since the candidates were selected on those coins; it chose too small a k at 256
         models, docs/validation/guessing_game.md).
+    fixed_variance : bool
+        Fit one variance pooled over the targets (``mia.counts_from_score_matrix``'s
+        ``fixed_variance``; LiRA's "-fixed" tests) instead of each target's own.
     alpha : float
         Level of the per-model test whose rates the claim also pools (:attr:`GuessingGame.pooled`;
         ``mia.counts_from_score_matrix``'s ``alpha``), in (0, 1).
@@ -558,7 +630,7 @@ def guessing_game(
         test, ref = np.sort(perm[:n_test]), np.sort(perm[n_test:])
 
     # candidates: declared canaries, or the most exposed on the reference half
-    m0, sd0, m1, sd1, ok = _fit_reference(x[ref], k[ref], method, False, "auto")
+    m0, sd0, m1, sd1, ok = _fit_reference(x[ref], k[ref], method, bool(fixed_variance), "auto")
     declared = canaries is not None
     if declared:
         cols = _canary_columns(canaries, n_targets)
@@ -602,7 +674,15 @@ def guessing_game(
     for a in (right, cols, ref, test):
         a.setflags(write=False)
     pooled = pooled_record(
-        pooled_summary(x, k, alpha=alpha, method=method, seed=seed_rng, seed_record=seed_record),
+        pooled_summary(
+            x,
+            k,
+            alpha=alpha,
+            method=method,
+            fixed_variance=bool(fixed_variance),
+            seed=seed_rng,
+            seed_record=seed_record,
+        ),
         cols if declared else None,
     )
     return GuessingGame(

@@ -14,7 +14,7 @@ import argparse
 from bayes_dp.cli.options import _number
 from bayes_dp.io import evidence_from_mia
 from bayes_dp.io.counts import InputError
-from bayes_dp.io.foreign import SCORE_METHODS
+from bayes_dp.io.foreign import EVIDENCE_KINDS, SCORE_METHODS
 
 
 def _epoch(text: str):
@@ -48,10 +48,21 @@ def add_reading_options(e: argparse.ArgumentParser) -> None:
         "(docs/reference/readers.md lists each tool's variants and the option for each).",
     )
     g.add_argument(
+        "--evidence",
+        choices=EVIDENCE_KINDS,
+        default="game",
+        help="score files and LiRA/Privacy Meter folders: what the scores become (default "
+        "game: the guessing game with abstention, a test fitted on a reference half of the "
+        "models guessing the other half's memberships, one group of guesses whose claim is its "
+        "one-run bound; targets: one challenge base per target from cross-fed decisions, the "
+        "binomial band model)",
+    )
+    g.add_argument(
         "--alpha",
         type=_number(float, 0.0, 1.0, low_open=True, high_open=True),
         default=0.1,
-        help="score files only: target type-I error of the membership test (default 0.1)",
+        help="score files only: type-I error of the per-target membership test (default 0.1): "
+        "of the counts (--evidence targets) and of the per-model rates the claim pools",
     )
     g.add_argument(
         "--score-method",
@@ -130,9 +141,9 @@ def add_reading_options(e: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="score files and LiRA/Privacy Meter folders: the targets declared before the audit "
         "(canaries), as columns of the score matrix (.npy array of columns or a boolean mask, "
-        "or text: integers separated by commas, spaces or new lines); the claim's per-target "
-        "bound gives them 90%% of its error (weighted Bonferroni), so targets that show nothing "
-        "cost them little",
+        "or text: integers separated by commas, spaces or new lines): the guessing game's "
+        "candidates; with --evidence targets the claim's per-target bound gives them 90%% of "
+        "its error (weighted Bonferroni), so targets that show nothing cost them little",
     )
     g.add_argument(
         "--direction",
@@ -162,6 +173,11 @@ def check_folder_options(args, what: str) -> None:
             f"{given[0]} applies to result folders only (LiRA: --epoch, --select, "
             "--skip-one-sided; Privacy Meter: --signals, --indices, --select, --skip-one-sided; "
             f"privacy-estimates: --select, --same-challenges); {args.counts} is {what}"
+        )
+    if getattr(args, "evidence", "game") != "game" and what == "a counts file":
+        raise InputError(
+            f"--evidence {args.evidence} applies to score files and LiRA/Privacy Meter folders; "
+            f"{args.counts} is {what}"
         )
     if getattr(args, "score_method", "online") == "global" and what != "a score file":
         raise InputError(
@@ -196,4 +212,5 @@ def mia_groups(args, kind: str, log, extras: dict | None = None) -> list:
         delta=args.delta,
         extras=extras,
         focus=args.focus_targets,
+        evidence=args.evidence,
     )

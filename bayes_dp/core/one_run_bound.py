@@ -307,7 +307,8 @@ def guessing_game_bounds(
         "mu": {...}}, "delta": delta, "confidence": confidence}``; each part holds ``eps``,
         ``eps_pure``, ``mu``, ``gdp_eps``, the ``k`` and ``v`` that set each
         (``eps_k``, ``eps_v``, ...) and its ``level``; ``"combined"`` maps each form to the
-        part that sets it.
+        part that sets it, computed at half of the error, with ``choice`` ("grid" or
+        "predicted").
 
     Examples
     --------
@@ -328,8 +329,11 @@ def guessing_game_bounds(
     out["grid"] = _best_of(m, k_grid, v_grid, delta, error / k_grid.size, pairs)
     out["predicted"] = _best_of(m, [k_predicted], [v_predicted], delta, error, pairs)
     half = [
-        _best_of(m, k_grid, v_grid, delta, error / 2 / k_grid.size, pairs),
-        _best_of(m, [k_predicted], [v_predicted], delta, error / 2, pairs),
+        {**_best_of(m, k_grid, v_grid, delta, error / 2 / k_grid.size, pairs), "choice": "grid"},
+        {
+            **_best_of(m, [k_predicted], [v_predicted], delta, error / 2, pairs),
+            "choice": "predicted",
+        },
     ]
     out["combined"] = {
         key: max(half, key=lambda b, key=key: b[key] or 0.0) for key in ("eps", "eps_pure", "mu")

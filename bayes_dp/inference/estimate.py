@@ -51,8 +51,8 @@ def estimate_epsilon(
     noise in the acceptance ratio, so it mixes at s near 1, for perfect attacks and for
     thousands of bases.  ``sampler=bdp.MHAAR()`` runs the paper's Algorithm 1 (Yildirim et
     al.): Metropolis-Hastings with acceptance ratios averaged over K auxiliary pairs per base.
-    ``docs/validation/model.md`` compares the two.  A one-run audit's accuracy p is a priori uniform on
-    [e^(c s eps) / (1 + e^(c s eps)), e^(c eps) / (1 + e^(c eps))] (c = 2 for pairs of
+    ``docs/validation/model.md`` compares the two.  A one-run audit's accuracy p is a priori
+    uniform on [e^(c s eps) / (1 + e^(c s eps)), e^(c eps) / (1 + e^(c eps))] (c = 2 for pairs of
     models) and integrated out exactly (:class:`~bayes_dp.Evidence`, likelihood
     ``"guesses"``); MHAAR refuses such groups (ValueError: it has no auxiliary pairs for them).
 

@@ -2,8 +2,9 @@
 
 Score matrices (``mia.read_score_file``) and result folders of the LiRA reference code (and its
 PyTorch port), Privacy Meter and privacy-estimates (``mia.read_results``) become evidence here:
-score matrices through ``mia.counts_from_score_matrix`` (one binomial group,
-docs/validation/lira.md);
+score matrices through ``mia.guessing_game`` (one group of guesses, the default; its claim:
+docs/validation/guessing_game.md) or ``mia.counts_from_score_matrix`` (one binomial group per
+target, ``evidence="targets"``, docs/validation/lira.md);
 privacy-estimates' attack results are counts already; whole-ROC inputs (a privacy-estimates
 game's scores and challenge bits, its attack results read as one game's ROC, or one model's
 scores under a global threshold, ``score_method="global"``) become
@@ -21,6 +22,13 @@ import numpy as np
 #: the membership tests of score matrices: LiRA's online and offline tests (``-fixed``: one
 #: variance pooled over targets), and ``global``, one threshold for every target (a whole ROC)
 SCORE_METHODS = ("online", "offline", "online-fixed", "offline-fixed", "global")
+
+
+#: Evidence a score matrix becomes (:func:`evidence_from_mia`'s ``evidence``).
+EVIDENCE_KINDS = ("game", "targets")
+#: Seed of the guessing game's split of the models and its matchings: fixed, so that the same
+#: score matrix gives the same game (and the claim cannot be shopped for over splits).
+GAME_SEED = 0
 
 
 def evidence_from_mia(
@@ -42,6 +50,7 @@ def evidence_from_mia(
     delta: float | None = None,
     extras: dict | None = None,
     focus=None,
+    evidence: str = "game",
 ) -> list:
     """Read a score matrix or result folder with ``mia`` and return its evidence.
 
@@ -72,13 +81,22 @@ def evidence_from_mia(
         ``delta`` (score matrices and score folders only), and ``"in_out"``: the in- and
         out-scores of a whole-ROC input read from scores.
     focus : array_like or str or path-like, optional
-        Score matrices and score folders: the targets declared before the audit
-        (``mia.ScoreMatrixCounts.to_evidence(focus=...)``).
+        Score matrices and score folders: the targets declared before the audit (canaries):
+        the game's candidates (``mia.guessing_game(canaries=...)``), or, with
+        ``evidence="targets"``, ``mia.ScoreMatrixCounts.to_evidence(focus=...)``.
+    evidence : {"game", "targets"}
+        Score matrices and score folders: ``"game"`` (default), the guessing game with
+        abstention (:func:`mia.guessing_game`: tests fitted on a reference half of the models,
+        guesses of the other half's memberships; one group of guesses, likelihood
+        ``"guesses"``); ``"targets"``, one challenge base per target from the cross-fed
+        decisions of Algorithm 5 (:func:`mia.counts_from_score_matrix`, the binomial band
+        model; each target's test fitted with the tested model left out of its own side only).
 
     Returns
     -------
     list of Evidence or list of GdpEvidence
-        Counts: one group, "attack" for privacy-estimates counts, "lira" for counted scores.
+        Counts: one group, "attack" for privacy-estimates counts, "lira" for scores (the
+        game's guesses, or the targets' counts).
         Whole-ROC inputs: :class:`~bayes_dp.GdpEvidence` groups, for
         :func:`~bayes_dp.estimate_gdp`.
     """
@@ -89,6 +107,8 @@ def evidence_from_mia(
     say = log if log is not None else (lambda msg: None)
     if score_method not in SCORE_METHODS:
         raise ValueError(f"`score_method` must be one of {SCORE_METHODS}; found {score_method!r}")
+    if evidence not in EVIDENCE_KINDS:
+        raise ValueError(f"`evidence` must be one of {EVIDENCE_KINDS}; found {evidence!r}")
     if kind == "score_matrix":
         for name, v in (("select", select), ("skip_one_sided", skip_one_sided)):
             if v:
@@ -170,6 +190,38 @@ def evidence_from_mia(
         return [ev]
     _check_countable(keep, score_method)
     method, _, fixed = score_method.partition("-")
+    if evidence == "game":
+        from mia.guessing import companion_rows
+        from mia.scores import _check_focus
+
+        canaries = None if focus is None else _check_focus(focus, keep.shape[1])
+        game = mia.guessing_game(
+            scores,
+            keep,
+            design=None if run is None else run.design,
+            method=method,
+            fixed_variance=bool(fixed),
+            canaries=canaries,
+            alpha=alpha,
+            seed=GAME_SEED,
+        )
+        ev = game.to_evidence(name="lira", delta=0.0 if delta is None else delta)
+        src = ev.source
+        which = (
+            f"{len(game.candidates)} declared canaries"
+            if game.declared
+            else f"the {len(game.candidates)} targets most exposed on the reference half"
+        )
+        say(
+            f"guessing game on {keep.shape[0]} models x {keep.shape[1]} targets: design "
+            f"{game.design} ({game.design_reason}); a test fitted on "
+            f"{len(game.reference_models)} reference models guesses the memberships of "
+            f"{len(game.test_models)} test models in {which}: {game.m} coins; {src['v']} of "
+            f"{src['k']} right at the k predicted from the reference half"
+        )
+        if extras is not None and delta is not None:
+            extras["companion"] = companion_rows(src)
+        return [ev]
     res = mia.counts_from_score_matrix(
         scores,
         keep,

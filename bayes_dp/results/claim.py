@@ -417,6 +417,7 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     >>> claim.upper_source  # s inferred: the upper end follows the prior
     'prior'
     """
+    from bayes_dp.results.claim_game import game_groups, game_words
     from bayes_dp.results.diagnostics import passes_convergence_checks
     from bayes_dp.results.posterior import GdpPosterior, Posterior
 
@@ -495,6 +496,13 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         from bayes_dp.results.claim_gdp import gdp_words
 
         lower, words, extra = gdp_words(st, prob, lower, upper, words, at, strength)
+    elif game_groups(st):
+        # a guessing game played on a score matrix: its bound (and the pooled one) first
+        lower, words, extra = game_words(
+            st, prob, lower, words, at, strength, upper=upper, source=source
+        )
+        source = extra.pop("upper_source", source)
+        scores = True
     else:
         from bayes_dp.results.claim_scores import score_matrix_words
 
