@@ -333,13 +333,16 @@ def _estimate(args, out, log) -> dict:
         groups, rows = _read_counts(args.counts, fmt=args.format)
         # the report numbers the bases by these rows, as the error messages do
         source = {"file": str(args.counts), "rows": rows}
-    n_bases = sum(len(g.counts) for g in groups)
+    n_runs = sum(len(g.counts) for g in groups if isinstance(g.counts, bdp.OneRunCounts))
+    n_bases = sum(len(g.counts) for g in groups) - n_runs
     if source is not None and [g.name for g in groups] == [DEFAULT_GROUP]:
         named = f"one group (the file has no 'group' column), named {DEFAULT_GROUP!r}"
     else:
         named = f"{len(groups)} group(s): {', '.join(repr(g.name) for g in groups)}"
     shown = " ".join([args.counts, *args.more_counts])
-    log(f"read {n_bases} challenge bases from {shown} in {named}")
+    what = [f"{n_bases} challenge bases"] if n_bases or not n_runs else []
+    what += [f"{n_runs} one-run audit(s) (a guessing game's guesses)"] if n_runs else []
+    log(f"read {' and '.join(what)} from {shown} in {named}")
     prior = _prior_from_args(args)
     sampler = _sampler_from_args(args)
     tune = sampler.default_tune if args.tune is None else args.tune
