@@ -88,6 +88,25 @@ class ScoreRun:
             kwargs["side"] = "greater" if self.direction == "higher" else "less"
         return counts_from_score_matrix(self.scores, self.keep, alpha, method, **kwargs)
 
+    def game(self, **kwargs):
+        """Play the guessing game on these scores (:func:`mia.guessing_game`, the default evidence).
+
+        ``design`` defaults to this run's ``design`` hint (``None``, "auto", where the tool's
+        files do not say); other keyword arguments go to ``guessing_game``.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> keep = rng.random((16, 200)) < 0.5
+        >>> run = ScoreRun(rng.normal(size=keep.shape) + 2.0 * keep, keep, "higher", "given", "x")
+        >>> run.game(candidates=50).design
+        'bits'
+        """
+        from ..guessing import guessing_game
+
+        kwargs.setdefault("design", self.design)
+        return guessing_game(self.scores, self.keep, **kwargs)
+
     def in_out_scores(self, model: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """Scores of one model's members and non-members, oriented so that higher = member.
 
