@@ -7,7 +7,9 @@ the labels (54) flipped to another class as canaries; the score of a target unde
 LiRA's logit confidence in its (possibly flipped) label. ``--algorithm dpsgd`` trains with
 ``mia.DPSGD`` (clip 1, ``--noise-multiplier``) and prints the accountant eps at ``--delta``.
 
-Then the default audit, as ``bayes-dp estimate`` runs a score file, for (a) all targets, (b) the
+Then the default audit, as ``bayes-dp estimate`` runs a score file: by default (``--evidence
+game``) the guessing game (``tests/_support/lira_game.py``); with ``--evidence targets`` the
+cross-fed counts of the default before issue 49, as follows. For (a) all targets, (b) the
 canaries only, (c) the others only, each its own score matrix, and (d) all targets with the canaries
 declared in advance (``--focus-targets``, ``to_evidence(focus=...)``): the online test at alpha =
 0.1 (``mia.counts_from_score_matrix``, ``skip=True``), ``to_evidence()`` at defaults,
@@ -38,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tests._support.lira_game import analyse_game
 from tests._support.lira_real import (
     ALGORITHMS,
     SUBSETS,
@@ -75,6 +78,12 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--likelihood", default=None, help="to_evidence(likelihood=...) (default: its default)"
     )
+    ap.add_argument(
+        "--evidence",
+        choices=("game", "targets"),
+        default="game",
+        help="what the scores become, as bayes-dp estimate --evidence (default game)",
+    )
     ap.add_argument("--save", metavar="DIR", help="store (and resume) the score matrix here")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     a = ap.parse_args(argv)
@@ -105,6 +114,39 @@ def main(argv=None) -> None:
         )
         out["accountant_eps"] = [lo, hi]
     for sub in a.subsets:
+        if a.evidence == "game":
+            r = analyse_game(
+                scores,
+                keep,
+                canary,
+                subset=sub,
+                alpha=a.alpha,
+                delta=a.delta,
+                seed=a.seed,
+                max_time=a.max_time,
+                cores=a.cores,
+            )
+            out["subsets"].append(r)
+            q = r["eps_q"]
+            print(
+                f"\n== {sub}: guessing game on {r['n_targets']} targets ({r['design']}, "
+                f"{r['m']} coins, {r['n_candidates']} candidates of which "
+                f"{r['n_canary_candidates']} canaries) =="
+            )
+            print(
+                f"{r['v']} of {r['k']} right at the predicted k; posterior eps 5/50/95%: "
+                f"[{q[0]:.3g}, {q[1]:.3g}, {q[2]:.3g}]; converged {r['converged']} (stop: "
+                f"{r['stop_reason']}), minor mode {r['minor_mode']}, restart "
+                f"{r['mode_restart'] is not None}, {r['draws']} draws/chain in "
+                f"{r['seconds']:.0f} s"
+            )
+            print(
+                f"claim: lower {r['lower']:.3f} (game {r['game_bound']}, pooled "
+                f"{r['pooled_bound']}; posterior {r['posterior_lower']:.3f}), upper "
+                f"{r['upper']:.3f} from {r['upper_source']!r}"
+            )
+            print(textwrap.fill(r["sentence"], width=100))
+            continue
         r = analyse(
             scores,
             keep,
