@@ -8,7 +8,7 @@ in unconstrained coordinates
 
     z = (log eps, logit s_k for each free strength, logit tau_j, atanh(rho_j / rho_max_j(tau_j))).
 
-Each iteration makes up to three Metropolis moves:
+Each iteration makes up to four kinds of Metropolis moves:
 
 1. a joint Gaussian random walk on z, whose shape (Cholesky factor of the covariance) is
    measured between ``cov_start`` and ``cov_end`` of the warm-up and whose scale follows a
@@ -27,7 +27,10 @@ Each iteration makes up to three Metropolis moves:
    Where the table's proposal fails its pilot, or there is no table (over-dispersed groups),
    the independence move proposes from a Student t fitted to the warm-up
    (:mod:`samplers.exact.fitted_proposal`) when its own pilot passes; for over-dispersed groups
-   the t is fitted at the middle of the warm-up too and proposed from in its second half.
+   the t is fitted at the middle of the warm-up too and proposed from in its second half;
+4. every iteration, when some free strength is read by one-run audits' rows only (a game's own
+   strength), a few cheap steps on each such strength alone
+   (:func:`samplers.exact.moves.strength_move`).
 
 After warm-up nothing adapts (the table is fixed), so stored draws come from a Markov chain
 whose transition repeats with the period of its schedule and whose target is the exact
@@ -57,6 +60,7 @@ from .moves import (
     choose_table_proposal,
     indep_move,
     ridge_move,
+    strength_move,
     table_walk_move,
     walk_move,
 )
@@ -150,7 +154,7 @@ def new_state(model, corr, z0: np.ndarray) -> ChainState:
             CS=np.zeros((K, table_proposal.Z_CELLS, table_proposal.U_CELLS)),
         ),
         win_cross=np.zeros((d, d)),
-        fq=fitted_proposal.empty(d),
+        fq=fitted_proposal.empty(d, d - model.s_cheap.size),
     )
 
 
@@ -260,6 +264,8 @@ def advance_warm(state, M, C, cfg, rng, n_iter):
         walk_move(state, M, C, cfg, rng, t, warm, w)
         if cfg.ridge and n_free > 0:
             ridge_move(state, M, C, cfg, rng, t, warm, w)
+        if M.s_cheap.shape[0] > 0:
+            strength_move(state, M, rng)
         if (
             t >= cfg.cov_end
             and (C is not None or M.n_mix > 0)
@@ -304,6 +310,8 @@ def advance_draws(state, M, C, cfg, rng, n_iter, out, row0):
         if mode >= TABLE_INDEP:
             ok = indep_move(mode, state, M, C, rng, w)
             a_table = 1.0 if ok else 0.0
+        if M.s_cheap.shape[0] > 0:
+            strength_move(state, M, rng)
         _record(state, row, a_joint, a_ridge, a_table, out, cfg.store_ll)
         row += 1
         state.it[0] = t + 1
@@ -330,6 +338,8 @@ def advance_walk(state, M, C, cfg, rng, n_iter, out, row0):
         if do_exact and cfg.ridge and n_free > 0:
             a_ridge = ridge_move(state, M, C, cfg, rng, t, warm, w)
         a_table = table_walk_move(state, M, C, cfg, rng, w)
+        if M.s_cheap.shape[0] > 0:
+            strength_move(state, M, rng)
         _record(state, row, a_joint, a_ridge, a_table, out, cfg.store_ll)
         row += 1
         state.it[0] = t + 1

@@ -188,8 +188,16 @@ def build_model(
     names: list = ["eps"]
     s_fixed = np.asarray(s_fixed, dtype=np.float64)
     s_z = np.full(s_fixed.size, -1, dtype=np.int64)
+    G = guess_rows([], [], [], [], [])[0] if guesses is None else guesses
+    # the free strengths that only one-run rows read take the last coordinates of z (the
+    # fitted t proposes the others, strength_move these; none in a model of bases only)
+    g_sidx_a = np.asarray(g_sidx, dtype=np.int64)
+    read = set(g_sidx_a[uniq[:, 0]].tolist()) | set(g_sidx_a[c_uniq[:, 0]].tolist())
+    s_cheap = np.asarray(
+        sorted(int(k) for k in set(G.k.tolist()) - read if np.isnan(s_fixed[k])), dtype=np.int64
+    )
     for k in range(s_fixed.size):
-        if np.isnan(s_fixed[k]):
+        if np.isnan(s_fixed[k]) and k not in s_cheap:
             s_z[k] = len(names)
             names.append(("s", k))
     J = g_lik.size
@@ -218,6 +226,9 @@ def build_model(
         if g_mix[j] and g_kappa_free[j]:
             g_kap_z[j] = len(names)
             names.append(("kappa", j))
+    for k in s_cheap:
+        s_z[k] = len(names)
+        names.append(("s", int(k)))
     XG, WG = gauss_legendre_table(QUAD_NODES)
     corr = None
     if n_c:
@@ -267,7 +278,8 @@ def build_model(
         g_kap=g_kappa,
         mix_prior=np.asarray(mix_prior, dtype=np.float64),
         n_mix=int(g_mix.sum()),
-        G=guess_rows([], [], [], [], [])[0] if guesses is None else guesses,
+        G=G,
+        s_cheap=s_cheap,
     )
     return model, corr, names, base_map
 

@@ -42,22 +42,35 @@ SCALE = 1.3
 
 #: A chain's fitted proposal: ``mean`` (d,), ``L`` (d, d) the lower Cholesky factor of the
 #: scale matrix, ``lnorm`` (1,) the log normalising constant of the density, ``on`` (1,) 1 once
-#: :func:`fit` succeeded (0 before, or after a failed fit).
-Fitted = namedtuple("Fitted", ["mean", "L", "lnorm", "on"])
+#: :func:`fit` succeeded (0 before, or after a failed fit), ``dp`` (1,) the number of leading
+#: coordinates of z it proposes (d, unless the last coordinates are strengths that only
+#: one-run rows read: those keep their values, and the t is that of the others, the marginal
+#: of the leading block).
+Fitted = namedtuple("Fitted", ["mean", "L", "lnorm", "on", "dp"])
 
 
-def empty(d: int) -> Fitted:
-    """Return an unfitted proposal for d coordinates (filled in place by :func:`fit`)."""
-    return Fitted(mean=np.zeros(d), L=np.eye(d), lnorm=np.zeros(1), on=np.zeros(1, dtype=np.int64))
+def empty(d: int, dp: int | None = None) -> Fitted:
+    """Return an unfitted proposal for d coordinates (filled in place by :func:`fit`).
+
+    ``dp``: the leading coordinates it proposes (default all d).
+    """
+    return Fitted(
+        mean=np.zeros(d),
+        L=np.eye(d),
+        lnorm=np.zeros(1),
+        on=np.zeros(1, dtype=np.int64),
+        dp=np.array([d if dp is None else int(dp)], dtype=np.int64),
+    )
 
 
 @njit(**JIT)
 def fit(n, s1, s2, F):
     """Fit F (in place) to n points with coordinate sums s1 (d,) and cross sums s2 (d, d).
 
-    Returns False (F unusable) when there are too few points or the covariance is singular.
+    Only the first ``F.dp[0]`` coordinates are fitted (the block it proposes). Returns False (F
+    unusable) when there are too few points or the covariance is singular.
     """
-    d = s1.shape[0]
+    d = F.dp[0]
     F.on[0] = 0
     if n < 2.0 * d + 2.0:
         return False
@@ -96,8 +109,8 @@ def fit(n, s1, s2, F):
 
 @njit(**JIT)
 def draw(rng, F, out):
-    """Draw one point of the t proposal F into ``out``."""
-    d = out.shape[0]
+    """Draw one point of the t proposal F into ``out`` (its first ``F.dp[0]`` coordinates)."""
+    d = F.dp[0]
     w = math.sqrt(DF / rng.chisquare(DF))
     for a in range(d):
         out[a] = F.mean[a]
@@ -110,8 +123,8 @@ def draw(rng, F, out):
 
 @njit(**JIT)
 def log_density(z, F):
-    """Return the log density of the t proposal F at z."""
-    d = z.shape[0]
+    """Return the log density of the t proposal F at z (of its first ``F.dp[0]`` coordinates)."""
+    d = F.dp[0]
     # solve L y = z - mean (forward substitution) for the Mahalanobis distance
     q = 0.0
     y = np.empty(d)

@@ -3,8 +3,10 @@
 :func:`walk_move` (joint random walk on z), :func:`ridge_move` (along s eps = const), the
 table walk (:func:`table_walk_move`: walk and ridge steps on the tabulated posterior, corrected
 by one exact evaluation) and the independence move (:func:`indep_move`: from the table's
-proposal or from the t fitted to the warm-up), with the pilots that choose between them. The
-geometry of the walk and ridge steps is shared with MHAAR (:mod:`samplers.model.moves`).
+proposal or from the t fitted to the warm-up), with the pilots that choose between them, and
+the strength move (:func:`strength_move`: the strengths that only one-run audits' rows read,
+alone). The geometry of the walk and ridge steps is shared with MHAAR
+(:mod:`samplers.model.moves`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ import math
 import numpy as np
 from numba import njit
 
+from ..model.guesses import guesses_log_lik
 from ..model.moves import gaussian_step, ridge_step
+from ..model.transforms import log_prior_zs
 from ..numerics.arrays import copy_into
 from ..numerics.jit import JIT
+from ..numerics.special import expit as _expit
 from . import fitted_proposal, table_proposal
 from .posterior import log_posterior, log_surrogate
 from .state import RM_POWER, TABLE_FIT, TABLE_INDEP
@@ -31,6 +36,7 @@ __all__ = [
     "indep_move",
     "choose_table_proposal",
     "choose_fitted",
+    "strength_move",
 ]
 
 #: Points drawn from the table's proposal to decide between the two moves, and the smallest
@@ -48,6 +54,10 @@ INDEP_MIN_ESS = 0.5
 #: at
 #: scale").
 FIT_MIN_ESS = 0.15
+#: Pairs of steps of :func:`strength_move` per iteration (a random-walk step of sd
+#: STRENGTH_STEP in logit s, then a draw from the strength's prior).
+STRENGTH_STEPS = 5
+STRENGTH_STEP = 1.0
 
 
 @njit(**JIT)
@@ -234,6 +244,7 @@ def choose_fitted(state, M, C, rng, w):
     if not fitted_proposal.fit(state.win_n[0], state.win_sum, state.win_cross, fq):
         return
     lw = np.empty(PILOT)
+    copy_into(zp, state.z)  # the coordinates the t does not propose keep their values
     for i in range(PILOT):
         fitted_proposal.draw(rng, fq, zp)
         lw[i] = log_posterior(zp, M, C, llb_p, llc_p) - fitted_proposal.log_density(zp, fq)
@@ -253,6 +264,8 @@ def indep_move(mode, state, M, C, rng, w):
     """
     tb, q = state.tb, state.q
     zp, llb_p, llc_p = w.zp, w.llb_p, w.llc_p
+    if mode == TABLE_FIT and state.fq.dp[0] < zp.shape[0]:
+        copy_into(zp, state.z)  # the coordinates the t does not propose keep their values
     _indep_draw(mode, rng, tb, q, state.fq, zp)
     lqz = _indep_log_density(mode, state.z, tb, q, state.fq)
     la = -math.inf
@@ -280,3 +293,56 @@ def _indep_log_density(mode, z, tb, q, fq):
     if mode == TABLE_FIT:
         return fitted_proposal.log_density(z, fq)
     return table_proposal.log_density(z, tb, q)
+
+
+@njit(**JIT)
+def strength_move(state, M, rng):
+    """Metropolis steps on each strength variable that only one-run audits' rows read.
+
+    Such a strength s_k (``M.s_cheap``; e.g. a game's own strength beside a thousand challenge
+    bases) enters the posterior through its prior and its rows alone, so a step on it alone
+    costs a few microseconds, not an evaluation of every base. For each, STRENGTH_STEPS pairs
+    of steps on v = logit s_k given the rest of z: a Gaussian random walk (sd STRENGTH_STEP),
+    accepted with probability min(1, pi(v') / pi(v)), and an independence step from the
+    strength's prior (s' ~ Beta(s_a, s_b)), accepted with probability
+    min(1, L(v') / L(v)), L the rows' likelihood. Both leave the posterior invariant; without
+    such strengths (every model of challenge bases only) the move draws nothing. The chain's
+    log posterior is updated by the change of the terms that depend on v.
+    """
+    z = state.z
+    eps = math.exp(z[0])
+    s = np.empty(M.s_z.shape[0])
+    for k in range(M.s_z.shape[0]):
+        s[k] = _expit(z[M.s_z[k]]) if M.s_z[k] >= 0 else M.s_fixed[k]
+    for j in range(M.s_cheap.shape[0]):
+        k = M.s_cheap[j]
+        a = M.s_z[k]
+        v = z[a]
+        prior = log_prior_zs(v, M.pz)
+        cur = prior + guesses_log_lik(M.G, eps, s, k)
+        start = cur
+        for _ in range(STRENGTH_STEPS):
+            for kind in range(2):
+                if kind == 0:
+                    vp = v + STRENGTH_STEP * rng.standard_normal()
+                else:
+                    sp = rng.beta(M.pz.s_a, M.pz.s_b)
+                    vp = math.log(sp) - math.log1p(-sp) if 0.0 < sp < 1.0 else math.nan
+                u = rng.random()
+                if not (vp > -math.inf and vp < math.inf):
+                    continue
+                s_old = s[k]
+                s[k] = _expit(vp)
+                prior_p = log_prior_zs(vp, M.pz)
+                new = -math.inf
+                if s[k] > 0.0 and s[k] < 1.0:
+                    new = prior_p + guesses_log_lik(M.G, eps, s, k)
+                la = new - cur
+                if kind == 1:  # the proposal's density is the prior's
+                    la -= prior_p - prior
+                if la >= 0.0 or (u > 0.0 and math.log(u) < la):
+                    v, cur, prior = vp, new, prior_p
+                else:
+                    s[k] = s_old
+        z[a] = v
+        state.lp[0] += cur - start

@@ -27,7 +27,10 @@ from collections import namedtuple
 #: u_b); n_mix, the number of mixture groups (0: the mixture code is skipped).
 #: G: the distinct rows of one-run audits (``LIK_GUESSES`` groups), a
 #: :class:`samplers.model.guesses.Guesses` with no rows when there are none (its code is then
-#: skipped).
+#: skipped); s_cheap: the free strength variables that only such rows read (no base), which
+#: :func:`samplers.exact.moves.strength_move` updates on their own (empty: no such move); their
+#: coordinates are the last of z, which the fitted t proposal leaves out
+#: (:class:`samplers.exact.fitted_proposal.Fitted`).
 Model = namedtuple(
     "Model",
     [
@@ -55,6 +58,7 @@ Model = namedtuple(
         "mix_prior",
         "n_mix",
         "G",
+        "s_cheap",
     ],
 )
 

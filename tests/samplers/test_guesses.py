@@ -200,3 +200,43 @@ def test_the_likelihood_table_holds_the_guesses_rows():
         want = _row(200, 150, 1.0, eps, s) + _row(60, 58, 2.0, eps, s)
         assert V[1, i, j] == pytest.approx(want, rel=1e-12)
     assert np.all(V[0, :, :] == 0.0)  # strength 0 has no rows: its table is 0 everywhere
+
+
+def test_the_strength_move_samples_the_conditional_of_a_games_own_strength():
+    """The game's own strength (read by its rows only) is updated alone, cheaply; its draws at
+    a fixed eps follow p(s | eps) = Beta(1, 1) x the rows' likelihood (reference closed form)."""
+    from scipy import integrate
+
+    from samplers.exact import chain as exact
+    from samplers.exact.moves import strength_move
+
+    from tests.reference.guesses import log_lik
+
+    model, corr, names, _ = _model(True)
+    assert model.s_cheap.tolist() == [1] and names[-1] == ("s", 1)  # its coordinate last
+    assert model.s_z.tolist() == [1, 2]
+    z0 = np.array([math.log(1.2), 0.3, 0.0])
+    st = exact.new_state(model, corr, z0)
+    assert st.fq.dp[0] == 2  # the fitted t proposes eps and the bases' strength only
+    st.lp[0] = log_posterior(st.z, model, corr, st.ll_b, st.ll_c)
+    rng = np.random.default_rng(4)
+    draws = np.empty(3000)
+    for i in range(draws.size):
+        strength_move(st, model, rng)
+        draws[i] = special.expit(st.z[2])
+    assert st.z[0] == z0[0] and st.z[1] == z0[1]  # nothing else moved
+    fresh = log_posterior(st.z, model, corr, np.empty(1), np.empty(0))
+    assert st.lp[0] == pytest.approx(fresh, rel=1e-12, abs=1e-9)
+
+    def dens(s):
+        return math.exp(float(log_lik(200, 150, 1.0, 1.2, s) + log_lik(60, 58, 2.0, 1.2, s)))
+
+    edge = 0.95  # above it the band's floor passes the first row's accuracy
+    z = integrate.quad(dens, 0.0, 1.0, points=[0.5, 0.9, edge], limit=200)[0]
+
+    def cdf(x):
+        return integrate.quad(dens, 0.0, min(x, 1.0), limit=200)[0] / z
+
+    ks = stats.kstest(draws[::3], np.vectorize(cdf))
+    print(f"KS {ks.statistic:.4f}, p {ks.pvalue:.3f}")
+    assert ks.pvalue > 1e-3

@@ -14,7 +14,7 @@ draw's distance from the median scaled by 0.85) the chance of a failure is compu
 from the ranks' exact law under that defect (:func:`_power`, the posterior taken normal): the
 z^2 test of one variable rejects it with probability 0.91 at N = 400 (the test asserts >= 0.8);
 the binned chi-square has less power against it (0.29 at its level) and guards other shapes.
-Runtime ~8 minutes on 2 cores (400 runs of 2 x 1,000 draws); seeds 0, 1 and 2 pass.
+Runtime ~3.5 minutes on 2 loaded cores (400 runs of 2 x 1,000 draws); seeds 0, 1 and 2 pass.
 """
 
 from __future__ import annotations

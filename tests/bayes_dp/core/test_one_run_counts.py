@@ -46,13 +46,15 @@ def test_pairs_are_validated(pairs, err, match):
         OneRunCounts(m=10, r=[4, 5], v=[1, 2], pairs=pairs)
 
 
-def test_the_grid_posterior_records_the_pairs_and_their_slack():
+def test_the_grid_posterior_records_the_pairs_and_their_slack(tmp_path):
     c = OneRunCounts(m=500, r=[100, 50], v=[90, 45], pairs=[False, True])
     post = bdp.estimate_one_run(c, delta=1e-6, prior=bdp.Prior(s=1.0), draws=200, seed=0)
     g = post.settings["groups"][0]
     assert g["pairs"] == [False, True]
     # 2 m delta for bits, 2 m (2 delta) for pairs (their coins are (2 eps, 2 delta)-DP)
     np.testing.assert_allclose(post.settings["delta_slack"], [1e-3, 2e-3], rtol=1e-12)
+    back = bdp.load_posterior(post.to_netcdf(tmp_path / "one_run.nc"))
+    assert back.settings["groups"] == post.settings["groups"]
 
 
 def test_an_audit_of_pairs_is_an_audit_of_bits_at_twice_eps():

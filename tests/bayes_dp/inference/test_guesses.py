@@ -201,7 +201,7 @@ def test_a_claim_on_bases_and_audits_shares_its_error_among_all_their_tests():
 #: ``one_run_bounds(..., pairs=...)``, which another branch adds (issue 49, item 2)
 PAIRS_BOUND = "pairs" in inspect.signature(one_run_bounds).parameters
 needs_pairs_bound = pytest.mark.skipif(
-    not PAIRS_BOUND, reason="one_run_bounds(m, r, v, delta, confidence, pairs=None) not there yet"
+    not PAIRS_BOUND, reason="one_run_bounds(..., pairs=...) comes with the guessing game's branch"
 )
 
 
