@@ -641,8 +641,11 @@ def guessing_game(
         cols = np.sort(select_exposed(exposure, candidates))
     if cols.size == 0:
         raise ValueError(
-            "`scores`: the reference half of the models fits no candidate target (too few IN "
-            "or OUT models, or no spread)"
+            f"`scores`: the reference half of the models ({ref.size} of {n_models}) fits no "
+            "candidate target (too few IN or OUT models, or no spread): the game needs at least "
+            "2 IN and 2 OUT reference models for a target; with so few models the per-target "
+            "counts of mia.counts_from_score_matrix (bayes-dp estimate --evidence targets) test "
+            "each model against all the others"
         )
     llr = _llr(x[np.ix_(test, cols)], m0[cols], sd0[cols], m1[cols], sd1[cols])
     bits = k[np.ix_(test, cols)]

@@ -18,10 +18,14 @@ lower end is frequentist and reads the record only, never the draws:
   (:func:`bayes_dp.results.claim_scores._pooled_bound`): it is ahead where a handful of
   targets is exposed among many that show nothing.
 
-Each part gets a share of the claim's error (:data:`GAME_SHARE` for the games, the rest for the
-pooled bounds; all of it for the games when there are no pooled rates); the larger lower end
-is the claim. The posterior's quantiles follow as what the model says. The decision and the
-measured figures: ``docs/validation/guessing_game.md``, "The claim on a score matrix".
+Each part gets a share of the claim's error, fixed by the game's design before any test bit is
+read (:data:`GAME_SHARE`): a game of bits takes 3/4, the rest going to the bound pooled over the
+most exposed targets (or the declared ones), which is what is ahead where a handful of targets
+is exposed among many; a game of pairs pays the factor 2 on eps that the pooled bounds do not,
+so it takes 1/2 and the pooled bounds over all targets and over the most exposed share the
+rest. Without per-model rates the games take all of it. The larger lower end is the claim. The
+posterior's quantiles follow as what the model says. The decision and the measured figures:
+``docs/validation/guessing_game.md``, "The claim on a score matrix".
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ from bayes_dp.results.claim_counts import model_quantile_words
 
 #: Where the docs give the decision and the measured figures.
 DOCS = 'docs/validation/guessing_game.md, "The claim on a score matrix"'
-#: Share of the claim's error that goes to the games' bounds (the rest to the pooled bounds,
-#: where the records hold per-model rates).
-GAME_SHARE = 0.5
+#: Share of the claim's error that goes to the games' bounds, by design (the rest to the pooled
+#: bounds, where the records hold per-model rates), and the pooled candidates that share the rest
+#: (``targets`` kinds of :func:`bayes_dp.results.claim_scores._pooled_bound`; None: all of them).
+GAME_SHARE = {"bits": 0.75, "pairs": 0.5}
+POOLED_KINDS = {"bits": ("selected", "declared"), "pairs": None}
 
 
 def game_groups(st: dict) -> list[dict]:
@@ -103,7 +109,15 @@ def game_bound(st: dict, prob: float) -> dict | None:
     if delta is None or not games:
         return None
     pseudo, which = _pooled_groups(games)
-    share = GAME_SHARE if which else 1.0
+    design = "pairs" if any(g["source"].get("design") == "pairs" for g in games) else "bits"
+    kinds = POOLED_KINDS[design]
+    if kinds is not None and not any(
+        (pseudo[i]["dependence"]["pooled_rates"].get("targets") in kinds)
+        or pseudo[i]["dependence"]["pooled_rates"].get("selected")
+        for i in which
+    ):
+        kinds = None  # no rates over the most exposed targets (too few targets): all of them
+    share = GAME_SHARE[design] if which else 1.0
     # each game gets an equal part of the games' share (Bonferroni over the games)
     conf = 1.0 - (1.0 - prob) * share / len(games)
     best = None
@@ -137,7 +151,11 @@ def game_bound(st: dict, prob: float) -> dict | None:
         }
         if best is None or cand["eps"] > best["eps"]:
             best = cand
-    pooled = _pooled_bound(pseudo, which, float(delta), prob) if which else None
+    pooled = (
+        _pooled_bound(pseudo, which, float(delta), prob, share=1.0 - share, kinds=kinds)
+        if which
+        else None
+    )
     lower = max(best["eps"], pooled["eps"] if pooled else 0.0)
     return {
         "lower": lower,

@@ -377,7 +377,14 @@ def score_matrix_bound(st: dict, prob: float) -> dict | None:
     return best
 
 
-def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: float):
+def _pooled_bound(
+    groups: list[dict],
+    which: list[int],
+    delta: float,
+    prob: float,
+    share: float = POOLED_SHARE,
+    kinds: tuple[str, ...] | None = None,
+):
     """Return the largest pooled bound of the groups ``which`` (None without any).
 
     The candidates: each group's per-model rates (its ``dependence`` record's
@@ -386,9 +393,11 @@ def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: floa
     targets most exposed on the reference half (``selected``, chosen on the reference models
     alone: ``docs/validation/lira.md``, "The pooled bound over the most exposed targets"). Each gets
     :func:`~bayes_dp.core.pooled_bound.pooled_rates_epsilon_bound` with finite-sample betting
-    bounds at an equal share ``POOLED_SHARE / (number of candidates)`` of ``1 - prob``
-    (Bonferroni over the candidates and, inside, over the two rates). The result's
-    ``candidates`` lists each one's ``targets``, ``eps`` and ``n_targets``.
+    bounds at an equal share ``share / (number of candidates)`` of ``1 - prob`` (``share``:
+    :data:`POOLED_SHARE` by default; Bonferroni over the candidates and, inside, over the two
+    rates). ``kinds`` keeps only the candidates of these ``targets`` kinds ("all", "declared",
+    "selected"; None: every one). The result's ``candidates`` lists each one's ``targets``,
+    ``eps`` and ``n_targets``.
     """
     from bayes_dp.core.pooled_bound import pooled_rates_epsilon_bound
 
@@ -399,7 +408,10 @@ def _pooled_bound(groups: list[dict], which: list[int], delta: float, prob: floa
         sel = rec.get("selected")
         if sel and len(sel.get("fpr", ())) >= POOLED_MIN_MODELS:
             cands.append((gi, rec, "selected", sel))
-    share = POOLED_SHARE / len(cands) if cands else POOLED_SHARE
+    if kinds is not None:
+        cands = [c for c in cands if c[2] in kinds]
+    total = share
+    share = total / len(cands) if cands else total
     best = None
     listed = []
     for gi, rec, kind, rates in cands:

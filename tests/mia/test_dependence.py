@@ -218,6 +218,7 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
     argv = ["estimate", str(p), "--delta", "1e-5", "--out", str(out), "--json"]
     argv += ["--draws", "200", "--tune", "100", "--chains", "2", "--seed", "1"]
     argv += ["--alpha", "0.01", "--score-method", "offline", "--progress-every", "0"]
+    argv += ["--evidence", "targets"]  # the cross-fed counts, whose dependence is diagnosed
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DependenceWarning)
         main(argv)

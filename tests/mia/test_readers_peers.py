@@ -62,7 +62,10 @@ def cli(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(bdp, "estimate_epsilon", fake)
 
     def run(*args):
+        # the counts as read: one base per target (--evidence targets; the default guessing
+        # game reads the same scores, tests/bayes_dp/cli/test_score_evidence.py)
         argv = ["estimate", *map(str, args), "--delta", "1e-5", "--out", str(tmp_path / "out")]
+        argv += ["--evidence", "targets"]
         try:
             rc, groups = main(argv), None
         except _Stop as e:

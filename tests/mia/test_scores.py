@@ -387,6 +387,8 @@ def test_read_score_file_npz_missing_array(tmp_path):
 
 
 FAST = ["--draws", "200", "--tune", "100", "--chains", "2", "--progress-every", "0", "--no-report"]
+#: the cross-fed counts these tests check (the default, the guessing game: test_score_evidence.py)
+TARGETS = ["--evidence", "targets"]
 
 
 def test_cli_estimate_from_score_files(tmp_path, capsys):
@@ -394,7 +396,7 @@ def test_cli_estimate_from_score_files(tmp_path, capsys):
     np.savez(tmp_path / "scores.npz", scores=scores, keep=keep)
     rc = main(
         ["estimate", str(tmp_path / "scores.npz"), "--delta", "1e-5"]
-        + ["--out", str(tmp_path / "o1"), *FAST]
+        + ["--out", str(tmp_path / "o1"), *FAST, *TARGETS]
     )
     captured = capsys.readouterr()
     post = bdp.load_posterior(tmp_path / "o1" / "posterior.nc")
@@ -405,7 +407,7 @@ def test_cli_estimate_from_score_files(tmp_path, capsys):
     csv = _write_long_csv(tmp_path / "scores.csv", scores, keep)
     rc = main(
         ["estimate", str(csv), "--delta", "1e-5", "--out", str(tmp_path / "o2"), *FAST]
-        + ["--alpha", "0.05", "--score-method", "offline-fixed"]
+        + ["--alpha", "0.05", "--score-method", "offline-fixed", *TARGETS]
     )
     captured = capsys.readouterr()
     assert rc == _status(bdp.load_posterior(tmp_path / "o2" / "posterior.nc")), captured.err
@@ -434,7 +436,7 @@ def test_cli_focus_targets_reach_the_claim(tmp_path, capsys):
     scores, keep = mia.simulate_score_matrix(24, 6, np.r_[4.0, 4.0, np.zeros(4)], seed=1)
     np.savez(tmp_path / "scores.npz", scores=scores, keep=keep)
     (tmp_path / "canaries.txt").write_text("0\n1\n")
-    args = ["estimate", str(tmp_path / "scores.npz"), "--delta", "1e-5", *FAST, "--json"]
+    args = ["estimate", str(tmp_path / "scores.npz"), "--delta", "1e-5", *FAST, "--json", *TARGETS]
     rc = main(
         [*args, "--out", str(tmp_path / "o"), "--focus-targets", str(tmp_path / "canaries.txt")]
     )

@@ -86,15 +86,26 @@ def test_the_mia_entry_gives_what_the_python_readers_give(tmp_path, inputs):
         s = rng.normal(0, 1, (12, 2)) + 2.0 * keep[:, None]
         np.save(root / f"experiment-{m}_8" / "scores" / f"{100:010d}.npy", s)
     lines = []
-    (ev,) = evidence_from_mia(root, "result_folder", score_method="online-fixed", log=lines.append)
+    (ev,) = evidence_from_mia(
+        root, "result_folder", score_method="online-fixed", log=lines.append, evidence="targets"
+    )
     ref = mia.read_lira_runs(root).counts(0.1, fixed_variance=True).counts
     assert ev.counts.fp.tolist() == ref.fp.tolist() and ev.counts.fn.tolist() == ref.fn.tolist()
     assert any("higher = member" in line for line in lines)
+    # the default: the guessing game of the same scores, as mia plays it (split seed 0)
+    (ev,) = evidence_from_mia(root, "result_folder", score_method="online-fixed", delta=1e-5)
+    game = mia.read_lira_runs(root).game(fixed_variance=True, seed=0)
+    assert ev.likelihood == "guesses" and ev.source == game.record(1e-5)
+    assert (ev.counts.m.tolist(), ev.counts.r.tolist()) == ([game.m], [game.k_predicted])
+    with pytest.raises(ValueError, match="`evidence` must be one of"):
+        evidence_from_mia(root, "result_folder", evidence="cross-fed")
     (ev,) = evidence_from_mia(inputs["attack_results"], "attack_results")
     assert ev.name == "attack" and ev.counts.fp.tolist() == [4]
     scores, keep = mia.simulate_score_matrix(8, 5, mu=2.0, seed=0)
     np.savez(tmp_path / "m.npz", scores=scores, keep=keep)
-    (ev,) = evidence_from_mia(tmp_path / "m.npz", "score_matrix", score_method="online-fixed")
+    (ev,) = evidence_from_mia(
+        tmp_path / "m.npz", "score_matrix", score_method="online-fixed", evidence="targets"
+    )
     ref = mia.counts_from_score_matrix(scores, keep, 0.1, fixed_variance=True, skip=True).counts
     assert ev.name == "lira" and ev.counts.fn.tolist() == ref.fn.tolist()
     with pytest.raises(ValueError, match="`kind` must be"):

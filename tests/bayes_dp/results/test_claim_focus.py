@@ -141,7 +141,11 @@ def test_focus_is_recorded_as_columns(tmp_path):
         ([0, 6], ValueError, r"target columns in \[0, 6\); found 6"),
         ([-1], ValueError, r"found -1"),
         ([1.0], TypeError, "found dtype float64"),
-        ("no_such_file.txt", FileNotFoundError, "`focus`: 'no_such_file.txt' does not exist"),
+        (
+            "no_such_file.txt",
+            FileNotFoundError,
+            "`focus`: no such file or folder: 'no_such_file.txt'",
+        ),
     ],
 )
 def test_focus_bad_input(focus, err, words):

@@ -86,11 +86,15 @@ def test_the_game_and_the_pooled_rates_each_get_their_share(laplace_game):
     rec = laplace_game.record(delta=1e-5)
     assert rec["pooled_rates"] is not None and len(rec["pooled_rates"]["fpr"]) >= 15
     b = game_bound(_settings(rec, delta=1e-5), 0.95)
-    assert b["game_share"] == GAME_SHARE and b["pooled"] is not None
+    assert laplace_game.design == "bits"
+    assert b["game_share"] == GAME_SHARE["bits"] and b["pooled"] is not None
     # the game's part: its own combined bound at the game's share of the error
-    own = laplace_game.bounds(delta=1e-5, confidence=1 - 0.05 * GAME_SHARE)
+    own = laplace_game.bounds(delta=1e-5, confidence=1 - 0.05 * GAME_SHARE["bits"])
     assert b["game"]["eps"] == pytest.approx(own["combined"]["eps"]["eps"], rel=1e-9)
     assert b["lower"] == max(b["game"]["eps"], b["pooled"]["eps"])
+    # bits: the pooled part is the most exposed targets' alone, at the rest of the error
+    assert [c["targets"] for c in b["pooled"]["candidates"]] == ["selected"]
+    assert b["pooled"]["share"] == pytest.approx(1 - GAME_SHARE["bits"])
 
 
 def test_audit_claim_on_a_game_states_its_bound_first(laplace_game):
@@ -109,3 +113,16 @@ def test_audit_claim_on_a_game_states_its_bound_first(laplace_game):
     assert json.loads(json.dumps(post.settings["groups"][0]["source"]))["k"] == ev.counts.r[0]
     # the truth (eps = 2, Laplace) is above the claim
     assert claim.lower < 2.0
+
+
+def test_a_game_of_pairs_shares_half_with_both_pooled_bounds():
+    rng = np.random.default_rng(8)
+    keep = np.argsort(rng.random((40, 600)), axis=0) < 20  # balanced halves
+    scores = rng.laplace(0.0, 1.0, keep.shape) + 2.0 * keep
+    game = mia.guessing_game(scores, keep, candidates=300, seed=0)
+    assert game.design == "pairs"
+    b = game_bound(_settings(game.record(delta=1e-5), delta=1e-5), 0.95)
+    assert b["game_share"] == GAME_SHARE["pairs"]
+    assert sorted(c["targets"] for c in b["pooled"]["candidates"]) == ["all", "selected"]
+    own = game.bounds(delta=1e-5, confidence=1 - 0.05 * GAME_SHARE["pairs"])
+    assert b["game"]["eps"] == pytest.approx(own["combined"]["eps"]["eps"], rel=1e-9)
