@@ -151,3 +151,22 @@ def prior_calibration(n_audits, seed, audit, var, *, scale=2.0, level=0.9):
         hits.append(lo <= truth <= hi)
         zs.append(pit_z(post.draws(var), truth))
     return coverage_report(hits, zs, level)
+
+
+def width_for_coverage(coverage, level=0.9):
+    """The factor w by which a normal posterior's ``level`` interval must be scaled to cover
+    with probability ``coverage``: 2 Phi(w z) - 1 = coverage, z = Phi^-1((1 + level) / 2)."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    return float(stats.norm.ppf(0.5 + coverage / 2) / z)
+
+
+def coverage_power(n, coverage, level=0.9, tail=5e-4):
+    """A lower bound of the power of :func:`coverage_report` at ``n`` audits against intervals
+    that cover with probability ``coverage`` (a normal posterior too narrow by the factor
+    :func:`width_for_coverage`): 1 minus the smaller of the two criteria's false-pass
+    probabilities (the check fails when either does)."""
+    passes = min(
+        false_pass(n, coverage_bounds(n, level), coverage),
+        z2_false_pass(n, 1.0 / width_for_coverage(coverage, level), tail),
+    )
+    return 1.0 - passes

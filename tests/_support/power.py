@@ -121,3 +121,26 @@ def describe_reach(label: str, reach: dict) -> str:
         if name != "false_failure"
     ]
     return f"{label}: " + "; ".join(parts) + f"; false failure <= {reach['false_failure']:.1e}"
+
+
+def quantile_rel_se(draws, q: float, h: float = 0.01) -> float:
+    """Relative Monte Carlo standard error of the q-quantile of ``draws`` (chains, draws):
+    sqrt(q (1 - q) / n_q) / (f(x_q) x_q), the density f(x_q) read from the draws' own
+    quantiles at q -+ h."""
+    from tests._support.mc_error import quantile_ess
+
+    draws = np.asarray(draws, dtype=np.float64)
+    lo, x, hi = np.quantile(draws, [q - h, q, q + h])
+    dens = 2 * h / max(hi - lo, 1e-300)
+    return float(np.sqrt(q * (1 - q) / quantile_ess(draws, q)) / (dens * x))
+
+
+def ratio_check_reach(rel_se: float, band: float = 0.1, defect: float = 0.8) -> dict:
+    """A check that a ratio of two estimates is within 1 -+ ``band``, each estimate with
+    relative standard error such that the ratio's is ``rel_se``: its false-failure rate when
+    the true ratio is 1, and its power when it is ``defect``."""
+    ff = float(stats.norm.sf(band / rel_se) * 2)
+    power = float(
+        stats.norm.cdf((1 - band - defect) / rel_se) + stats.norm.sf((1 + band - defect) / rel_se)
+    )
+    return {"false_failure": ff, "power": power}
