@@ -170,12 +170,14 @@ def main(argv=None) -> int:
     ap.add_argument("--families", nargs="*", default=list(FAMILIES), choices=list(FAMILIES))
     ap.add_argument("--stage", action="store_true", help="every statistical test, not QUICK")
     ap.add_argument("--no-baseline", action="store_true", help="skip the run without mutation")
+    ap.add_argument("--exclude", nargs="*", default=[], help="leave out tests whose id has this")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per test")
     ap.add_argument("--out", default=str(ROOT / "mutation_check.md"), help="Markdown table")
     ap.add_argument("--log", default=str(ROOT / "mutation_check.log"), help="pytest output")
     args = ap.parse_args(argv)
 
     tests = stage_tests() if args.stage else QUICK
+    tests = {f: [n for n in ns if not any(x in n for x in args.exclude)] for f, ns in tests.items()}
     runs = ([None] if not args.no_baseline else []) + list(args.mutations)
     table: dict[tuple[str, str | None], dict[str, str]] = {}
     t_start = time.time()
