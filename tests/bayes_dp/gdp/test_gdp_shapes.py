@@ -226,8 +226,8 @@ def test_the_claim_never_accuses_non_gaussian_mechanisms_reduced():
     mixture this test had, true eps 33.0, lies above it: no claim could have accused it.)
     Sizing (scipy): a valid 95% claim (rate <= 5%) has more than 6 of 45 with probability
     0.0066; a claim above the truth in 20% of audits (the named defect) fails with probability
-    0.82 (the earlier 8
-    audits a mechanism, at most 2 of 8 each, let it pass with probability 0.80).
+    0.82 (the earlier 8 audits a mechanism, at most 2 of 8 each, let it pass with probability
+    0.80).
     """
     from tests._support.gdp_shapes import true_epsilon
     from tests._support.power import count_false_failure, count_power
