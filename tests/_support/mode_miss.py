@@ -1,7 +1,7 @@
 """A stand-in for first chains that miss the posterior's dominant mode at eps ~ 0.
 
 Whether a run's first chains miss that mode depends on where they start, so a test that needs
-the miss (to check what the sampler does after it: ``docs/lira.md``, "A mode the chains
+the miss (to check what the sampler does after it: ``docs/validation/lira.md``, "A mode the chains
 missed") must not rely on a seed that happens to miss. :func:`force_a_miss` wraps the check
 ``bayes_dp.inference.modes.find_better_mode`` (as the restart's wiring test in
 ``tests/statistical/test_lira_model.py`` does with a fake): the check of a run's first chains

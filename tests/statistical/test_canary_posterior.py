@@ -4,7 +4,7 @@ The canary family's path end to end: canary scores of a Gaussian mechanism (obse
 N(mu, 1), the null law N(0, 1) given analytically), ``mia.canary.counts_from_scores`` at a
 threshold of false-positive rate 0.1, ``to_evidence`` (a binomial group with its own strength,
 ``s_canary``), beside a designed-bases group that shares eps (the joint audit of
-``docs/canary.md``), ``bdp.estimate_epsilon`` at 4 x 10,000 draws; the reference is the
+``docs/validation/canary.md``), ``bdp.estimate_epsilon`` at 4 x 10,000 draws; the reference is the
 quadrature of ``tests/reference/`` (``posterior_grid_groups``: each group its own strength,
 eps shared), which shares no code with the sampler.
 
