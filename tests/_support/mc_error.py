@@ -40,14 +40,26 @@ def quantile_ess(draws, q) -> float:
     return float(az.ess(np.asarray(draws, dtype=np.float64), method="quantile", prob=float(q)))
 
 
-def check_quantiles(draws, cdf, qs, *, label, k=4.0, ref_err=5e-4, min_ess=1000.0):
+def check_quantiles(
+    draws, cdf, qs, *, label, k=4.0, ref_err=5e-4, min_ess=1000.0, reach=(), min_power=0.8
+):
     """Assert |F_ref(x_q) - q| <= k sqrt(q (1 - q) / n_q) + ref_err for every q in ``qs``.
 
     ``draws``: (chains, draws) array; ``cdf``: the reference CDF; ``ref_err``: the reference's
     own error in probability (the quadrature's is below 2e-4).  Asserts n_q >= ``min_ess`` too.
+    ``reach``: names of defects (``tests._support.power.DEFECTS``: "narrow15", "shift02") the
+    check must catch with power >= ``min_power`` at this run's effective sample sizes, asserted
+    first (``power.quantile_reach``: computed from the reference, whatever the draws).
     Returns {q: (error, tolerance)} for printing.
     """
     draws = np.asarray(draws, dtype=np.float64)
+    if reach:
+        from tests._support.power import describe_reach, quantile_reach
+
+        r = quantile_reach(draws, cdf, qs, k=k, ref_err=ref_err, defects=reach)
+        print(describe_reach(label, r))
+        for name in reach:
+            assert r[name][0] >= min_power, f"{label}: out of reach: {describe_reach(label, r)}"
     out = {}
     for q in np.atleast_1d(qs):
         n_q = quantile_ess(draws, q)
@@ -139,3 +151,22 @@ def prior_calibration(n_audits, seed, audit, var, *, scale=2.0, level=0.9):
         hits.append(lo <= truth <= hi)
         zs.append(pit_z(post.draws(var), truth))
     return coverage_report(hits, zs, level)
+
+
+def width_for_coverage(coverage, level=0.9):
+    """The factor w by which a normal posterior's ``level`` interval must be scaled to cover
+    with probability ``coverage``: 2 Phi(w z) - 1 = coverage, z = Phi^-1((1 + level) / 2)."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    return float(stats.norm.ppf(0.5 + coverage / 2) / z)
+
+
+def coverage_power(n, coverage, level=0.9, tail=5e-4):
+    """A lower bound of the power of :func:`coverage_report` at ``n`` audits against intervals
+    that cover with probability ``coverage`` (a normal posterior too narrow by the factor
+    :func:`width_for_coverage`): 1 minus the smaller of the two criteria's false-pass
+    probabilities (the check fails when either does)."""
+    passes = min(
+        false_pass(n, coverage_bounds(n, level), coverage),
+        z2_false_pass(n, 1.0 / width_for_coverage(coverage, level), tail),
+    )
+    return 1.0 - passes

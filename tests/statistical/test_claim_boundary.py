@@ -33,15 +33,20 @@ def test_claim_is_not_above_an_optimal_attacks_eps():
     """40 randomized-response audits (eps = 1, the corner point) and 40 Laplace ones (eps = 1,
     FPR 0.1; ~80 s together).
 
-    The claim: at most 4 of the 80 above the truth, the nominal 5%. The Clopper-Pearson bound
-    it is capped by was above the truth in 0 of 80 in ``benchmarks/claim_boundary.py``; at a
-    real rate of 1% this fails with probability 0.002 (binomial tail), and a claim at the
-    posterior's rate (measured 15/40 and 32/40) passes with probability below 1e-6.
-    The posterior's own lower end: at least 16 of the 40 randomized-response audits above the
-    truth (measured 32 of 40, 95% CI of the rate 0.64-0.91; at 0.64 fewer than 16 has
-    probability 1e-4), the defect the claim's bound exists for: it fails once the model's
-    lower end stops accusing, the signal to measure it again.
+    Reach, asserted: the posterior's own lower end lies above the truth in at least 17 of the
+    40 randomized-response audits, so the defect the claim's bound exists for is present here
+    (measured 32 of 40, exact 99% lower limit 0.615, at which fewer than 17 has probability
+    0.0018). The claim: at most 9 of the 80 above the truth, so that a valid 95% bound (rate
+    <= 5%) fails with probability <= 0.0065; a claim that stated the posterior's lower end (above
+    the truth in 47 of 80 measured, 15/40 and 32/40) fails with probability 1.0, one above the
+    truth 20% of the time (the named defect) with 0.97 (binomial tails, scipy). The
+    Clopper-Pearson bound it is capped by was above the truth in 0 of 80 in
+    ``benchmarks/claim_boundary.py``; the cap itself is asserted audit by audit.
     """
+    from tests._support.power import count_false_failure, count_power
+
+    c = 9
+    assert count_false_failure(80, c, 0.05) <= 0.01 and count_power(80, c, 0.20) >= 0.8
     post_rr, claim_rr, cp_rr = _study("rr", 1.0, 0.0, 40, 11)
     post_lp, claim_lp, cp_lp = _study("laplace", 1.0, 0.1, 40, 12)
     claim = np.concatenate([claim_rr, claim_lp])
@@ -51,19 +56,21 @@ def test_claim_is_not_above_an_optimal_attacks_eps():
         f"randomized response {int(np.sum(post_rr > 1.0))} of 40, Laplace "
         f"{int(np.sum(post_lp > 1.0))} of 40; median claim {np.median(claim):.3f}"
     )
-    assert above <= 4
+    assert int(np.sum(post_rr > 1.0)) >= 17  # reach: the posterior's lower end accuses
+    assert above <= c
     assert np.all(claim <= np.concatenate([cp_rr, cp_lp]) + 1e-12)
-    assert int(np.sum(post_rr > 1.0)) >= 16
 
 
 def test_one_run_claim_is_not_above_the_truth():
     """40 one-run audits of 1,000 canaries, every guess made, the right ones drawn from the
     dominating Binomial(1000, e / (1 + e)) of eps = 1 (the optimal attack; a few seconds).
 
-    The posterior's 5% quantile lay above eps = 1 in 25 of 40 (measured, seed 3 of a scratch
-    run); here at least 12 of 40 (at a rate of 0.45, fewer has probability 0.01). The claim: at
-    most 4 of 40 (the bound's own rate was 1 of 40; at 5%, more than 4 has probability 0.05,
-    at the measured 2.5% 0.008).
+    Reach, asserted: the posterior's 5% quantile lies above eps = 1 in at least 10 of 40
+    (measured 25 of 40, seed 3 of a scratch run; exact 99% lower limit 0.43, at which fewer
+    than 10 has probability 0.0058). The claim: at most 6 of 40 above the truth, so that a
+    valid 95% bound fails with probability <= 0.0034 (the bound's own rate was 1 of 40); a
+    claim that stated the posterior's lower end (rate >= 0.45, the named defect) fails with
+    probability 0.9999.
     """
     from bayes_dp.one_run.core import OneRunCounts, estimate_one_run
 
@@ -79,8 +86,8 @@ def test_one_run_claim_is_not_above_the_truth():
     print(
         f"\none-run: posterior 5% quantile above eps = 1 in {post_above} of 40, claim {claim_above}"
     )
-    assert claim_above <= 4
-    assert post_above >= 12
+    assert post_above >= 10  # reach: the posterior's lower end accuses
+    assert claim_above <= 6
 
 
 def test_a_prior_that_expects_optimal_attacks_does_not_make_the_lower_end_signable():
@@ -94,12 +101,15 @@ def test_a_prior_that_expects_optimal_attacks_does_not_make_the_lower_end_signab
     of R(1) the 90% interval lay above the truth in 157 of 200 at w = 0 and still 30 of 200 at
     w = 0.9; an attack weaker than the mechanism (its point on the boundary of R(0.5), the
     truth 1) had its interval entirely *below* the truth in 0 of 200 at w = 0 and 18 at w = 0.9.
-    Asserted: w = 0 at least 240 of 400 above (at the measured 0.785, fewer has probability
-    below 1e-9); w = 0.9 at least 40 of 400 above (measured 0.15: fewer has probability 0.003;
-    at the nominal 5%, 40 or more has probability 1e-5), and at least 18 of 400 below the truth
-    for the weaker attack (measured 0.09: fewer, 0.002), none at w = 0 (at most 2). It fails
+    Each count is asked to stay where the benchmark put it, sized at the exact 99% confidence
+    limit of the benchmark's rate (scipy), so that a false failure has probability <= 0.008:
+    w = 0 at least 262 of 400 above (limit 0.71); w = 0.9 at least 25 of 400 above (limit
+    0.096; a prior that brings the corner to its nominal 5%, the repair this test watches for,
+    fails with probability 0.85) and at least 10 of 400 below the truth for the weaker attack
+    (limit 0.049), at most 17 below at w = 0 (0 of 200 measured, upper limit 0.023). It fails
     once such a prior keeps the corner near its nominal rate without a false assurance: the
-    signal to measure it again.
+    signal to measure it again. (The figures stated before, "0.003" and "0.002", were taken at
+    the measured rates, not at their confidence limits.)
     """
     from tests.reference.boundary_prior import CASES, study
 
@@ -107,5 +117,5 @@ def test_a_prior_that_expects_optimal_attacks_does_not_make_the_lower_end_signab
     weak = {w: below for _, w, _, _, below, _, _ in study("weak", (0.0, 0.9), 400, 102, 20_000)}
     print(f"\nrr corner, intervals above the truth {rr}; weaker attack, below the truth {weak}")
     assert CASES["rr"][-1] == CASES["weak"][-1] == 1.0
-    assert rr[0.0] >= 240 and rr[0.9] >= 40
-    assert weak[0.0] <= 2 and weak[0.9] >= 18
+    assert rr[0.0] >= 262 and rr[0.9] >= 25
+    assert weak[0.0] <= 17 and weak[0.9] >= 10

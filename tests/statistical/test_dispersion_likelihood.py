@@ -33,8 +33,9 @@ def test_fn_beta_binomial_raises_the_lower_end_and_accuses_more():
         f"by the binomial alone {only_b}; median q5 {np.median(q5_b):.3f} -> {np.median(q5_d):.3f}"
     )
     # (1) the lower end moves up. The study: q5 higher in 195 of 200 matrices (0.96 and 0.99 per
-    # cell). Sign test: 17 or more of 24 has p = 0.032 under "no change"; if the study's 0.96
-    # holds, fewer than 17 has probability 3e-6.
+    # cell; exact 99% lower limit 0.936). Sign test: 17 or more of 24 has p = 0.032 under "no
+    # change" (the named defect: it fails with probability 0.968); at 0.936, fewer than 17 has
+    # probability 8.4e-5 (scipy).
     assert up >= 17, up
     assert stats.binom.sf(up - 1, N_MATRICES, 0.5) < 0.05
     # (2) more false accusations. The study: 42 of 100 matrices accused by fn_design alone, none

@@ -32,10 +32,22 @@ pytestmark = pytest.mark.slow
 
 
 def _padding(pads, reflect=True):
+    """Reach, asserted for each padded run (``tests/_support/power.py``, from the two runs'
+    own quantile ESS and densities): the ratio of the two 5% quantiles has relative Monte Carlo
+    error ``se``; the +-10% band fails falsely (true ratio 1) with probability <= 1% and catches
+    padding that pulls the lower end down by 20% (the named defect) with probability >= 0.8."""
+    from tests._support.power import quantile_rel_se, ratio_check_reach
+
     base = run(15, 0, 1, "exposure_mixture", reflect=reflect)
     assert base["converged"], base["stop"]
+    se_base = quantile_rel_se(base["post"].draws("eps"), 0.05)
     for n_pad in pads:
         r = run(15, n_pad, 1, "exposure_mixture", reflect=reflect)
+        se = np.hypot(se_base, quantile_rel_se(r["post"].draws("eps"), 0.05))
+        reach = ratio_check_reach(se)
+        print(f"padding {n_pad}: 5% quantiles {base['q'][0]:.3f} -> {r['q'][0]:.3f}; ratio's "
+              f"relative MC error {se:.3f}, {reach}")  # fmt: skip
+        assert reach["false_failure"] <= 0.01 and reach["power"] >= 0.8, (se, reach)
         assert r["converged"] and r["stop"] == "converged", (n_pad, r["stop"])
         assert r["post"].settings.get("minor_mode") is None
         assert r["p_small"] == 0.0

@@ -11,12 +11,23 @@ without coins let accuse an eps = 0 mechanism (``docs/validation/pooled_bound.md
 design").
 Each audit's exact rates come from the closed-form rates of the fitted test
 (``tests/_support/pooled_sim.py``).
+
+Sizing (``tests/_support/power.py``; ``docs/validation/test_power.md``): the docs state these
+rates measured, not the nominal ones, so each count is checked against the study's rate: the
+exact 99% upper limit of 0 of 1,000 audits a row (all targets, and every constraint test over
+all targets; 0.0046) or of 6 of 1,000 (the worst row of the most exposed targets and of their
+constraint tests; 0.0145). With 120 audits that allows at most 3 (5) above the truth: a false
+failure has probability 0.0024 (0.0084); a bound above the truth in 10% of audits (valid at
+90% only, the named defect) fails with probability 0.998 (0.984), one at the nominal 5% with
+0.86 (0.56). Reach: the same count for the eps of the mean rates without an interval (the
+point) must fail where the point sits on the truth, and the bound must be informative.
 """
 
 import numpy as np
 import pytest
 
 from tests._support.pooled_sim import audit
+from tests._support.power import count_false_failure, count_limit, count_power, rate_upper
 
 CONFIGS = [
     ("laplace", 1.0, 0.0, "independent", 1024, 64, 0.1),
@@ -27,23 +38,25 @@ CONFIGS = [
 KEYS = ("mech", "param", "shift", "design", "models", "targets", "alpha")
 
 
-def _limit(rate, n):
-    """Largest count of a Binomial(n, rate) event allowed: rate n + 3 sd (a valid bound exceeds
-    it with probability < 0.5%): 13.2 at rate 0.05, n = 120 (sd 2.39); 8.1 at rate 0.025 (sd
-    1.71)."""
-    return rate * n + 3 * np.sqrt(n * rate * (1 - rate))
+#: the study's rates (exact 99% upper limits): all targets 0 of 1,000 audits a row (above the
+#: truth and each constraint test), the most exposed targets at most 6 of 1,000
+P_ALL, P_SELECTED = rate_upper(0, 1000), rate_upper(6, 1000)
 
 
-def _assert_within_error(above, rej_fp, rej_fn, n):
-    """The counts of a valid 95% bound over ``n`` audits and of its two constraint tests."""
-    # A valid 95% bound is above the truth in at most 5% of audits.
-    assert above <= _limit(0.05, n), above
-    # Each lower constraint's test (error 2.5%) rejects the grid point at or above the truth in
-    # at most 2.5% of audits, whatever the drift of the models' expected rates (Ville); the
-    # upper bounds of the mean rates have no fixed mean to be checked against (the
-    # per-model rates' expectations change from model to model).
-    assert rej_fp <= _limit(0.025, n), rej_fp
-    assert rej_fn <= _limit(0.025, n), rej_fn
+def _assert_within_error(above, rej_fp, rej_fn, n, p0):
+    """The counts of the 95% bound over ``n`` audits and of its two constraint tests, each at
+    most count_limit(n, p0) (a false failure <= 1% at the study's rate p0; asserted with the
+    power against a rate of 10%)."""
+    c = count_limit(n, p0)
+    assert count_false_failure(n, c, p0) <= 0.01 and count_power(n, c, 0.10) >= 0.8, (n, c)
+    # Each lower constraint's test (error 2.5%) rejects the grid point at or above the truth
+    # within its error whatever the drift of the models' expected rates (Ville); the upper
+    # bounds of the mean rates have no fixed mean to be checked against (the per-model rates'
+    # expectations change from model to model).
+    assert above <= c, (above, c)
+    assert rej_fp <= c, (rej_fp, c)
+    assert rej_fn <= c, (rej_fn, c)
+    return c
 
 
 @pytest.mark.slow
@@ -53,18 +66,23 @@ def test_betting_bound_no_false_accusations(config):
     cfg = dict(zip(KEYS, config, strict=True))
     n = 120
     rng = np.random.default_rng(np.random.SeedSequence(2032, spawn_key=(CONFIGS.index(config),)))
-    above = rej_fp = rej_fn = vacuous = 0
+    above = point_above = rej_fp = rej_fn = vacuous = 0
     for _ in range(n):
         a = audit(cfg, rng, 1e-5, 0.95, ("betting",))
         assert a["mismatch"] == 0
         b = a["betting"]
         above += b["eps"] > a["truth"]
+        point_above += a["point"] > a["truth"]
         rej_fp += b["rej_fp"]
         rej_fn += b["rej_fn"]
         vacuous += b["eps"] == 0
-    # The study found 0 of 200 above the truth in each of these.
-    _assert_within_error(above, rej_fp, rej_fn, n)
-    # the check is not empty: away from eps = 0 the bound is above 0 in most audits
+    print(
+        f"{above} of {n} above the truth (the point {point_above}); rejections {rej_fp}, {rej_fn}"
+    )
+    c = _assert_within_error(above, rej_fp, rej_fn, n, P_ALL)
+    # reach: the point (the mean rates' eps, no interval) sits on the truth and fails the same
+    # count; and away from eps = 0 the bound is above 0 in most audits
+    assert point_above > c, point_above
     if cfg["param"] > 0:
         assert vacuous < n / 2, vacuous
 
@@ -110,13 +128,16 @@ def test_selected_bound_no_false_accusations(config):
         rej_fp += b["rej_fp"]
         rej_fn += b["rej_fn"]
         vacuous += b["eps"] == 0
-    _assert_within_error(above, rej_fp, rej_fn, n)
+    print(
+        f"{above} of {n} above the truth (the point {point_above}); rejections {rej_fp}, {rej_fn}"
+    )
+    c = _assert_within_error(above, rej_fp, rej_fn, n, P_SELECTED)
     # The check can fail: the same criterion applied to the eps of the per-model mean rates
     # (no interval) is broken in these cases where the point sits on the truth; where the truth
     # is the largest of the 10 exposed targets it is far above any bound, so there the bound
     # must instead be informative (above 0 in most audits).
     if cfg["mech"] != "few":
-        assert point_above > _limit(0.05, n), point_above
+        assert point_above > c, point_above
     assert vacuous < n / 2, vacuous
 
 
@@ -124,16 +145,16 @@ def test_selected_bound_no_false_accusations(config):
 @pytest.mark.statistical
 def test_blind_attack_on_the_balanced_design_accuses_nothing():
     # An eps = 0 mechanism (every score N(0, 1)), LiRA's balanced design, 1,024 models x 1,000
-    # targets; the attack ignores the scores: "member" for a target in every test model iff the
-    # reference half has it IN in fewer than half of its models (so it is IN in more than half
-    # of the test models). Every target's point is (d_t, 1 - d_t), on FPR + FNR = 1: eps 0. The
-    # plain per-model rates weigh a target's FP by its chance to be OUT and its FN by its chance
-    # to be IN, both lower for the targets decided "member" / "non-member", so their expected
-    # point lies below FPR + FNR = 1 (the old box bound accused in every audit of the benchmark's
-    # row 102); the rates with coins weigh both alike.
+    # targets, 80 audits; the attack ignores the scores: "member" for a target in every test model
+    # iff the reference half has it IN in fewer than half of its models (so it is IN in more than
+    # half of the test models). Every target's point is (d_t, 1 - d_t), on FPR + FNR = 1: eps 0. The
+    # plain per-model rates weigh a target's FP by its chance to be OUT and its FN by its chance to
+    # be IN, both lower for the targets decided "member" / "non-member", so their expected point
+    # lies below FPR + FNR = 1 (the old box bound accused in every audit of the benchmark's row
+    # 102); the rates with coins weigh both alike.
     cfg = {"mech": "gauss", "param": 0.0, "shift": 0.0, "design": "balanced"}
     cfg |= {"models": 1024, "targets": 1000, "alpha": 0.1, "attack": "blind"}
-    n = 60
+    n = 80
     rng = np.random.default_rng(np.random.SeedSequence(2034))
     above = sel_above = old_above = rej_fp = rej_fn = 0
     for _ in range(n):
@@ -146,10 +167,18 @@ def test_blind_attack_on_the_balanced_design_accuses_nothing():
         rej_fp += a["betting"]["rej_fp"]
         rej_fn += a["betting"]["rej_fn"]
         old_above += a["old"]["eps"] > 0
-    # the new bounds: a valid 95% bound is above 0 in at most 5% (+ 3 sd: 8.1 of 60)
-    assert above <= _limit(0.05, n), above
-    assert sel_above <= _limit(0.05, n), sel_above
-    assert rej_fp <= _limit(0.025, n) and rej_fn <= _limit(0.025, n), (rej_fp, rej_fn)
+    # the new bounds, at the study's rates: all targets at most 2 of 80 above 0 (P_ALL, 0 of
+    # 2,000 in the blind-attack rows: a false failure 0.0061; a bound above 0 in 10% of audits
+    # fails with probability 0.99), the most exposed targets at most 4 (P_SELECTED: 0.0063 and
+    # 0.91)
+    c = count_limit(n, P_ALL)
+    assert count_false_failure(n, c, P_ALL) <= 0.01 and count_power(n, c, 0.10) >= 0.8
+    c_sel = count_limit(n, P_SELECTED)
+    assert count_false_failure(n, c_sel, P_SELECTED) <= 0.01
+    assert count_power(n, c_sel, 0.10) >= 0.8
+    assert above <= c, above
+    assert sel_above <= c_sel, sel_above
+    assert rej_fp <= c and rej_fn <= c, (rej_fp, rej_fn)
     # the check can fail: the old rates' box bound (computed apart, pooled_sim.old_bound of
-    # pooled_sim.plain_model_rates) is above 0 in far more than 5% of the same audits
-    assert old_above > _limit(0.05, n), old_above
+    # pooled_sim.plain_model_rates) is above 0 in far more of the same audits
+    assert old_above > c, old_above

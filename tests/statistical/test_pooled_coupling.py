@@ -13,6 +13,12 @@ Mechanisms with exactly known eps whose scores follow the other targets' members
   score channels far more often than its nominal 5% (the expected per-model pair leaves
   R(channel eps)), while the prototype with fixed denominators keeps it. When either stops
   holding, the docs' account is out of date.
+
+Sizing (scipy; ``docs/validation/test_power.md``): the claim above the mechanism's eps is
+allowed once per test: the study found it in 0 of 15,800 audits (exact 99% upper limit 2.9e-4
+a audit), at which 2 or more of 40 (60) has probability 6.6e-5 (1.5e-4); a claim above it in
+10% of audits (the named defect) fails with probability 0.92 (0.986). Zero allowed would have
+failed at that limit with probability 0.012 (40 audits).
 """
 
 import math
@@ -48,13 +54,15 @@ def _noisy(targets, eps_s, g):
 def test_decisions_that_follow_other_targets_break_the_assumption_not_the_claim(cfg, pool):
     res = [audit(cfg, rng) for rng in np.random.default_rng(3141).spawn(40)]
     total = total_eps(cfg)
-    assert all(r["lower"] <= total for r in res), [r["lower"] for r in res]
+    assert sum(r["lower"] > total for r in res) <= 1, [r["lower"] for r in res]
     # the ratio form's test rejects the channel's eps far beyond its nominal 5% (measured 0.78
-    # and 0.93 of the audits): 40 audits give fewer than 15 with probability below 1e-6
+    # and 0.93 of the audits, exact 99% lower limits 0.70 and 0.87): 40 audits give fewer than
+    # 15 with probability 5.6e-6 at 0.70
     ratio = sum(r[f"{pool}_rej"] for r in res)
     assert ratio >= 15, ratio
-    # fixed denominators keep the guarantee (0 of 15,800 in the benchmark): at most 10% (two
-    # pools, two tests at 0.025 each) + 3 sd of 40 audits
+    # fixed denominators keep the guarantee (0 of 15,800 in the benchmark): at most 9 of 40, a
+    # false failure 0.0051 at the nominal 10% (two pools, two tests at 0.025 each); a rate of
+    # 30% (the named defect; the ratio form's is 0.78) fails with probability 0.80
     fixed = sum(r["fixed_all_rej"] or r.get("fixed_selected_rej", False) for r in res)
     assert fixed <= 9, fixed
 
@@ -69,6 +77,7 @@ def test_the_adversary_that_reads_the_size_does_not_reach_the_mechanism_eps(targ
     cfg = _noisy(targets, eps_s, g)
     res = [audit(cfg, rng) for rng in np.random.default_rng(2718 + targets).spawn(60)]
     total = total_eps(cfg)
-    assert max(r["lower"] for r in res) <= total, [r["lower"] for r in res]
-    # and the coupling is strong enough to matter: the bound passes the channel's eps in some
+    # reach: the coupling is strong enough to matter, the bound passes the channel's eps in
+    # some audits
     assert max(r["lower"] for r in res) > 1.0, [r["lower"] for r in res]
+    assert sum(r["lower"] > total for r in res) <= 1, [r["lower"] for r in res]

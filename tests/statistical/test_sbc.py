@@ -7,9 +7,12 @@ The study is ``benchmarks/sbc_correlated.py``: ``bayes_dp.evaluation.calibration
 tau, rho drawn from the prior).  Criteria: rank uniformity (chi-square on 10 bins, p >= 0.001
 per variable), and for eps and s the two-sided coverage and PIT criteria of
 ``tests/_support/mc_error.py`` (200 replicates: 165-192 of the 90% intervals cover, mean z^2 in
-0.70-1.36; each side false-fails with probability <= 5e-4).  Power, stated honestly: 200
-replicates cannot tell intervals 10% too narrow from right ones (they pass with probability
-<= 0.85); the statistical stage's checks against the exact posterior
+0.70-1.36; each side false-fails with probability <= 5e-4).  Reach, asserted in each test
+(``mc_error.coverage_power``, scipy): the named defect is intervals that cover 80% for 90% (a
+normal posterior 22% too narrow), caught with probability 0.965 at 200 replicates; the
+reduced studies name 75% (0.971 at 100 replicates, 0.81 at 60). Not within their reach:
+intervals 10-15% too narrow (at 200 replicates a posterior 15% too narrow passes with
+probability 0.45); the statistical stage's checks against the exact posterior
 (``test_exact_sampler_vs_quadrature.py``, the stress grid) are the ones that catch that.
 """
 
@@ -22,7 +25,7 @@ from scipy import stats
 import bayes_dp as bdp
 from bayes_dp.evaluation.calibration import run_sbc, sbc_replicate
 
-from tests._support.mc_error import coverage_report
+from tests._support.mc_error import coverage_power, coverage_report
 
 PRIOR = bdp.Prior(eps=bdp.HalfNormal(3.0), s=bdp.Beta(2.0, 2.0), tau=bdp.Beta(1.0, 20.0))
 STUDY = {"prior": PRIOR, "delta": 1e-5, "n_neg": [1000] * 5, "n_pos": [1000] * 5}
@@ -42,7 +45,12 @@ SBC_STUDIES = {
 }
 
 
-def _check_sbc(out, names):
+def _check_sbc(out, names, defect_coverage):
+    """Rank uniformity of every variable, coverage and z^2 of eps and s; the criteria's power
+    against intervals covering ``defect_coverage`` for 90% asserted first."""
+    power = coverage_power(out.n_reps, defect_coverage)
+    print(f"{out.n_reps} replicates: coverage {defect_coverage} for 90% fails with {power:.3f}")
+    assert power >= 0.8, power
     assert out.names == names
     for var in names:
         p = out.uniformity(var)
@@ -70,7 +78,7 @@ def test_sbc_per_likelihood(likelihood):
     out = run_sbc(
         functools.partial(sbc_replicate, **study), 200, seed=2026, n_jobs=2, level=0.9, thin=10
     )
-    _check_sbc(out, names)
+    _check_sbc(out, names, 0.8)
     if likelihood == "bivariate_normal":
         # the coverage of docs/validation/correlated.md's table, every variable within 0.85-0.95
         for var in names:
@@ -85,8 +93,10 @@ def test_sbc_per_likelihood(likelihood):
 #: beta-binomial's design has 2 bases of 200 in place of 5 (its likelihood costs 240-600 us a row,
 #: 18 s a replicate with 5 bases at this length, 2026-11-27). Power: with 100 replicates the
 #: coverage range is 79-98 and mean z^2 0.60-1.53; intervals that cover 75% of the time pass the
-#: coverage count with probability 0.21, 70% with 0.03 (scipy, ``false_pass``); with 60
-#: replicates 45-60 and 0.51-1.71; 75% coverage passes with 0.57, 65% with 0.07. These catch a
+#: coverage count with probability 0.21, 70% with 0.03 (scipy, ``false_pass``), both criteria
+#: together (75%) with at most 0.03 (``coverage_power``: 0.971); with 60 replicates 45-60 and
+#: 0.51-1.71; 75% coverage passes the count with 0.57, 65% with 0.07, both criteria (75%) at
+#: most 0.19 (power 0.81, asserted). These catch a
 #: broken likelihood or sampler (intervals far off, ranks piled at one end), not a 10% error in
 #: width: the checks against the exact posterior (``test_overdispersed_posteriors.py``) are the
 #: fine ones.
@@ -113,7 +123,7 @@ def test_sbc_correlated_reduced(likelihood):
         level=0.9,
         thin=10,
     )
-    _check_sbc(out, names)
+    _check_sbc(out, names, 0.75)
 
 
 def test_one_replicate_runs():

@@ -69,20 +69,34 @@ def test_one_audit_binomial_same_counts_narrower():
 @pytest.mark.slow
 @pytest.mark.statistical
 def test_coverage_study_binomial():
-    # the score-matrix default: never an interval above the truth, the visible eps covered in
-    # most audits, intervals narrower than 2 (docs/validation/lira.md measures 0.41-1.09 at 16 and
-    # 64 targets)
-    out = score_matrix_coverage(mus=(1.0,), n_audits=40, seed=3, n_jobs=2, likelihood="binomial")[
+    """The band model on cross-fed counts (binomial, the option it stays; 40 audits of the
+    Gaussian mechanism at mu = 1, 64 models x 64 targets, ~1.6 min on 2 cores): the visible eps
+    covered by at least 31 of the 40 intervals, intervals narrower than 2 (docs/validation/lira.md
+    measures 0.41-1.09 at 16 and 64 targets).
+
+    Sizing (scipy): calibrated intervals (90%) cover fewer than 31 of 40 with probability
+    0.005; intervals that cover 65% of the time (the named defect, about 0.57 times the right
+    width) fail with probability 0.94; a posterior 15% too narrow (coverage about 0.84) is not
+    within this study's reach (it passes with probability 0.90): the quadrature checks of the
+    score-matrix posterior (``test_lira_scale_mixing.py``, ``test_lira_model.py``) catch it.
+    Not asserted any more, because they could not fail: "no interval above the true eps" (the
+    truth, 4.38, is far above every interval: the test at alpha = 0.1 never probes the tails
+    that set it) and "the printed line's lower end never above the truth" (the claim's
+    ceiling, 1.38 at 32 decisions a side, is below 4.38); the claim is checked where it can
+    pass the truth in ``test_score_matrix_claim.py``.
+    """
+    from tests._support.power import at_least_power
+
+    n, k_min = 40, 31
+    assert at_least_power(n, k_min, 0.9) <= 0.01 and at_least_power(n, k_min, 0.65) >= 0.8
+    out = score_matrix_coverage(mus=(1.0,), n_audits=n, seed=3, n_jobs=2, likelihood="binomial")[
         1.0
     ]
     summary = out.summary()
-    assert out.below("true_eps") == 0.0, summary
-    assert out.rate("visible_eps") >= 0.8, summary
+    covered = int(sum(out.hits("visible_eps")))
+    print(f"visible eps covered {covered} of {n}; {summary}")
+    assert covered >= k_min, summary
     assert np.median(out.stats["width"]) < 2.0, summary
-    # the line the tool prints: its lower end (the claim) never above the truth, and with no
-    # upper end the data did not set it holds the truth in every audit
-    assert out.below("claim_interval") == 0.0, summary
-    assert out.rate("claim_interval") == 1.0, summary
 
 
 @pytest.mark.slow
@@ -94,11 +108,13 @@ def test_effective_counts_do_not_prevent_false_accusations():
     # truth more often than on raw counts (61 of 100 against 16 of 100 there; 46 audits accused
     # by effective counts alone, 1 by raw counts alone), which is why to_evidence() keeps the raw
     # counts. Paired one-sided sign test on the discordant audits, asked for p < 0.05 (e.g. 5 to
-    # 0, 7 to 1). With 24 audits and the measured per-audit rates (0.46 effective only, 0.01 raw
-    # only; the third outcome 0.53) the multinomial probability of missing it is 0.015. Fails
-    # once the correction stops making things worse, the signal to measure it again.
+    # 0, 7 to 1). With 28 audits and the measured per-audit rates (0.46 effective only, 0.01 raw
+    # only; the third outcome 0.53) the multinomial probability of missing it (a false failure)
+    # is 0.0049 (24 audits: 0.015). Fails once the correction stops making things worse (the
+    # named defect: both accuse alike, e.g. 0.1 and 0.1: it fails with probability 0.985), the
+    # signal to measure it again.
     raw_only = eff_only = 0
-    for rng in np.random.default_rng(2032).spawn(24):
+    for rng in np.random.default_rng(2032).spawn(28):
         seed = int(rng.integers(2**31))
         kw = dict(mu=1.0, n_targets=64, likelihood="binomial", mechanism="laplace")
         with warnings.catch_warnings():

@@ -199,13 +199,51 @@ def test_the_claim_never_accuses_non_gaussian_mechanisms(name):
         assert r["sentence_flags"] == (r["shape"] == "does not fit")
 
 
+def _shape_free_ceiling(n: int = 1000, delta: float = 1e-5) -> float:
+    """The most the shape-free bound can state with n scores a side: its value for scores that
+    separate perfectly (every threshold between the two sides makes no error)."""
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bdp.GdpFitWarning)
+        post = bdp.estimate_gdp(
+            rng.normal(100.0, 1, n), rng.normal(0.0, 1, n), delta=delta, seed=0, draws=1000
+        )
+    return float(bdp.audit_claim(post).shape_free_lower)
+
+
+#: mechanisms whose true eps (1.0, 2.2, 3.0) lies below the shape-free ceiling (4.87 at 1,000
+#: scores a side); the mixtures' (19.9-33.0) lie above it, so no claim could accuse them
+REDUCED_SHAPES = ("laplace_1", "t3_2", "laplace_3")
+
+
 @pytest.mark.slow
 @pytest.mark.statistical
-@pytest.mark.parametrize("name", ["laplace_1", "t3_2", "mix_2%_6"])
-def test_the_claim_never_accuses_non_gaussian_mechanisms_reduced(name):
-    # 8 audits each: no more than 2 above the truth (P[>= 3 of 8 | rate 5%] = 0.006)
-    rows = [audit(name, 1000, 2000 + i) for i in range(8)]
-    assert sum(r["claim_above"] for r in rows) <= 2
+def test_the_claim_never_accuses_non_gaussian_mechanisms_reduced():
+    """15 audits of each of three mechanisms that are not Gaussian (Laplace 1- and 3-DP,
+    Student-t), 1,000 scores a side (45 in all, ~2 min): the stated lower end above the true eps
+    in at most 6 of the 45.
+
+    Reach, asserted first: the shape-free bound's ceiling (its value for scores that separate
+    perfectly, 4.87) lies above each mechanism's true eps, so the claim can pass it. (The 2%
+    mixture this test had, true eps 33.0, lies above it: no claim could have accused it.)
+    Sizing (scipy): a valid 95% claim (rate <= 5%) has more than 6 of 45 with probability
+    0.0066; a claim above the truth in 20% of audits (the named defect) fails with probability
+    0.82 (the earlier 8 audits a mechanism, at most 2 of 8 each, let it pass with probability
+    0.80).
+    """
+    from tests._support.gdp_shapes import true_epsilon
+    from tests._support.power import count_false_failure, count_power
+
+    n, c = 45, 6
+    assert count_false_failure(n, c, 0.05) <= 0.01 and count_power(n, c, 0.20) >= 0.8
+    ceiling = _shape_free_ceiling()
+    truths = {name: true_epsilon(name, 1e-5) for name in REDUCED_SHAPES}
+    print(f"shape-free ceiling {ceiling:.3f}; true eps {truths}")
+    assert all(ceiling > t for t in truths.values()), (ceiling, truths)
+    rows = [audit(name, 1000, 2000 + i) for name in REDUCED_SHAPES for i in range(n // 3)]
+    above = sum(r["claim_above"] for r in rows)
+    print(f"claim above the truth in {above} of {len(rows)}")
+    assert above <= c, above
     for r in rows:
         assert r["claim_lower"] == r["shape_free"]
         assert r["sentence_flags"] == (r["shape"] == "does not fit")
