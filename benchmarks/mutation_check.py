@@ -48,6 +48,7 @@ FAMILY_OF = [
     ("tests/bayes_dp/planning/", "planner"),
     ("tests/statistical/test_lira", "score matrices"),
     ("tests/statistical/test_score_matrix", "score matrices"),
+    ("tests/statistical/test_guess", "score matrices"),
     ("tests/statistical/test_sbc_score_matrix", "score matrices"),
     ("tests/statistical/test_cross_fed", "score matrices"),
     ("tests/statistical/test_reflect_null", "score matrices"),
@@ -68,6 +69,12 @@ QUICK = {
         "tests/statistical/test_claim_boundary.py::test_claim_is_not_above_an_optimal_attacks_eps",
     ],
     "score matrices": [
+        # the default evidence since issue 49: the guessing game's guesses (their posterior
+        # against quadrature; the default path at eps = 0)
+        "tests/statistical/test_guesses_posterior.py::"
+        "test_sampler_on_one_run_audits_matches_quadrature[bits-and-pairs]",
+        "tests/statistical/test_score_matrix_game.py::"
+        "test_default_posterior_does_not_collapse_or_accuse_at_eps_0[independent]",
         "tests/statistical/test_lira_scale_mixing.py::"
         "test_no_table_path_matches_the_quadrature_reference",
         "tests/statistical/test_lira_model.py::test_default_run_samples_the_main_mode",

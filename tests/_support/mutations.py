@@ -208,7 +208,8 @@ def _shift02(patch: Patch) -> None:
 @register(
     "s_fixed_1",
     "the band model's strength fixed at s = 1 (error points on R's boundary) where it is free: "
-    "binomial evidence of estimate_epsilon (score matrices, designed bases, canaries), the "
+    "binomial and guesses evidence of estimate_epsilon (score matrices, designed bases, "
+    "canaries), the "
     "planner's grid posterior, estimate_one_run",
     ("designed bases", "score matrices", "one-run", "planner", "canaries"),
 )
@@ -224,7 +225,9 @@ def _s_fixed_1(patch: Patch) -> None:
         from bayes_dp.inference.model import as_groups
 
         prior = Prior() if prior is None else prior
-        binomial = all(g.likelihood == "binomial" for g in as_groups(counts))
+        # the band models: binomial counts, and the guessing game's guesses (the default
+        # evidence of a score matrix since issue 49)
+        binomial = all(g.likelihood in ("binomial", "guesses") for g in as_groups(counts))
         if binomial and isinstance(prior, Prior) and not prior.s_fixed:
             prior = dataclasses.replace(prior, s=1.0)
         return build(cls, counts, delta=delta, prior=prior)
