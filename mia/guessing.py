@@ -11,10 +11,8 @@ models' outputs and only membership bits that are never guessed:
   (:func:`mia.bounds.pooled_model_rates`'s split). Each target's IN and OUT normals are fitted
   on the reference half only (:func:`mia.bounds._fit_reference`); the **candidates**, the
   targets whose bits are guessed, are the ones most exposed on the reference half
-  (:func:`mia.bounds.reference_exposure`, :func:`mia.bounds.select_exposed`): those whose
-  exposure there is significant (:data:`EXPOSED_LEVEL`, Bonferroni over the targets), at least
-  :data:`MIN_CANDIDATES` and at most :data:`CANDIDATES`, numbers fixed in advance; or the
-  declared canaries.
+  (:func:`mia.bounds.reference_exposure`, :func:`mia.bounds.select_exposed`; a number fixed
+  in advance, :data:`CANDIDATES`) or the declared canaries.
 * **Design "bits"** (memberships independent fair coins): every (test model, candidate) bit is
   a coin, guessed "IN" where the log-likelihood ratio (LLR) of its score under the reference
   fit is positive; c = 1.
@@ -61,8 +59,6 @@ from .bounds import (
 __all__ = [
     "CANDIDATES",
     "DESIGNS",
-    "EXPOSED_LEVEL",
-    "MIN_CANDIDATES",
     "K_FRACTIONS",
     "GuessingGame",
     "companion_rows",
@@ -70,17 +66,10 @@ __all__ = [
     "infer_design",
 ]
 
-#: Candidates guessed when none are declared: the targets most exposed on the reference half,
-#: at most this many. Fixed in advance; small enough that the delta term 2 m delta of the
-#: (eps, delta) bound stays small (m = test models x candidates bits, or about half of that many
-#: pairs).
+#: Candidates guessed when none are declared: the targets most exposed on the reference half.
+#: Fixed in advance; small enough that the delta term 2 m delta of the (eps, delta) bound stays
+#: small (m = test models x candidates bits, or about half of that many pairs).
 CANDIDATES = 1000
-#: Of those, only the targets whose exposure on the reference half is significant at this level
-#: over all fittable targets (Bonferroni; Welch's t read as a normal), so that targets that show
-#: nothing do not enter when many are padded in; but at least :data:`MIN_CANDIDATES` (the most
-#: exposed), so that a mechanism that shows little still gets a game.
-EXPOSED_LEVEL = 0.05
-MIN_CANDIDATES = 100
 #: The grid of k (guesses made), as fractions of the coins, fixed in advance.
 K_FRACTIONS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 #: Designs: "bits", "pairs", "auto"; and the readers' hints, "independent" (bits) and
@@ -214,9 +203,6 @@ class GuessingGame:
         The reference fit (``"online"`` or ``"offline"``).
     seed : int or None
         The seed of the split and the matchings, when given as an int.
-    n_shown : int or None
-        How many targets' exposure on the reference half was significant (the candidates'
-        rule, :data:`EXPOSED_LEVEL`); None for declared canaries.
     pooled : dict or None
         The per-model error rates of a test fitted on a reference half at level ``alpha``
         (:func:`mia.bounds.pooled_record` of :func:`mia.bounds.pooled_summary`, the same split
@@ -238,7 +224,6 @@ class GuessingGame:
     method: str
     seed: int | None
     pooled: dict | None = None
-    n_shown: int | None = None
 
     @property
     def c(self) -> int:
@@ -366,7 +351,6 @@ class GuessingGame:
             "v": self.right_guesses(k),
             "candidates": self.candidates.tolist(),
             "declared": self.declared,
-            "n_shown": self.n_shown,
             "reference_models": self.reference_models.tolist(),
             "test_models": self.test_models.tolist(),
             "method": self.method,
@@ -568,10 +552,8 @@ def guessing_game(
     method : {"online", "offline"}
         The reference fit (:func:`mia.counts_from_score_matrix`'s test).
     candidates : int
-        At most how many targets to guess when ``canaries`` is None: the most exposed on the
-        reference half whose exposure is significant (:data:`EXPOSED_LEVEL`, Bonferroni over
-        the fittable targets), at least the :data:`MIN_CANDIDATES` most exposed (or
-        ``candidates`` if smaller); default :data:`CANDIDATES` (all fittable targets if fewer).
+        How many targets to guess when ``canaries`` is None: the most exposed on the reference
+        half (default :data:`CANDIDATES`, or all fittable targets if fewer).
     canaries : array_like of int or bool, optional
         Declared canaries (columns, or a mask over the targets): the candidates, instead of a
         selection (those the reference half cannot fit are left out).
@@ -650,20 +632,13 @@ def guessing_game(
     # candidates: declared canaries, or the most exposed on the reference half
     m0, sd0, m1, sd1, ok = _fit_reference(x[ref], k[ref], method, bool(fixed_variance), "auto")
     declared = canaries is not None
-    n_shown = None
     if declared:
         cols = _canary_columns(canaries, n_targets)
         cols = cols[ok[cols]]
     else:
         exposure = reference_exposure(x[ref], k[ref], method, "auto")
         exposure = np.where(ok, exposure, -np.inf)
-        # significant on the reference half (two-sided for the online test), at least the
-        # MIN_CANDIDATES most exposed, at most `candidates`
-        n_fit = max(int(np.isfinite(exposure).sum()), 1)
-        t_min = special.ndtri(1.0 - EXPOSED_LEVEL / n_fit / (2 if method == "online" else 1))
-        n_shown = int(np.sum(exposure > t_min))
-        n_pick = min(candidates, max(n_shown, MIN_CANDIDATES))
-        cols = np.sort(select_exposed(exposure, n_pick))
+        cols = np.sort(select_exposed(exposure, candidates))
     if cols.size == 0:
         raise ValueError(
             f"`scores`: the reference half of the models ({ref.size} of {n_models}) fits no "
@@ -728,7 +703,6 @@ def guessing_game(
         method=method,
         seed=seed_record,
         pooled=pooled,
-        n_shown=n_shown,
     )
 
 
