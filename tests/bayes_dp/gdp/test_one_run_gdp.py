@@ -170,3 +170,23 @@ def test_pairs_may_be_given_per_audit():
     mus = one_run_gdp_bounds(m, r, v, 0.95, pairs=[True, False])
     assert mus[0] == pytest.approx(one_run_gdp_bounds(2000, 100, 95, 0.95)[0] / math.sqrt(2.0))
     assert mus[1] == pytest.approx(one_run_gdp_bounds(2000, 400, 330, 0.95)[0])
+
+
+def test_a_row_of_pairs_sees_sqrt_2_mu_in_the_gdp_likelihood():
+    """``estimate_gdp``'s one-run likelihood reads a row of matched pairs at sqrt(2) mu: its log
+    likelihood at (mu, s) is the bits row's at (sqrt(2) mu, s), and a mixed input sums the two."""
+    from bayes_dp.gdp.core import _one_run_log_lik
+
+    mu, s = np.array([0.3, 1.0, 2.5]), np.array([0.2, 0.5, 0.9])
+    bits = bdp.OneRunCounts(2000, 200, 150)
+    pairs = bdp.OneRunCounts(2000, 200, 150, pairs=True)
+    np.testing.assert_allclose(
+        _one_run_log_lik(mu, s, pairs), _one_run_log_lik(math.sqrt(2.0) * mu, s, bits), rtol=1e-12
+    )
+    assert not np.allclose(_one_run_log_lik(mu, s, pairs), _one_run_log_lik(mu, s, bits))
+    mixed = bdp.OneRunCounts([2000, 2000], [200, 100], [150, 80], pairs=[True, False])
+    np.testing.assert_allclose(
+        _one_run_log_lik(mu, s, mixed),
+        _one_run_log_lik(mu, s, pairs) + _one_run_log_lik(mu, s, bdp.OneRunCounts(2000, 100, 80)),
+        rtol=1e-12,
+    )

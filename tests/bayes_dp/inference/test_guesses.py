@@ -8,7 +8,6 @@ the report, ``--json``). The posterior against quadrature: here on one short cas
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 
@@ -17,7 +16,6 @@ import pytest
 from scipy import stats
 
 import bayes_dp as bdp
-from bayes_dp.core.one_run_bound import one_run_bounds
 from bayes_dp.inference.model import Model
 
 from tests._support.mc_error import check_quantiles
@@ -197,15 +195,6 @@ def test_a_claim_on_bases_and_audits_shares_its_error_among_all_their_tests():
     json.dumps(claim.to_dict(), allow_nan=False)
 
 
-#: the bound of an audit of pairs (on 2 eps at 2 delta, halved) is computed by
-#: ``one_run_bounds(..., pairs=...)``, which another branch adds (issue 49, item 2)
-PAIRS_BOUND = "pairs" in inspect.signature(one_run_bounds).parameters
-needs_pairs_bound = pytest.mark.skipif(
-    not PAIRS_BOUND, reason="one_run_bounds(..., pairs=...) comes with the guessing game's branch"
-)
-
-
-@needs_pairs_bound
 def test_an_audit_of_pairs_is_bounded_at_twice_eps_and_delta():
     pairs = bdp.OneRunCounts(m=1000, r=[100, 50], v=[90, 30], pairs=[True, False])
     post = bdp.estimate_epsilon(pairs, delta=1e-5, draws=300, seed=7, check=False)
@@ -219,7 +208,6 @@ def test_an_audit_of_pairs_is_bounded_at_twice_eps_and_delta():
     assert "(2 eps, 2 delta)-DP: the bound on 2 eps, halved" in claim.sentence
 
 
-@needs_pairs_bound
 def test_the_report_and_json_show_the_audits(joint, tmp_path):
     from bayes_dp.cli.result import _result_json
 
