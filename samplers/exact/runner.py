@@ -77,16 +77,16 @@ class ExactConfig:
         Number of chains; warm-up iterations per chain.
     target_accept : float
         Acceptance rate the warm-up's scale recursions aim at.
+    start_eps : float
+        The eps around which the starting grid is refined.
     draws : int or None
         Draws per chain; None: the automatic length, from ``first_draws`` extended (with a
         ``judge``) up to ``max_draws``.
-    first_draws, max_draws : int
-        The automatic length's first round and its cap (ignored with ``draws``).
-    ess_min : float
-        The smallest ESS the judge asks for: an extension grows the draws by about
-        ``1.2 ess_min / smallest ESS`` (between 1.5 and 4 times).
-    start_eps : float
-        The eps around which the starting grid is refined.
+    first_draws, max_draws : int or None
+        The automatic length's first round and its cap (needed without ``draws``).
+    ess_min : float or None
+        The smallest ESS the judge asks for (needed without ``draws``): an extension grows the
+        draws by about ``1.2 ess_min / smallest ESS`` (between 1.5 and 4 times).
     cores : int or None
         Threads to run chains on (None: all cores, at most one per chain).
     """
@@ -94,11 +94,11 @@ class ExactConfig:
     chains: int
     tune: int
     target_accept: float
+    start_eps: float
     draws: int | None = None
-    first_draws: int = 1000
-    max_draws: int = 100_000
-    ess_min: float = 400.0
-    start_eps: float = 3.0
+    first_draws: int | None = None
+    max_draws: int | None = None
+    ess_min: float | None = None
     cores: int | None = None
 
 
@@ -365,11 +365,15 @@ def run_exact(
     Raises
     ------
     ValueError
-        If ``config.draws`` is None without a ``judge``, or the posterior is zero at every
-        starting point tried.
+        If ``config.draws`` is None without a ``judge`` (or without ``first_draws``,
+        ``max_draws`` and ``ess_min``), or the posterior is zero at every starting point tried.
     """
-    if config.draws is None and judge is None:
-        raise ValueError("the automatic length (`draws=None`) needs a `judge`")
+    auto = (judge, config.first_draws, config.max_draws, config.ess_min)
+    if config.draws is None and any(v is None for v in auto):
+        raise ValueError(
+            "the automatic length (`draws=None`) needs a `judge`, `first_draws`, `max_draws` "
+            "and `ess_min`"
+        )
     rng = np.random.default_rng(seed)
     count = _Count(progress)
     init_rng, *chain_rngs = rng.spawn(config.chains + 1)

@@ -1,5 +1,7 @@
 """The exact sampler's runner (samplers.exact.runner.run_exact): run, extend, restart, result."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ from samplers.model.codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
 COUNTS = dict(fp=[40, 50], n_neg=[1000, 1000], fn=[250, 200], n_pos=[1000, 1000])
 #: what a check for a missed mode reports: a point at eps = 1.5
 MODE = {"log_post": 0.0, "log_post_draws": -20.0, "eps": 1.5, "z": [float(np.log(1.5)), 0.0]}
-CONFIG = ExactConfig(chains=2, tune=60, target_accept=0.3, draws=60, start_eps=2.0, cores=1)
+CONFIG = ExactConfig(chains=2, tune=60, target_accept=0.3, start_eps=2.0, draws=60, cores=1)
 
 
 def _data(fp, n_neg, fn, n_pos, lik=LIK_BINOMIAL, grp=None, tau_free=False, rho_free=False):
@@ -90,8 +92,9 @@ def test_the_automatic_length_extends_until_the_judge_is_satisfied():
 
     progress = Notes()
     config = ExactConfig(
-        chains=2, tune=60, target_accept=0.3, first_draws=100, max_draws=1000, ess_min=100.0
-    )
+        chains=2, tune=60, target_accept=0.3, start_eps=2.0, first_draws=100, max_draws=1000,
+        ess_min=100.0,
+    )  # fmt: skip
     res = run_exact(data, config, seed=1, judge=judge, progress=progress)
     # smallest ESS 100 of 100 wanted: grow by 1.5 (the least), to 200 draws
     assert seen == [100, 200] and res.n_draws == 200
@@ -102,7 +105,9 @@ def test_the_automatic_length_extends_until_the_judge_is_satisfied():
     assert capped.n_draws == 1000 and capped.stop_reason == "max_draws"
     assert capped.converged is False
     with pytest.raises(ValueError, match="judge"):
-        run_exact(data, ExactConfig(chains=2, tune=60, target_accept=0.3), seed=1)
+        run_exact(data, config, seed=1)
+    with pytest.raises(ValueError, match="ess_min"):
+        run_exact(data, dataclasses.replace(config, ess_min=None), seed=1, judge=judge)
 
 
 def test_a_missed_mode_restarts_the_chains_near_it():
