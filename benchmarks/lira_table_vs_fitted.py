@@ -1,6 +1,6 @@
 """ESS per second with and without the surrogate table on simulated LiRA counts (issue 23, item 2).
 
-From ``bayes_dp.inference.runners.TABLE_MAX_BASES`` binomial bases on, the exact sampler builds no
+From ``samplers.exact.driver.TABLE_MAX_BASES`` binomial bases on, the exact sampler builds no
 surrogate table and its independence move proposes from the Student t fitted to the warm-up.
 This script runs the same counts both ways in one process, one after the other (the table way
 by raising ``TABLE_MAX_BASES`` above the number of bases), with a fixed number of draws, and
@@ -28,7 +28,7 @@ from bench_lira_scale import HALVES, simulate  # noqa: E402
 
 import bayes_dp as bdp  # noqa: E402
 import mia  # noqa: E402
-from bayes_dp.inference import runners  # noqa: E402
+from samplers.exact import driver  # noqa: E402
 
 
 def run(ev, *, draws: int, chains: int, seed: int) -> dict:
@@ -74,13 +74,13 @@ def main(argv=None) -> int:
         f"{a.size} {a.halves}: {len(res.counts)} targets counted, binomial, "
         f"{a.draws} draws x {a.chains} chains"
     )
-    default = runners.TABLE_MAX_BASES
+    default = driver.TABLE_MAX_BASES
     for label, limit in (("table", np.iinfo(np.int64).max), ("no table (default)", default)):
-        runners.TABLE_MAX_BASES = limit
+        driver.TABLE_MAX_BASES = limit
         try:
             r = run(ev, draws=a.draws, chains=a.chains, seed=a.seed)
         finally:
-            runners.TABLE_MAX_BASES = default
+            driver.TABLE_MAX_BASES = default
         ess = ", ".join(f"{v} {b:.0f}/{tl:.0f}" for v, (b, tl) in r["ess"].items())
         lo, hi = r["eps_90"]
         print(

@@ -25,7 +25,7 @@ GENERATED = DOCS / "reference" / "_generated"
 PACKAGES = {
     "bayes_dp": "the estimators, posteriors, claims, reports and the command line",
     "mia": "attacks, score matrices and the readers of other tools' results",
-    "samplers": "the numba kernels of the two samplers (no public API: for reading the code)",
+    "samplers": "the numba kernels of the two samplers and their runners (run_exact, run_mhaar)",
 }
 #: packages whose public names ``reference/api/*.md`` documents (not again on the module pages)
 PUBLIC = {"bayes_dp", "bayes_dp.plots", "bayes_dp.report", "bayes_dp.io", "mia", "mia.canary"}

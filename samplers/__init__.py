@@ -23,7 +23,8 @@ neither sampler imports the other:
     and the prior of z with its Jacobian) and :mod:`~samplers.model.moves` (the walk and ridge
     steps).
 ``samplers.exact``
-    The default sampler on the exact likelihood: :mod:`~samplers.exact.driver` (model, start,
+    The default sampler on the exact likelihood: :mod:`~samplers.exact.runner` (``run_exact``:
+    start, run, extend and restart in one call), :mod:`~samplers.exact.driver` (model, start,
     chains in chunks), :mod:`~samplers.exact.chain` (the chain: a loop over the moves of
     :mod:`~samplers.exact.moves`), :mod:`~samplers.exact.posterior` (its target),
     :mod:`~samplers.exact.state` (its named tuples), :mod:`~samplers.exact.table` and
@@ -45,13 +46,18 @@ The names below are imported on first use (PEP 562), so that ``samplers.model.co
 read without importing numba.
 """
 
-__all__ = ["AUX_PROPOSALS", "SamplerConfig", "aux_params", "run_mhaar"]
+#: The exact sampler's runner (``samplers.exact``) and MHAAR's (``samplers.mhaar``).
+_EXACT = ["ExactConfig", "ExactData", "ExactDraws", "ExactResult", "ModeRestart", "run_exact"]
+_MHAAR = ["AUX_PROPOSALS", "SamplerConfig", "run_mhaar"]
+__all__ = [*_EXACT, *_MHAAR, "aux_params"]
 
 
 def __getattr__(name: str):
     if name in __all__:
         if name == "aux_params":
             from .model import params as module
+        elif name in _EXACT:
+            from .exact import runner as module
         else:
             from .mhaar import runner as module
         value = getattr(module, name)

@@ -19,8 +19,9 @@ draws of the chains that never went below delta / 10. A point whose log density 
 needs delta > 0 and runs for models of at least :data:`MIN_BASES` bases (a mode of this kind
 needs many weak bases).
 
-What the sampler does with it (``bayes_dp.inference.runners.sample_exact``): an automatic run
-checks before each extension and at its end, and on a report samples again, every chain
+What the sampler does with it (``samplers.exact.run_exact``, which
+``bayes_dp.inference.runners.sample_exact`` hands this check): an automatic run checks before
+each extension and at its end, and on a report samples again, every chain
 started near the point found (the posterior's mass is there); only when the second run misses
 a mode again is the run marked not converged (``stop_reason`` ``"minor_mode"``). The check only
 looks below delta: a missed mode elsewhere is not looked for.

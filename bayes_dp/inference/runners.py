@@ -10,6 +10,7 @@ itself. :func:`run` calls the one that the settings name.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -31,16 +32,10 @@ from bayes_dp.inference.settings import (
     sampler_fields,
 )
 
+
 # -- the exact sampler ---------------------------------------------------------------------------
-#: Binomial bases (with multiplicity) from which the exact sampler builds no surrogate table and
-#: its independence move proposes from the Student t fitted to the warm-up
-#: (``samplers.exact.fitted_proposal``) instead of the table's proposal, which mixes poorly at
-#: that scale (docs/validation/lira.md, "Mixing at scale", has the measurements).
-TABLE_MAX_BASES = 1000
-
-
 def kernel_model(model: Model):
-    """Build the exact sampler's model of ``model`` (:func:`samplers.exact.driver.build_model`).
+    """Build the exact sampler's model of ``model`` (:func:`samplers.exact.build_model`).
 
     Returns the kernel model, its over-dispersed bases (or None), the names of the coordinates
     of z and the map of observations to distinct rows: per row of the groups in group order
@@ -49,7 +44,7 @@ def kernel_model(model: Model):
     (:attr:`samplers.exact.state.Model.G`). Used by the sampler and by the planner's grid
     posterior (:mod:`bayes_dp.planning.core`).
     """
-    from samplers.exact.driver import build_model
+    from samplers.exact import build_model
     from samplers.model.guesses import guess_rows
 
     cols = _count_columns(model)
@@ -121,205 +116,91 @@ def sample_exact(
     progress=None,
     progress_owned: bool = False,
 ) -> dict:
-    """Run the exact-likelihood sampler.
+    """Run the exact-likelihood sampler (:func:`samplers.exact.runner.run_exact`).
 
-    ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says.
+    ``cfg.draws=None`` runs until converged (or out of time), as ``auto`` says: the run is
+    judged by the ESS and r_hat of every coordinate (:func:`_judge`) and checked for a mode it
+    missed (:func:`bayes_dp.inference.modes.find_better_mode`).
     """
-    from bayes_dp.results import arviz_adapter
-    from samplers.exact.driver import (
-        ExactRun,
-        chain_settings,
-        draws_from_z,
-        run_kernels,
-        starting_points,
-        starts_near,
-    )
+    from bayes_dp.inference import modes
+    from samplers.exact import ExactConfig, ExactData, exact_kernels, run_exact
 
     t0 = time.perf_counter()  # the budget counts the set-up (and compilation) too
     with first_run.compiling("exact") as comp:
         kmodel, corr, names, base_map = kernel_model(model)
-        chain_cfg = chain_settings(
-            corr,
-            names,
+        data = ExactData(kmodel, corr, names)
+        config = ExactConfig(
+            chains=cfg.chains,
             tune=cfg.tune,
             target_accept=cfg.sampler.target_accept,
-            store_ll=False,  # computed afterwards, thinned, per distinct base (inference.pointwise)
-            mixture=kmodel.n_mix > 0,
-        )
-        if corr is None and kmodel.b_mult.sum() >= TABLE_MAX_BASES:
-            # thousands of binomial bases: no table; the independence move proposes from the t
-            # fitted to the warm-up (docs/validation/lira.md, "Mixing at scale")
-            chain_cfg = chain_cfg._replace(n_inner=0)
-        # the kernels this run calls, with its types, compiled side by side on a cold cache
-        comp.compile(
-            run_kernels(
-                kmodel,
-                corr,
-                names,
-                chain_cfg,
-                pointwise=cfg.log_likelihood,
-                everything=comp.everything,
-            )
-        )
-    guess = start_eps_guess(model)
-    init_rng, *chain_rngs = rng.spawn(cfg.chains + 1)
-    starts = starting_points(kmodel, corr, names, init_rng, cfg.chains, guess)
-    draws = cfg.draws
-    if cfg.max_time is None:
-        budget = auto.max_time if draws is None else np.inf
-    else:
-        budget = cfg.max_time
-
-    def worst_ess(z):
-        """Return the smallest ESS (bulk or tail) and whether all coordinates meet the criteria."""
-        ok, ess_min = True, np.inf
-        for a in range(z.shape[2]):
-            x = z[:, :, a]
-            e = min(arviz_adapter.ess(x, "bulk"), arviz_adapter.ess(x, "tail"))
-            ess_min = min(ess_min, e) if np.isfinite(e) else 0.0
-            if not (arviz_adapter.rhat(x) <= auto.rhat_max and e >= auto.ess_min):
-                ok = False
-        return ok, ess_min
-
-    from bayes_dp.inference.modes import find_better_mode
-
-    def missed_mode(run):
-        """Run the check of :func:`find_better_mode` on the run's draws (None without draws)."""
-        if not run.n_draws:
-            return None
-        return find_better_mode(kmodel, corr, names, run.result()["z"], model.delta)
-
-    def sample(rngs, starts, tracker):
-        """Run chains from ``starts`` until converged, out of draws or out of time.
-
-        Returns the run, whether it converged (None: a run of fixed length that finished is
-        not judged here), why it stopped, and a mode of much higher density that chains missed
-        (:func:`find_better_mode`; None when none was found). An automatic run looks for one
-        before it extends itself (chains split between two modes never converge) and stops
-        there when it finds one.
-        """
-        run = ExactRun(
-            kmodel,
-            corr,
-            names,
-            rngs,
-            starts,
-            tune=cfg.tune,
-            target_accept=cfg.sampler.target_accept,
-            store_ll=False,
+            draws=cfg.draws,
+            first_draws=auto.first_draws,
+            max_draws=auto.max_draws,
+            ess_min=auto.ess_min,
+            start_eps=start_eps_guess(model),
             cores=cfg.cores,
         )
-        run.settings = run.settings._replace(n_inner=chain_cfg.n_inner)  # no table at scale
-        converged = None
-        target = auto.first_draws if draws is None else draws
-        while True:
-            tracker.set_total(tracker.done + run.iterations_left(target))
-            run.run(target, tracker, deadline=t0 + budget)
-            if run.n_draws < target:
-                converged, stop_reason = False, "max_time"
-                break
-            if draws is not None:
-                stop_reason = "draws"
-                break
-            ok, ess_min = worst_ess(run.result()["z"])
-            if ok:
-                converged, stop_reason = True, "converged"
-                break
-            if target >= auto.max_draws:
-                converged, stop_reason = False, "max_draws"
-                break
-            minor = missed_mode(run)
-            if minor is not None:  # more draws would not help
-                return run, False, "minor_mode", minor
-            grow = 2.0 if not ess_min > 0 else min(4.0, max(1.5, 1.2 * auto.ess_min / ess_min))
-            target = int(min(auto.max_draws, np.ceil(target * grow / 100.0) * 100))
-            tracker.note(
-                f"not converged at {run.n_draws} draws/chain (smallest ESS "
-                f"{ess_min:.0f}); extending to {target}"
-            )
-        if converged:
-            tracker.note(f"converged at {run.n_draws} draws/chain")
-        return run, converged, stop_reason, missed_mode(run)
-
+        # the kernels this run calls, with its types, compiled side by side on a cold cache
+        comp.compile(
+            exact_kernels(data, config, pointwise=cfg.log_likelihood, everything=comp.everything)
+        )
+    if cfg.max_time is None:
+        budget = auto.max_time if cfg.draws is None else np.inf
+    else:
+        budget = cfg.max_time
     tracker = Tracker(progress, owned=progress_owned)
-    restart = None
     try:
-        run, converged, stop_reason, minor_mode = sample(chain_rngs, starts, tracker)
-        if minor_mode is not None and time.perf_counter() < t0 + budget:
-            # the chains (all or some) missed a mode of much higher density at eps ~ 0: the
-            # posterior is there, so sample it from that point (docs/validation/lira.md, "A mode the
-            # chains missed")
-            eps_first = np.exp(run.result()["z"][:, :, 0].ravel())
-            restart = dict(
-                minor_mode,
-                first_draws=int(run.n_draws),
-                first_eps_quantiles=[float(q) for q in np.quantile(eps_first, [0.05, 0.5, 0.95])],
-                first_stop_reason=stop_reason,
-            )
-            gap = minor_mode["log_post"] - minor_mode["log_post_draws"]
-            tracker.note(
-                f"the chains missed a mode {gap:.0f} log units higher at eps = "
-                f"{minor_mode['eps']:.2g}; sampling again from there"
-            )
-            rng_restart, *chain_rngs = rng.spawn(cfg.chains + 1)
-            starts = starts_near(
-                kmodel, corr, np.asarray(minor_mode["z"], dtype=np.float64), rng_restart, cfg.chains
-            )
-            again = sample(chain_rngs, starts, tracker)
-            if again[0].n_draws:  # else the time ran out in the warm-up: keep the first run
-                run, converged, stop_reason, minor_mode = again
-            else:
-                restart["no_draws"] = True
-        if minor_mode is not None:  # the chains still miss a dominant mode at eps ~ 0
-            converged, stop_reason = False, "minor_mode"
+        res = run_exact(
+            data,
+            config,
+            seed=rng,
+            deadline=t0 + budget,
+            judge=functools.partial(_judge, auto=auto),
+            find_mode=lambda z: modes.find_better_mode(kmodel, corr, names, z, model.delta),
+            progress=tracker,
+        )
     finally:
         tracker.close()
-    res = run.result()
-    if run.n_draws == 0:
+    if res.n_draws == 0:
         raise TimeBudgetError(
             f"no draws within `max_time` = {budget} s (the warm-up of {cfg.tune} iterations did "
             "not finish); give more time or a shorter warm-up"
         )
-    z = res["z"]
-    from samplers.exact import chain as exact
-
-    # what each chain's surrogate / independence move was (decided at the end of the warm-up)
-    kinds = {
-        exact.TABLE_WALK: "table_walk",
-        exact.TABLE_INDEP: "table_proposal",
-        exact.TABLE_FIT: "fitted_t",
-    }
-    moves = [kinds.get(int(c.state.sg_on[0]), "none") for c in run.chains]
-
-    _, n_neg, _, n_pos = _count_columns(model)
-    out = draws_from_z(
-        z,
-        names,
-        len(model.strengths),
-        model.tau_start,
-        model.tau_free,
-        model.base_group,
-        n_neg,
-        n_pos,
-        np.log(KAPPA_MIN),
-    )
-    out["accept"] = res["acc"]
-    out["scales"] = np.exp(res["log_scale"])
+    out = res.draws._asdict()
+    out["accept"] = res.accept
+    out["scales"] = res.scales
     out["log_lik"] = None
     if cfg.log_likelihood:
         from bayes_dp.inference import pointwise
 
-        out.update(pointwise.compute(kmodel, corr, base_map, z, cores=run.cores))
+        out.update(pointwise.compute(kmodel, corr, base_map, res.z, cores=res.cores))
     out.update(
-        converged=converged,
-        stop_reason=stop_reason,
-        minor_mode=minor_mode,
-        mode_restart=restart,
-        surrogate_moves=moves,
+        converged=res.converged,
+        stop_reason=res.stop_reason,
+        minor_mode=res.minor_mode,
+        mode_restart=None if res.restart is None else res.restart.to_dict(),
+        surrogate_moves=list(res.moves),
         max_time=None if not np.isfinite(budget) else float(budget),
         seconds=time.perf_counter() - t0,
     )
     return out
+
+
+def _judge(z: np.ndarray, *, auto: AutoLength) -> tuple[bool, float]:
+    """Return whether every coordinate of z meets ``auto``'s r_hat and ESS, and the smallest ESS.
+
+    The smallest ESS is over bulk and tail of every coordinate (0 when one is not finite).
+    """
+    from bayes_dp.results import arviz_adapter
+
+    ok, ess_min = True, np.inf
+    for a in range(z.shape[2]):
+        x = z[:, :, a]
+        e = min(arviz_adapter.ess(x, "bulk"), arviz_adapter.ess(x, "tail"))
+        ess_min = min(ess_min, e) if np.isfinite(e) else 0.0
+        if not (arviz_adapter.rhat(x) <= auto.rhat_max and e >= auto.ess_min):
+            ok = False
+    return ok, ess_min
 
 
 # -- MHAAR ---------------------------------------------------------------------------------------

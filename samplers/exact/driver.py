@@ -413,7 +413,7 @@ def starts_near(model, corr, z, rng, chains, scale=0.3):
     Noise that puts a point where the log posterior is not finite is drawn again (smaller
     after every 20 tries); after 100 tries the chain starts at ``z`` itself. Used for the grid's
     best point (:func:`starting_points`) and to sample again from a mode the chains missed
-    (``bayes_dp.inference.runners.sample_exact``).
+    (:func:`samplers.exact.runner.run_exact`).
 
     Parameters
     ----------
@@ -504,23 +504,32 @@ def draws_from_z(z, names, n_strengths, g_tau, g_tau_free, grp, n_neg, n_pos, lo
     }
 
 
+#: Binomial bases (with multiplicity) from which the exact sampler builds no surrogate table and
+#: its independence move proposes from the Student t fitted to the warm-up
+#: (:mod:`samplers.exact.fitted_proposal`) instead of the table's proposal, which mixes poorly at
+#: that scale (docs/validation/lira.md, "Mixing at scale", has the measurements).
+TABLE_MAX_BASES = 1000
+
+
 def chain_settings(
-    corr, names, *, tune, target_accept, store_ll, mixture: bool = False
+    corr, names, *, tune, target_accept, store_ll, mixture: bool = False, bases: float = 0.0
 ) -> exact.Settings:
     """Return the :class:`~samplers.exact.state.Settings` of chains on ``corr`` and ``names``.
 
-    What :class:`ExactRun` runs with (a caller may replace fields, e.g. ``n_inner=0``: no
-    table). Correlated groups and exposure-mixture groups (``mixture``) get no table.
+    What :class:`ExactRun` runs with. Correlated groups, exposure-mixture groups
+    (``mixture``) and :data:`TABLE_MAX_BASES` binomial bases or more (``bases``, with
+    multiplicity) get no table (``n_inner=0``).
     """
     tune = int(tune)
     n_free_s = sum(1 for nm in names if nm != "eps" and nm[0] == "s")
+    table = corr is None and not mixture and bases < TABLE_MAX_BASES
     return exact.Settings(
         tune=tune,
         cov_start=tune // 4,
         cov_end=tune // 2,
         target_accept=float(target_accept),
         ridge=n_free_s > 0,
-        n_inner=exact.N_INNER if corr is None and not mixture else 0,
+        n_inner=exact.N_INNER if table else 0,
         indep=True,
         exact_every=exact.EXACT_EVERY,
         exact_every_indep=exact.EXACT_EVERY_INDEP,
@@ -630,6 +639,7 @@ class ExactRun:
             target_accept=target_accept,
             store_ll=store_ll,
             mixture=model.n_mix > 0,
+            bases=float(model.b_mult.sum()),
         )
         self.store_ll = bool(store_ll)
         self.cores = cores or min(len(rngs), os.cpu_count() or 1)

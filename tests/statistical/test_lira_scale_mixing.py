@@ -1,6 +1,6 @@
 """Thousands of binomial bases: no surrogate table, the fitted t proposal (docs/validation/lira.md).
 
-From ``bayes_dp.inference.runners.TABLE_MAX_BASES`` bases on, the exact sampler's independence move
+From ``samplers.exact.driver.TABLE_MAX_BASES`` bases on, the exact sampler's independence move
 proposes from the Student t fitted to the warm-up instead of the table's proposal. The slow
 checks compare the default run's quantiles with the quadrature reference within 1.5 points
 and assert their reach first (``_assert_quantiles_match_reference``): a posterior 15% too
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bayes_dp as bdp
-from bayes_dp.inference import runners
+from samplers.exact import driver
 
 from tests._support.lira_sim import lira_counts
 
@@ -31,7 +31,7 @@ def _run(ev, **kw):
 def test_many_bases_take_the_fitted_t_few_the_table():
     # the reduced large-base path of CI: 1,000 simulated LiRA targets (>= TABLE_MAX_BASES)
     many = lira_counts(64, 1000, seed=1).to_evidence(likelihood="binomial")
-    assert len(many.counts) >= runners.TABLE_MAX_BASES
+    assert len(many.counts) >= driver.TABLE_MAX_BASES
     post = _run(many, **{**FAST, "tune": 1000})  # the t is fitted to the warm-up's second half
     assert post.settings["surrogate_moves"] == ["fitted_t", "fitted_t"]
     assert post.acceptance["accept_table"] > 0.3  # the independence move mixes
@@ -57,7 +57,7 @@ def test_many_bases_take_the_fitted_t_few_the_table():
 
 def test_the_threshold_is_what_decides(monkeypatch):
     few = lira_counts(64, 60, seed=1).to_evidence(likelihood="binomial")
-    monkeypatch.setattr(runners, "TABLE_MAX_BASES", 10)
+    monkeypatch.setattr(driver, "TABLE_MAX_BASES", 10)
     post = _run(few, **{**FAST, "tune": 1000})
     moves = post.settings["surrogate_moves"]
     # no table: the fitted t, or (a chain whose t fails its pilot) the exact moves only

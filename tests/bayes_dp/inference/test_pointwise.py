@@ -27,7 +27,7 @@ def _groups():
 def test_equals_the_values_the_kernel_recorded(monkeypatch):
     """Same seed, same draws: the values computed afterwards equal the kernel's per-draw record
     (the old ``store_ll=True`` path), and each base's column is its own likelihood."""
-    from samplers.exact import driver
+    from samplers.exact import driver, runner
 
     captured = {}
 
@@ -41,7 +41,7 @@ def test_equals_the_values_the_kernel_recorded(monkeypatch):
             captured.update(res)
             return res
 
-    monkeypatch.setattr(driver, "ExactRun", Recording)
+    monkeypatch.setattr(runner, "ExactRun", Recording)  # the class run_exact runs
     post = bdp.estimate_epsilon(
         _groups(), delta=1e-5, chains=2, draws=150, tune=300, seed=3, check=False
     )
