@@ -55,7 +55,7 @@ FAMILY_OF = [
     ("tests/statistical/test_dispersion", "score matrices"),
     ("tests/statistical/test_pooled", "score matrices"),
     ("tests/mia/", "score matrices"),
-    ("tests/samplers/test_fitted_proposal", "score matrices"),
+    ("tests/samplers/exact/test_fitted_proposal", "score matrices"),
     ("tests/", "designed bases"),
 ]
 

@@ -50,7 +50,7 @@ own sizes would use. Which sizes share a block: :func:`make_blocks` (runs of nea
 Exactness is kept by falling back to :func:`samplers.model.binomial.log_band_mass` (with its wide
 second pass) for every base whose mass here is below ``samplers.model.binomial.TAIL_PASS_BELOW``
 (the band then lies in the base's tails, beyond the windows), and for s = 1, whose likelihood is
-a line integral. ``tests/samplers/test_binomial_block.py`` compares the two over a grid of
+a line integral. ``tests/samplers/model/test_binomial_block.py`` compares the two over a grid of
 counts, sizes and parameters.
 """
 

@@ -58,7 +58,8 @@ __all__ = [
 THIN_SLOPE = 2.0
 #: ... and its largest curvature times the width squared at most THIN_CURV.
 THIN_CURV = 1.0
-#: Gauss-Legendre nodes over a thin band (exact to ~1e-15 there: tests/samplers/test_guesses.py).
+#: Gauss-Legendre nodes over a thin band (exact to ~1e-15 there:
+#: tests/samplers/model/test_guesses.py).
 THIN_NODES = 12
 #: Incomplete beta values below this are taken from the continued fraction, in log space.
 TAIL_TINY = 1e-250

@@ -34,7 +34,7 @@ EPS = [0.05, 0.7, 2.0, 8.0]
 S = [0.0, 0.5, 0.95, 1.0]
 DELTA = [0.0, 1e-5]
 #: the per-base routine's error against tests.reference where log L > -100 (the same bound
-#: as tests/samplers/test_binomial_likelihood.py, whose grid includes the reflected corner)
+#: as tests/samplers/model/test_binomial_likelihood.py, whose grid includes the reflected corner)
 TOL = 1e-6
 
 

@@ -18,7 +18,7 @@ from samplers.exact import chain as exact
 from samplers.exact import posterior, surrogate, table_proposal
 
 # the strong-attack subset (5 bases) the table's own tests use
-from tests.samplers.test_surrogate import _model as surrogate_model
+from tests.samplers.exact.test_surrogate import _model as surrogate_model
 
 
 def _model(s_fixed):

@@ -63,7 +63,7 @@ def _sampler_imports():
     import ast
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2] / "samplers"
+    root = Path(__file__).resolve().parents[3] / "samplers"
     out = set()
     for path in root.rglob("*.py"):
         rel = path.relative_to(root).parts

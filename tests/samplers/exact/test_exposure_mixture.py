@@ -4,7 +4,7 @@ Per base: pi * (band mass of R_s(eps, delta)) / |R_s| + (1 - pi) * (mass of R(ka
 / |R(kappa eps, delta)|. The reference integrates with regularised incomplete beta functions and
 shares no code with the kernels; both are deterministic quadratures of the same integral, so
 they agree to the quadrature error (the binomial kernels match the reference to ~1e-9 in log,
-``tests/samplers/test_binomial_likelihood.py``): tolerance 1e-7 in log.
+``tests/samplers/model/test_binomial_likelihood.py``): tolerance 1e-7 in log.
 """
 
 import math

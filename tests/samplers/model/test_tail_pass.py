@@ -30,7 +30,7 @@ from samplers.model.region import make_band
 from tests.reference import log_marginal_likelihood
 
 DELTA = 1e-5
-#: as tests/samplers/test_reflect.py: the per-base routine against tests.reference where
+#: as tests/samplers/model/test_reflect.py: the per-base routine against tests.reference where
 #: log L > -100
 TOL = 1e-6
 #: counts (fp, fn) of 32 negatives and 32 positives above the diagonal (fp / 32 + fn / 32 > 1),
