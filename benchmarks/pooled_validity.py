@@ -19,8 +19,8 @@ Per configuration (mechanism, per-model shift, design, models, targets, alpha) a
   truth and median bound/truth, on the same audits.
 
 The bound over the most exposed targets (the claim's second pooled candidate: the same
-per-model rates over the ``mia.bounds.POOLED_SELECTED`` targets with the largest
-``mia.bounds.reference_exposure`` on the reference half) is reported on the lines
+per-model rates over the ``mia.selection.POOLED_SELECTED`` targets with the largest
+``mia.selection.reference_exposure`` on the reference half) is reported on the lines
 ``sel-betting`` / ``sel-t`` of each row (``selected`` in the JSON): the same columns, ``all``
 (the median bound/truth of the bound over all targets), ``larger`` (audits where it is larger
 than the bound over all targets), ``max`` (median bound/truth of the larger of the two) and
@@ -35,7 +35,7 @@ rates accuse it, the coins must not.
 
 Every audit's generator is spawned from ``--seed`` (row ``i``, audit ``j``: ``SeedSequence(seed,
 spawn_key=(i, j))``), so a row reproduces alone (``--rows``). Every audit also checks that the
-exact decision regions decide the test models' scores as ``mia.lira._decide`` did and give the
+exact decision regions decide the test models' scores as ``mia.lira.decide`` did and give the
 library's per-model rates with its coins (``mismatch`` must be 0).
 
 Run: ``python benchmarks/pooled_validity.py --audits 200 --seed 0 --save grid200.json``
@@ -461,7 +461,7 @@ def main(argv=None) -> int:
         if row["mismatch"] or row["selected"]["mismatch"]:
             print(f"    !! {row['selected']['mismatch']} selected-rate mismatches", flush=True)
         if row["mismatch"]:
-            print(f"    !! {row['mismatch']} decision mismatches with mia.lira._decide", flush=True)
+            print(f"    !! {row['mismatch']} decision mismatches with mia.lira.decide", flush=True)
     print(f"{time.time() - t0:.0f} s")
     for iv in (*INTERVALS, "old"):
         worst = max(out, key=lambda r: (r[iv]["rate"], r[iv]["max_ratio"]))

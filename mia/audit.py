@@ -35,7 +35,7 @@ from bayes_dp import AttackCounts, Evidence
 from bayes_dp.core.validation import check_positive_int
 
 from .data import ChallengeBase
-from .lira import _as_alphas, lira_logit
+from .lira import as_alphas, lira_logit
 from .measure import cross_fed_counts
 
 __all__ = ["AuditResult", "run_audit"]
@@ -494,7 +494,7 @@ class AuditResult:
         -------
         fp, fn : numpy.ndarray of int64, shape (n_bases, len(alphas))
         """
-        a = _as_alphas(alphas)
+        a = as_alphas(alphas)
         s = self.statistic(statistic)
         fp = np.empty((self.n_bases, a.size), dtype=np.int64)
         fn = np.empty_like(fp)
@@ -504,7 +504,7 @@ class AuditResult:
 
     def counts(self, alpha: float, statistic: str = "loss") -> AttackCounts:
         """Cross-fed ``AttackCounts`` at target type-I error ``alpha``, one row per base."""
-        a = _as_alphas(alpha)
+        a = as_alphas(alpha)
         if a.size != 1:
             raise ValueError(f"`alpha` must be a single value; found {a.size} values")
         fp, fn = self.error_curves(a, statistic)

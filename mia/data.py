@@ -104,7 +104,7 @@ def load_digits(*, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
     return (data.data / 16.0).astype(dt), data.target.astype(np.int64)
 
 
-def _digits_split(rng: np.random.Generator, test_fraction: float = 0.2, dtype=np.float64):
+def digits_split(rng: np.random.Generator, test_fraction: float = 0.2, dtype=np.float64):
     """Digits (``load_digits(dtype=dtype)``) shuffled by ``rng`` and split into train and test."""
     x, y = load_digits(dtype=dtype)
     perm = rng.permutation(len(y))

@@ -8,10 +8,10 @@ targets, each model trained on its own subset) is such an audit when every guess
 models' outputs and only membership bits that are never guessed:
 
 * The models are split at random (``seed``) into a **reference half** and a **test half**
-  (:func:`mia.bounds.pooled_model_rates`'s split). Each target's IN and OUT normals are fitted
-  on the reference half only (:func:`mia.bounds._fit_reference`); the **candidates**, the
+  (:func:`mia.model_rates.pooled_model_rates`'s split). Each target's IN and OUT normals are fitted
+  on the reference half only (:func:`mia.selection.fit_reference`); the **candidates**, the
   targets whose bits are guessed, are the ones most exposed on the reference half
-  (:func:`mia.bounds.reference_exposure`, :func:`mia.bounds.select_exposed`; a number fixed
+  (:func:`mia.selection.reference_exposure`, :func:`mia.selection.select_exposed`; a number fixed
   in advance, :data:`CANDIDATES`) or the declared canaries.
 * **Design "bits"** (memberships independent fair coins): every (test model, candidate) bit is
   a coin, guessed "IN" where the log-likelihood ratio (LLR) of its score under the reference
@@ -48,13 +48,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .bounds import (
-    _fit_reference,
-    pooled_record,
-    pooled_summary,
-    reference_exposure,
-    select_exposed,
-)
+from .lira import check_alpha
+from .model_rates import pooled_record, pooled_summary
+from .score_checks import METHODS, check_keep, check_score_matrix
+from .selection import fit_reference, reference_exposure, select_exposed
 
 __all__ = [
     "CANDIDATES",
@@ -205,9 +202,9 @@ class GuessingGame:
         The seed of the split and the matchings, when given as an int.
     pooled : dict or None
         The per-model error rates of a test fitted on a reference half at level ``alpha``
-        (:func:`mia.bounds.pooled_record` of :func:`mia.bounds.pooled_summary`, the same split
-        for the same integer seed; over the declared canaries when there are some), for the
-        claim's second candidate, the bound pooled over targets; None where there are none.
+        (:func:`mia.model_rates.pooled_record` of :func:`mia.model_rates.pooled_summary`, the
+        same split for the same integer seed; over the declared canaries when there are some),
+        for the claim's second candidate, the bound pooled over targets; None where there are none.
     """
 
     design: str
@@ -592,19 +589,15 @@ def guessing_game(
     """
     from bayes_dp.core.validation import as_generator, check_positive_int
 
-    from .scores import METHODS, _check_keep, _check_scores
-
-    arr = _check_scores(scores)
-    k = _check_keep(keep, arr.shape[:2])
+    arr = check_score_matrix(scores)
+    k = check_keep(keep, arr.shape[:2])
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
     candidates = check_positive_int("candidates", candidates)
     fr = np.asarray(k_fractions, dtype=np.float64).reshape(-1)
     if fr.size == 0 or not np.all((fr > 0) & (fr <= 1)):
         raise ValueError(f"`k_fractions` must be in (0, 1]; found {list(k_fractions)!r}")
-    from .lira import _check_alpha
-
-    if np.ndim(_check_alpha("alpha", alpha)) != 0:
+    if np.ndim(check_alpha("alpha", alpha)) != 0:
         raise ValueError(f"`alpha` must be a single value; found {alpha!r}")
     if predict not in ("reference", "model"):
         raise ValueError(f"`predict` must be 'reference' or 'model'; found {predict!r}")
@@ -630,7 +623,7 @@ def guessing_game(
         test, ref = np.sort(perm[:n_test]), np.sort(perm[n_test:])
 
     # candidates: declared canaries, or the most exposed on the reference half
-    m0, sd0, m1, sd1, ok = _fit_reference(x[ref], k[ref], method, bool(fixed_variance), "auto")
+    m0, sd0, m1, sd1, ok = fit_reference(x[ref], k[ref], method, bool(fixed_variance), "auto")
     declared = canaries is not None
     if declared:
         cols = _canary_columns(canaries, n_targets)

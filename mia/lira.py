@@ -36,7 +36,7 @@ __all__ = [
 _C_ASYMPTOTIC = 20.0
 
 
-def _check_alpha(name: str, alpha) -> np.ndarray:
+def check_alpha(name: str, alpha) -> np.ndarray:
     if isinstance(alpha, (str, bytes, bool)):
         raise TypeError(f"`{name}` must be a real number in (0, 1); found {alpha!r}")
     try:
@@ -51,7 +51,7 @@ def _check_alpha(name: str, alpha) -> np.ndarray:
     return arr
 
 
-def _check_losses(name: str, value, *, min_size: int = 0, ndim: int | None = 1) -> np.ndarray:
+def check_losses(name: str, value, *, min_size: int = 0, ndim: int | None = 1) -> np.ndarray:
     if isinstance(value, (str, bytes)):
         raise TypeError(f"`{name}` must be an array of real losses; found {value!r}")
     try:
@@ -90,11 +90,11 @@ def fit_normal(losses) -> tuple[float, float]:
     >>> fit_normal([1.0, 2.0, 3.0])
     (2.0, 1.0)
     """
-    arr = _check_losses("losses", losses, min_size=2)
+    arr = check_losses("losses", losses, min_size=2)
     return float(arr.mean()), float(arr.var(ddof=1))
 
 
-def _decide(loss, mu0, sd0, mu1, sd1, alpha) -> np.ndarray:
+def decide(loss, mu0, sd0, mu1, sd1, alpha) -> np.ndarray:
     """Exact Gaussian LRT decisions; every argument broadcasts. ``True`` means "member" (H1).
 
     ``sd0`` and ``sd1`` must be > 0 and all values finite (checked by the callers). The test's
@@ -188,10 +188,10 @@ def learn_and_decide(loss, losses_out, losses_in, alpha):
     >>> learn_and_decide([0.5, 2.0], out, inn, alpha=0.05).tolist()
     [True, False]
     """
-    a = _check_alpha("alpha", alpha)
-    x = _check_losses("loss", loss, ndim=None)
-    out = _check_losses("losses_out", losses_out, min_size=2)
-    inn = _check_losses("losses_in", losses_in, min_size=2)
+    a = check_alpha("alpha", alpha)
+    x = check_losses("loss", loss, ndim=None)
+    out = check_losses("losses_out", losses_out, min_size=2)
+    inn = check_losses("losses_in", losses_in, min_size=2)
     mu0, var0 = out.mean(), out.var(ddof=1)
     mu1, var1 = inn.mean(), inn.var(ddof=1)
     for name, var in (("losses_out", var0), ("losses_in", var1)):
@@ -199,7 +199,7 @@ def learn_and_decide(loss, losses_out, losses_in, alpha):
             raise ValueError(
                 f"`{name}` has zero variance (all {name} equal); the Gaussian LRT needs spread"
             )
-    res = _decide(x, mu0, np.sqrt(var0), mu1, np.sqrt(var1), a)
+    res = decide(x, mu0, np.sqrt(var0), mu1, np.sqrt(var1), a)
     if res.ndim == 0:
         return bool(res)
     return res
@@ -278,10 +278,10 @@ def logit_confidence(logits, labels) -> np.ndarray:
     return zy - lse
 
 
-def _as_alphas(alphas) -> np.ndarray:
+def as_alphas(alphas) -> np.ndarray:
     if isinstance(alphas, numbers.Real) and not isinstance(alphas, bool):
         alphas = [alphas]
-    a = _check_alpha("alphas", alphas)
+    a = check_alpha("alphas", alphas)
     if a.ndim != 1 or a.size == 0:
         raise ValueError(f"`alphas` must be a non-empty 1-D sequence; found shape {a.shape}")
     return a

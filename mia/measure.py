@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .lira import _as_alphas, _check_losses, _decide
+from .lira import as_alphas, check_losses, decide
 
 __all__ = ["cross_fed_counts", "cross_fed_decisions", "independent_counts"]
 
 
-def _loo_sums(x: np.ndarray, mask: np.ndarray | None = None):
+def loo_sums(x: np.ndarray, mask: np.ndarray | None = None):
     """Compute sums for leave-one-out normal fits along axis 0 (optionally within ``mask``).
 
     For every column ``t``, with ``n`` the number of entries of the column in ``mask`` (all of
@@ -38,7 +38,7 @@ def _loo_sums(x: np.ndarray, mask: np.ndarray | None = None):
 
 def _loo_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Leave-one-out mean and unbiased variance of ``x`` (length N >= 3), each of shape (N,)."""
-    n, _, _, mean_loo, q_loo = _loo_sums(x)
+    n, _, _, mean_loo, q_loo = loo_sums(x)
     return mean_loo, q_loo / (n - 2)
 
 
@@ -77,9 +77,9 @@ def cross_fed_decisions(losses_out, losses_in, alphas) -> tuple[np.ndarray, np.n
     >>> bool((dec_out.sum(axis=1) == fp).all() and ((~dec_in).sum(axis=1) == fn).all())
     True
     """
-    a = _as_alphas(alphas)
-    out = _check_losses("losses_out", losses_out)
-    inn = _check_losses("losses_in", losses_in)
+    a = as_alphas(alphas)
+    out = check_losses("losses_out", losses_out)
+    inn = check_losses("losses_in", losses_in)
     for name, arr in (("losses_out", out), ("losses_in", inn)):
         if arr.size < 3:
             raise ValueError(
@@ -93,8 +93,8 @@ def cross_fed_decisions(losses_out, losses_in, alphas) -> tuple[np.ndarray, np.n
     _check_spread("losses_out", var0_loo)
     _check_spread("losses_in", var1_loo)
     al = a[:, None]
-    dec_out = _decide(out, mu0_loo, np.sqrt(var0_loo), mu1, np.sqrt(var1), al)
-    dec_in = _decide(inn, mu0, np.sqrt(var0), mu1_loo, np.sqrt(var1_loo), al)
+    dec_out = decide(out, mu0_loo, np.sqrt(var0_loo), mu1, np.sqrt(var1), al)
+    dec_in = decide(inn, mu0, np.sqrt(var0), mu1_loo, np.sqrt(var1_loo), al)
     return dec_out, dec_in
 
 
@@ -179,11 +179,11 @@ def independent_counts(
     >>> int(fp[0]) <= 5 and int(fn[0]) <= 5
     True
     """
-    a = _as_alphas(alphas)
-    t0 = _check_losses("targets_out", targets_out)
-    t1 = _check_losses("targets_in", targets_in)
-    s0 = _check_losses("shadows_out", shadows_out, min_size=2, ndim=2)
-    s1 = _check_losses("shadows_in", shadows_in, min_size=2, ndim=2)
+    a = as_alphas(alphas)
+    t0 = check_losses("targets_out", targets_out)
+    t1 = check_losses("targets_in", targets_in)
+    s0 = check_losses("shadows_out", shadows_out, min_size=2, ndim=2)
+    s1 = check_losses("shadows_in", shadows_in, min_size=2, ndim=2)
     n = t0.size + t1.size
     for name, s in (("shadows_out", s0), ("shadows_in", s1)):
         if s.shape[0] != n:
@@ -194,7 +194,7 @@ def independent_counts(
     var1 = s1.var(axis=1, ddof=1)
     _check_spread("shadows_out", var0)
     _check_spread("shadows_in", var1)
-    dec = _decide(
+    dec = decide(
         np.concatenate([t0, t1]),
         s0.mean(axis=1),
         np.sqrt(var0),

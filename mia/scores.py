@@ -11,18 +11,16 @@ attacked with the others as shadow models. How this design differs from the pape
 bases is discussed in ``docs/validation/lira.md`` ("Bring your own scores").
 
 :func:`simulate_score_matrix` draws a score matrix from a Gaussian mechanism with known epsilon
-(for calibration), and :func:`read_score_file` reads ``.npz`` and long ``.csv`` score files (the
-``bayes-dp estimate`` command uses it).
+(for calibration); :func:`mia.readers.read_score_file` reads ``.npz`` and long ``.csv`` score
+files, and :mod:`mia.score_checks` checks the arrays and options.
 
-It is long because it holds the score-matrix attack end to end: reading score files in several
-layouts, the online/offline/fixed-variance LiRA tests and the conversion into counts.
+It is long because it holds the score-matrix attack end to end: the online/offline/fixed-variance
+LiRA tests and the conversion into counts.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from scipy.special import ndtri
@@ -31,20 +29,24 @@ from bayes_dp import AttackCounts, Evidence
 from bayes_dp.core.validation import as_generator, check_positive_int, check_real
 
 from .dependence import DependenceDiagnostic, estimate_dependence, warn_if_dependent
-from .lira import _check_alpha, _decide
-from .measure import _loo_sums
+from .lira import check_alpha, decide
+from .measure import loo_sums
+from .model_rates import pooled_record, pooled_summary
+from .score_checks import (
+    METHODS,
+    check_focus,
+    check_keep,
+    check_options,
+    check_score_matrix,
+)
 
 __all__ = [
     "METHODS",
     "ScoreMatrixCounts",
     "counts_from_score_matrix",
-    "read_score_file",
     "simulate_score_matrix",
 ]
 
-#: The tests :func:`counts_from_score_matrix` offers.
-METHODS = ("online", "offline")
-_SIDES = ("auto", "greater", "less")
 _SHOW = 5  # targets named in an error message
 
 
@@ -194,7 +196,7 @@ class ScoreMatrixCounts:
                 "alpha": float(self.alpha),
             }
             if focus is not None:
-                dep["focus_targets"] = _check_focus(focus, self.n_in.size).tolist()
+                dep["focus_targets"] = check_focus(focus, self.n_in.size).tolist()
             rates = self._pooled_record(dep.get("focus_targets"))
             if rates is not None:
                 dep["pooled_rates"] = rates
@@ -203,104 +205,8 @@ class ScoreMatrixCounts:
         return Evidence(self.counts, likelihood=likelihood, name=name, dependence=dep, **kwargs)
 
     def _pooled_record(self, focus):
-        """Return the per-model rates the claim pools (:func:`mia.bounds.pooled_record`)."""
-        from .bounds import pooled_record
-
+        """Return the per-model rates the claim pools (:func:`mia.model_rates.pooled_record`)."""
         return pooled_record(self.pooled, focus)
-
-
-def _check_focus(focus, n_columns: int) -> np.ndarray:
-    """Return the declared targets ``focus`` as sorted unique columns of the score matrix.
-
-    ``focus``: columns, a boolean mask over the columns, or a file of either
-    (``mia.readers.privacy_meter._read_integer_file``).
-    """
-    if isinstance(focus, bytes):
-        raise TypeError(
-            f"`focus` must be target columns, a boolean mask or a file; found {focus!r}"
-        )
-    if isinstance(focus, (str, os.PathLike)):
-        from .readers.privacy_meter import _read_integer_file
-
-        focus = _read_integer_file(focus, "focus")
-    arr = np.asarray(focus)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(
-            f"`focus` must be a non-empty 1-D array of target columns or a boolean mask; found "
-            f"shape {arr.shape}"
-        )
-    if arr.dtype.kind == "b":
-        if arr.size != n_columns:
-            raise ValueError(
-                f"`focus` as a boolean mask must have one entry per target ({n_columns}); found "
-                f"{arr.size}"
-            )
-        if not arr.any():
-            raise ValueError("`focus` must declare at least one target; found an all-False mask")
-        return np.flatnonzero(arr)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(
-            f"`focus` must hold integer target columns or booleans; found dtype {arr.dtype}"
-        )
-    bad = (arr < 0) | (arr >= n_columns)
-    if bad.any():
-        raise ValueError(
-            f"`focus` must hold target columns in [0, {n_columns}); found {arr[bad][0].item()}"
-        )
-    return np.unique(arr).astype(np.int64)
-
-
-def _check_scores(scores) -> np.ndarray:
-    if isinstance(scores, (str, bytes)):
-        raise TypeError(f"`scores` must be an array of real scores; found {scores!r}")
-    try:
-        arr = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"`scores` must be an array of real scores; found {type(scores).__name__}"
-        ) from None
-    if arr.ndim not in (2, 3):
-        raise ValueError(
-            "`scores` must be 2-D (n_models, n_targets) or 3-D (n_models, n_targets, n_augs); "
-            f"found shape {arr.shape}"
-        )
-    if 0 in arr.shape:
-        raise ValueError(f"`scores` is empty; found shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        where = f"model {idx[0]}, target {idx[1]}"
-        if len(idx) > 2:
-            where += f", augmentation {idx[2]}"
-        more = int(bad.sum()) - 1
-        raise ValueError(
-            f"`scores` must be finite; found {float(arr[idx])!r} at ({where})"
-            + (f" and {more} more non-finite value(s)" if more else "")
-        )
-    return arr
-
-
-def _check_keep(keep, shape) -> np.ndarray:
-    if isinstance(keep, (str, bytes)):
-        raise TypeError(f"`keep` must be a boolean (or 0/1) array; found {keep!r}")
-    arr = np.asarray(keep)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`keep` must be a boolean (or 0/1) array; found dtype {arr.dtype}")
-    if arr.shape != shape:
-        raise ValueError(
-            f"`keep` must have shape (n_models, n_targets) = {shape}, matching `scores`; found "
-            f"{arr.shape}"
-        )
-    if arr.dtype.kind != "b":
-        bad = (arr != 0) & (arr != 1)
-        if bad.any():
-            i, j = (int(v) for v in np.argwhere(bad)[0])
-            raise ValueError(
-                f"`keep` must hold only True/False or 0/1; found {arr[i, j].item()!r} at "
-                f"(model {i}, target {j})"
-            )
-        arr = arr == 1
-    return arr
 
 
 def _describe(targets, n_in, n_out) -> str:
@@ -356,9 +262,9 @@ def _blocks(n_targets: int, n_models: int):
 
 
 def _side_sums(x, k, cols):
-    """Leave-one-out sums (:func:`mia.measure._loo_sums`) of the IN and OUT scores of ``cols``."""
+    """Leave-one-out sums (:func:`mia.measure.loo_sums`) of the IN and OUT scores of ``cols``."""
     xs, ks = x[:, cols], k[:, cols]
-    return _loo_sums(xs, ks), _loo_sums(xs, ~ks)
+    return loo_sums(xs, ks), loo_sums(xs, ~ks)
 
 
 def counts_from_score_matrix(
@@ -458,13 +364,13 @@ def counts_from_score_matrix(
     >>> res.to_evidence(name="lira").likelihood
     'binomial'
     """
-    arr = _check_scores(scores)
-    k = _check_keep(keep, arr.shape[:2])
-    a = _check_alpha("alpha", alpha)
+    arr = check_score_matrix(scores)
+    k = check_keep(keep, arr.shape[:2])
+    a = check_alpha("alpha", alpha)
     if a.ndim != 0:
         raise ValueError(f"`alpha` must be a single value; found shape {a.shape}")
     alpha = float(a)
-    t_in, t_out = _check_options(method, fixed_variance, skip, side, min_models)
+    t_in, t_out = check_options(method, fixed_variance, skip, side, min_models)
     rng = as_generator(seed)
     x = arr.mean(axis=2) if arr.ndim == 3 else arr
     n_models, n_targets = x.shape
@@ -487,8 +393,6 @@ def counts_from_score_matrix(
         decisions[:, kept], k[:, kept], threshold_var=threshold_var, scores=x[:, kept]
     )
     warn_if_dependent(dependence)
-    from .bounds import pooled_summary
-
     pooled = pooled_summary(
         x[:, kept],
         k[:, kept],
@@ -516,35 +420,6 @@ def counts_from_score_matrix(
         dependence=dependence,
         pooled=pooled,
     )
-
-
-def _check_options(method, fixed_variance, skip, side, min_models) -> tuple[int, int]:
-    """Check the options of :func:`counts_from_score_matrix`.
-
-    Returns the IN and OUT models a target needs: ``min_models``, or by default the least the
-    method works with.
-    """
-    if method not in METHODS:
-        raise ValueError(f"`method` must be one of {METHODS}; found {method!r}")
-    if not isinstance(fixed_variance, (bool, np.bool_)):
-        raise TypeError(f"`fixed_variance` must be True or False; found {fixed_variance!r}")
-    if not isinstance(skip, (bool, np.bool_)):
-        raise TypeError(f"`skip` must be True or False; found {skip!r}")
-    if side not in _SIDES:
-        raise ValueError(f"`side` must be one of {_SIDES}; found {side!r}")
-    if side != "auto" and method != "offline":
-        raise ValueError(f"`side` applies to method='offline' only; found side={side!r}")
-    need = 2 if fixed_variance else 3
-    need_in = need if method == "online" else 1
-    if min_models is None:
-        return need_in, need
-    min_models = check_positive_int("min_models", min_models)
-    if min_models < need:
-        raise ValueError(
-            f"`min_models` must be >= {need} for method={method!r} with "
-            f"fixed_variance={bool(fixed_variance)}; found {min_models}"
-        )
-    return min_models, min_models
 
 
 def _choose_targets(x, k, n_in, n_out, t_in, t_out, method, fixed_variance, skip, default_min):
@@ -699,7 +574,7 @@ def _count_blocks(x, k, kept, n0, n1, alpha, method, pool, variance, side):
             # to the membership side (any shift gives the same region)
             mu1 = mu0 + (1.0 if side == "greater" else -1.0)
             sd1 = sd0
-        dec = _decide(xs, mu0, sd0, mu1, sd1, alpha)
+        dec = decide(xs, mu0, sd0, mu1, sd1, alpha)
         fp[b] = (dec & ~ks).sum(axis=0)
         fn[b] = (~dec & ks).sum(axis=0)
         decisions[:, cols] = dec
@@ -792,117 +667,3 @@ def simulate_score_matrix(n_models: int, n_targets: int, mu, *, p_in: float = 0.
     keep = rank < n_in
     scores = rng.standard_normal((n_models, n_targets)) + keep * np.broadcast_to(m, (n_targets,))
     return scores, keep
-
-
-def read_score_file(path: str | os.PathLike):
-    r"""Read a score matrix from an ``.npz`` file or a long ``.csv`` file.
-
-    Parameters
-    ----------
-    path : str or path-like
-        ``.npz``: arrays ``scores`` (n_models, n_targets[, n_augs]) and ``keep`` (n_models,
-        n_targets). ``.csv``: a header line and one row per (model, target) with the columns
-        ``model, target, score, member`` (``member`` is 1/0 or true/false; model and target
-        are labels, sorted numerically when all are integers, else as text); every pair must
-        appear exactly once.
-
-    Returns
-    -------
-    scores : numpy.ndarray of float, shape (n_models, n_targets[, n_augs])
-    keep : numpy.ndarray of bool, shape (n_models, n_targets)
-
-    Raises
-    ------
-    ValueError
-        Naming the file and, for CSV, the row (1 = first data row) and column of the first
-        problem found.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "s.csv").write_text("model,target,score,member\n0,0,1.5,1\n1,0,0.2,0\n")
-    >>> scores, keep = read_score_file(d / "s.csv")
-    >>> scores.tolist(), keep.tolist()
-    ([[1.5], [0.2]], [[True], [False]])
-    """
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".npz":
-        with np.load(path, allow_pickle=False) as z:
-            names = list(z.files)
-            for need in ("scores", "keep"):
-                if need not in names:
-                    raise ValueError(
-                        f"{path}: no array {need!r} (arrays found: {', '.join(names) or 'none'}); "
-                        "expected 'scores' and 'keep'"
-                    )
-            return z["scores"], z["keep"]
-    if suffix != ".csv":
-        raise ValueError(f"{path}: unknown score file type {suffix or '(no extension)'!r}")
-    import pandas as pd
-
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path}: the file is empty") from None
-    df.columns = [str(c).strip() for c in df.columns]
-    for col in ("model", "target", "score", "member"):
-        if col not in df.columns:
-            raise ValueError(
-                f"{path}: missing column {col!r} (columns found: {', '.join(df.columns)})"
-            )
-    if len(df) == 0:
-        raise ValueError(f"{path}: no data rows")
-    cells = {c: df[c].str.strip() for c in ("model", "target", "score", "member")}
-    score = pd.to_numeric(cells["score"], errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~np.isfinite(score)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{path}: row {i + 1}, column 'score': expected a finite number, found "
-            f"{cells['score'].iloc[i]!r}"
-        )
-    mem_text = cells["member"].str.lower()
-    truth = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}
-    member = mem_text.map(truth)
-    if member.isna().any():
-        i = int(np.flatnonzero(member.isna().to_numpy())[0])
-        raise ValueError(
-            f"{path}: row {i + 1}, column 'member': expected 1/0 or true/false, found "
-            f"{cells['member'].iloc[i]!r}"
-        )
-    index = {}
-    for col in ("model", "target"):
-        labels = cells[col]
-        if (labels == "").any():
-            i = int(np.flatnonzero((labels == "").to_numpy())[0])
-            raise ValueError(f"{path}: row {i + 1}, column {col!r}: empty cell")
-        as_int = pd.to_numeric(labels, errors="coerce")
-        key = as_int if (as_int.notna().all() and (as_int % 1 == 0).all()) else labels
-        codes, _ = pd.factorize(key, sort=True)
-        index[col] = codes
-    n_m, n_t = index["model"].max() + 1, index["target"].max() + 1
-    flat = index["model"] * n_t + index["target"]
-    seen = np.zeros(n_m * n_t, dtype=np.int64)
-    np.add.at(seen, flat, 1)
-    if (seen > 1).any():
-        cell = int(np.flatnonzero(seen > 1)[0])
-        rows = np.flatnonzero(flat == cell)
-        raise ValueError(
-            f"{path}: rows {rows[0] + 1} and {rows[1] + 1} give the same (model, target) = "
-            f"({cells['model'].iloc[rows[0]]}, {cells['target'].iloc[rows[0]]})"
-        )
-    if (seen == 0).any():
-        cell = int(np.flatnonzero(seen == 0)[0])
-        m_lab = cells["model"].iloc[int(np.flatnonzero(index["model"] == cell // n_t)[0])]
-        t_lab = cells["target"].iloc[int(np.flatnonzero(index["target"] == cell % n_t)[0])]
-        raise ValueError(
-            f"{path}: no row for (model, target) = ({m_lab}, {t_lab}); every model must score "
-            f"every target ({n_m} models x {n_t} targets = {n_m * n_t} rows, found {len(df)})"
-        )
-    scores = np.empty(n_m * n_t)
-    keep = np.empty(n_m * n_t, dtype=bool)
-    scores[flat] = score
-    keep[flat] = member.to_numpy(dtype=bool)
-    return scores.reshape(n_m, n_t), keep.reshape(n_m, n_t)

@@ -276,10 +276,10 @@ def epsilon_two_gaussians(mu1: float, sd1: float, mu2: float, sd2: float, delta:
     """
     pair = _standardise(*_check_pair(mu1, sd1, mu2, sd2))
     delta = check_delta(delta, positive=True)
-    return _solve_epsilon(lambda e: _log_delta(e, pair), delta)
+    return solve_epsilon(lambda e: _log_delta(e, pair), delta)
 
 
-def _solve_epsilon(log_delta_fn, delta: float) -> float:
+def solve_epsilon(log_delta_fn, delta: float) -> float:
     """Root of the non-increasing ``log_delta_fn(eps) = log(delta)`` on ``eps >= 0``."""
     target = math.log(delta)
 

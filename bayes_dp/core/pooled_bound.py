@@ -9,7 +9,7 @@ models trained independently give per-model rates whose dependence needs no mode
 Pillutla et al. (2023), "Unleashing the power of randomization in auditing differentially
 private ML", whose intervals adapt to the correlation of the tests that share a model.
 
-The per-model rates are :func:`mia.bounds.model_rates`'s, balanced given the models before:
+The per-model rates are :func:`mia.model_rates.model_rates`'s, balanced given the models before:
 model ``i``'s pair of expected rates given models ``1 .. i - 1`` is a mixture of the targets'
 points with the same weights for FP and FN, so it lies in R(eps, delta) for every ``i``, though
 it may change from model to model (in LiRA's balanced design the test models' memberships are
@@ -184,7 +184,7 @@ def constraint_epsilon_bound(u, w, delta: float, error: float, *, horizon=None) 
     :func:`mean_upper_bound` (bets predictable, capped at ``c / (1 - m)``) is then a nonnegative
     supermartingale, so it reaches ``1 / error`` with probability at most ``error`` (Ville).
     The conditional means may change from model to model (the sequential rates of
-    :func:`mia.bounds.model_rates`): the test needs each of them in R, not one common mean.
+    :func:`mia.model_rates.model_rates`): the test needs each of them in R, not one common mean.
     The bound is the largest point of the grid ``0, GRID_STEP, 2 GRID_STEP, ...`` up to which
     every grid point is rejected (0 where ``eps0 = 0`` is not): if the truth is below it, the
     first grid point at or above the truth was rejected with its null true.
@@ -256,7 +256,7 @@ def pooled_rates_epsilon_bound(
     :func:`constraint_epsilon_bound` (``FP + e^eps FN >= 1 - delta`` and ``FN + e^eps FP >=
     1 - delta``), each at error ``share (1 - confidence) / 2``. It holds with probability at
     least ``1 - share (1 - confidence)`` when every model's pair of expected rates, given the
-    models before it, lies in R(eps, delta) (:func:`mia.bounds.model_rates`). ``"t"``
+    models before it, lies in R(eps, delta) (:func:`mia.model_rates.model_rates`). ``"t"``
     (asymptotic, never a claim): each rate's mean gets Student's t upper bound at that error,
     and the bound is the eps whose region's lower constraints pass through the point of the
     two: ``max(log((1 - delta - FNR+) / FPR+), log((1 - delta - FPR+) / FNR+), 0)``.
@@ -279,7 +279,7 @@ def pooled_rates_epsilon_bound(
         correction with other bounds); default 1.
     horizon : int, optional
         The number of values the bets plan for, fixed before any is seen, at least the number
-        given (default: that number). With :func:`mia.bounds.model_rates`'s rates, the number
+        given (default: that number). With :func:`mia.model_rates.model_rates`'s rates, the number
         of test models: which of them are used depends on the memberships of the models before
         each, so how many are used is known only at the end.
 

@@ -1,4 +1,15 @@
-"""Which kind of input a path is: the one function that decides a file's format."""
+"""Which kind of input a path is: the one function that decides a file's format.
+
+:func:`detect_input` sends every input of ``bayes-dp estimate`` to its reader: bayes_dp's own
+(counts, Gaussian-DP scores, one-run files) or mia's (score matrices, result folders,
+privacy-estimates attack results; read through :func:`bayes_dp.io.evidence_from_mia`). Which tool
+wrote a result folder is decided by :func:`mia.readers.detect_format`, which knows the tools'
+folder layouts and nothing of bayes_dp's files. The one signature both need, that of a
+privacy-estimates attack result (:func:`is_attack_results`, fields
+:data:`ATTACK_RESULTS_FIELDS`), is here and only here: imports flow mia -> bayes_dp, so mia's
+reader (``mia.readers.privacy_estimates``) takes it from this module, and bayes_dp needs no
+import of mia to route a ``.json`` file.
+"""
 
 from __future__ import annotations
 
@@ -22,14 +33,24 @@ LAYOUTS = {
     "likelihood)",
 }
 
-#: The fields of a privacy-estimates ``AttackResults`` JSON object (``mia.readers`` reads it).
+#: The fields of a privacy-estimates ``AttackResults`` JSON object (the one place they are named;
+#: ``mia.readers.privacy_estimates`` reads them from here).
 ATTACK_RESULTS_FIELDS = ("FN", "FP", "TN", "TP")
+
+
+def is_attack_results(obj) -> bool:
+    """Tell whether a parsed JSON value is a privacy-estimates ``AttackResults`` object.
+
+    That is a dict with any of the fields ``FN``, ``FP``, ``TN``, ``TP``
+    (``AttackResults.to_json`` writes all four; a missing one is then an error, not a skip).
+    """
+    return isinstance(obj, dict) and any(k in obj for k in ATTACK_RESULTS_FIELDS)
 
 
 def is_attack_results_file(path) -> bool:
     """Tell whether ``path`` is a ``.json`` file holding a privacy-estimates attack result.
 
-    That is one JSON object with any of the fields ``FN``, ``FP``, ``TN``, ``TP`` (as
+    That is one JSON object that :func:`is_attack_results` recognises (as
     ``AttackResults.to_json`` writes it), read by :func:`mia.read_results` rather than as a
     counts file. A file that cannot be read or parsed is not one (the counts reader reports it).
     """
@@ -40,7 +61,7 @@ def is_attack_results_file(path) -> bool:
         obj = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
-    return isinstance(obj, dict) and any(k in obj for k in ATTACK_RESULTS_FIELDS)
+    return is_attack_results(obj)
 
 
 def _header(path: Path) -> set[str]:

@@ -192,9 +192,9 @@ def evidence_from_mia(
     method, _, fixed = score_method.partition("-")
     if evidence == "game":
         from mia.guessing import companion_rows
-        from mia.scores import _check_focus
+        from mia.score_checks import check_focus
 
-        canaries = None if focus is None else _check_focus(focus, keep.shape[1])
+        canaries = None if focus is None else check_focus(focus, keep.shape[1])
         game = mia.guessing_game(
             scores,
             keep,

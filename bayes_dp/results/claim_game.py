@@ -12,7 +12,7 @@ lower end is frequentist and reads the record only, never the draws:
   (:func:`bayes_dp.core.one_run_bound.guessing_game_bounds`, the computation the game's own
   ``bounds`` use).
 * **The bound pooled over targets** from the per-model error rates of a test fitted on the
-  reference half (the record's ``pooled_rates``, :func:`mia.bounds.pooled_record`), over all
+  reference half (the record's ``pooled_rates``, :func:`mia.model_rates.pooled_record`), over all
   fitted targets and over the most exposed ones, where at least
   :data:`~bayes_dp.results.claim_scores.POOLED_MIN_MODELS` test models give them
   (:func:`bayes_dp.results.claim_scores._pooled_bound`): it is ahead where a handful of

@@ -90,7 +90,7 @@ POOLED_SHARE = 0.5
 #: test models its FP bound is above 0.36 + the mean FP rate whatever the data and the pooled
 #: bound could say little (at most log(1 / 0.46) = 0.78 at alpha 0.1); the per-target bounds
 #: then keep all of the error. 15, not 16: of 32 models' 16 test models the last is never used
-#: (:func:`mia.bounds.model_rates`: its memberships are known from the others').
+#: (:func:`mia.model_rates.model_rates`: its memberships are known from the others').
 #: Fixed by the design (the number of models and the memberships), never by the outcomes.
 POOLED_MIN_MODELS = 15
 #: Targets the claim names (largest own bounds first).

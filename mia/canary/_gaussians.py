@@ -6,10 +6,10 @@ module lives there; the canary modules import it from here.
 
 from bayes_dp.core.gaussians import (  # noqa: F401 (re-exported)
     __all__,
-    _solve_epsilon,
     delta_two_gaussians,
     epsilon_two_gaussians,
     gaussian_mechanism_delta,
     gaussian_mechanism_epsilon,
     gaussian_mechanism_sigma,
+    solve_epsilon,
 )

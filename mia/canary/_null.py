@@ -16,7 +16,7 @@ from scipy.optimize import brentq
 
 from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
 
-from ._gaussians import _solve_epsilon
+from ._gaussians import solve_epsilon
 
 __all__ = ["CosineNull", "epsilon_cosine_null_vs_gaussian"]
 
@@ -216,4 +216,4 @@ def epsilon_cosine_null_vs_gaussian(d, mu, sd, delta, *, n_grid: int = 4001) -> 
         best = max(best, val)
         return math.log(best) if best > 0 else -math.inf
 
-    return _solve_epsilon(log_delta, delta)
+    return solve_epsilon(log_delta, delta)

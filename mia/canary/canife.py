@@ -26,7 +26,7 @@ from bayes_dp.core.validation import as_generator, check_delta, check_positive_i
 
 from .. import training
 from .._accounting import noise_for_epsilon_one_step, poisson_gaussian_epsilon
-from ..data import _digits_split
+from ..data import digits_split
 from ._clip import clip_l2
 from .counts import empirical_epsilon
 
@@ -371,7 +371,7 @@ def canife_audit(
         )
     delta = check_delta(delta, positive=True)
     rng = as_generator(seed)
-    xtr, ytr, xte, yte = _digits_split(rng)
+    xtr, ytr, xte, yte = digits_split(rng)
     shards = np.array_split(np.arange(len(ytr)), n_clients)
     clients = [(xtr[s], ytr[s]) for s in shards]
     pool = [(xte[s], yte[s]) for s in np.array_split(np.arange(len(yte)), design_pool)]

@@ -19,7 +19,7 @@ import numpy as np
 from bayes_dp.core.validation import as_generator, check_delta, check_positive_int, check_real
 
 from .._accounting import poisson_gaussian_epsilon
-from ..data import _digits_split
+from ..data import digits_split
 from ..training import MLP
 from ._clip import clip_l2
 from ._gaussians import gaussian_mechanism_epsilon
@@ -229,7 +229,7 @@ def run_dp_fedavg_with_canaries(
     delta = check_delta(delta, positive=True)
     rng = as_generator(seed)
 
-    xtr, ytr, xte, yte = _digits_split(rng)
+    xtr, ytr, xte, yte = digits_split(rng)
     shards = np.array_split(np.arange(len(ytr)), n_clients)
     model = MLP(hidden=hidden, activation="tanh", n_features=xtr.shape[1])
     d = model.n_params()

@@ -10,6 +10,7 @@
 * :func:`read_attack_results` / :func:`read_attack_results_run`: privacy-estimates
   (``microsoft/responsible-ai-toolbox-privacy``) ``AttackResults`` JSON files;
   :func:`read_challenge_scores`: its pipeline's ``scores`` and ``challenge_bits``.
+* :func:`read_score_file`: a score matrix of your own attack (``.npz`` or long ``.csv``).
 * :func:`read_results`: any of them, the format detected by :func:`detect_format`; the
   ``bayes-dp`` command line reads result folders through it.
 
@@ -30,6 +31,7 @@ from .privacy_estimates import (
     read_challenge_scores,
 )
 from .privacy_meter import read_privacy_meter
+from .score_file import read_score_file
 
 __all__ = [
     "FORMATS",
@@ -45,4 +47,5 @@ __all__ = [
     "read_lira_runs",
     "read_privacy_meter",
     "read_results",
+    "read_score_file",
 ]

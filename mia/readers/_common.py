@@ -9,13 +9,15 @@ command line.
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ..guessing import guessing_game
+from ..scores import counts_from_score_matrix
 
 DIRECTIONS = ("auto", "higher", "lower")
 #: the design hints of :attr:`ScoreRun.design`
@@ -82,8 +84,6 @@ class ScoreRun:
         With ``method="offline"`` the membership side is this run's ``direction`` unless
         ``side`` is given. Other keyword arguments go to ``counts_from_score_matrix``.
         """
-        from ..scores import counts_from_score_matrix
-
         if method == "offline" and "side" not in kwargs:
             kwargs["side"] = "greater" if self.direction == "higher" else "less"
         return counts_from_score_matrix(self.scores, self.keep, alpha, method, **kwargs)
@@ -102,8 +102,6 @@ class ScoreRun:
         >>> run.game(candidates=50).design
         'bits'
         """
-        from ..guessing import guessing_game
-
         kwargs.setdefault("design", self.design)
         return guessing_game(self.scores, self.keep, **kwargs)
 
@@ -160,33 +158,6 @@ def check_direction(direction) -> str:
     if direction not in DIRECTIONS:
         raise ValueError(f"`direction` must be one of {DIRECTIONS}; found {direction!r}")
     return direction
-
-
-def load_npy(path: Path) -> np.ndarray:
-    """``numpy.load`` of a ``.npy`` file; a file that cannot be read is a ValueError naming it."""
-    try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as e:
-        raise ValueError(
-            f"{str(path)!r} could not be read as a .npy array ({e}); the file is damaged or not "
-            "a numpy array: write it again with numpy.save"
-        ) from None
-
-
-def open_npz(path: Path):
-    """``numpy.load`` of a ``.npz`` archive; a damaged one is a ValueError naming the file.
-
-    The archive is read into memory first, so that no file handle is left open when numpy
-    fails on a damaged one.
-    """
-    try:
-        return np.load(io.BytesIO(path.read_bytes()), allow_pickle=False)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-        raise ValueError(
-            f"{str(path)!r} is not a readable .npz archive ({type(e).__name__}: {e}): the file "
-            "is damaged (a run stopped while writing it, or a partial copy); copy or write it "
-            "again"
-        ) from None
 
 
 def check_finite(arr: np.ndarray, path, what: str) -> None:

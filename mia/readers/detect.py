@@ -1,4 +1,14 @@
-"""Which tool wrote a path, and :func:`read_results`, which reads any of them."""
+"""Which tool wrote a path, and :func:`read_results`, which reads any of them.
+
+:func:`detect_format` is the only function that tells the tools' outputs apart (the folder
+layouts of LiRA, its PyTorch port, Privacy Meter and privacy-estimates). Which kind of input a
+path of ``bayes-dp estimate`` is (counts, Gaussian-DP scores, a one-run file, a score matrix, a
+result folder) is decided before, by :func:`bayes_dp.io.detect_input`, which sends result
+folders here; the signature of a privacy-estimates attack result, which both need, is defined
+there (:func:`bayes_dp.io.is_attack_results`) and read by :mod:`mia.readers.privacy_estimates`,
+since imports flow mia -> bayes_dp and bayes_dp imports mia only to read (in
+``bayes_dp.io.foreign.evidence_from_mia``).
+"""
 
 from __future__ import annotations
 

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..array_files import load_npy
 from ._common import (
     ScoreRun,
     check_direction,
     check_finite,
     check_one_run,
     direction_of,
-    load_npy,
     names,
     one_sided,
     parse_select,

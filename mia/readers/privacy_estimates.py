@@ -25,20 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from bayes_dp.core.observations import AttackCounts
+from bayes_dp.io.detect import ATTACK_RESULTS_FIELDS, is_attack_results
 
 from ._common import check_direction, check_one_run, names, parse_select, read_json
 
-_FIELDS = ("FN", "FP", "TN", "TP")
 SAME_CHALLENGES = ("roc", "independent")
-
-
-def is_attack_results(obj) -> bool:
-    """Tell whether a parsed JSON value is a privacy-estimates ``AttackResults`` object.
-
-    That is a dict with any of the fields ``FN``, ``FP``, ``TN``, ``TP``
-    (``AttackResults.to_json`` writes all four; a missing one is then an error, not a skip).
-    """
-    return isinstance(obj, dict) and any(k in obj for k in _FIELDS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +73,7 @@ def _dp_parameters(f: Path, root: Path | None):
 
 def _values(f: Path, obj) -> dict:
     vals = {}
-    for k in _FIELDS:
+    for k in ATTACK_RESULTS_FIELDS:
         v = obj.get(k)
         if v is None:
             raise ValueError(f"{str(f)!r}: field {k!r} is missing (need FN, FP, TN, TP)")

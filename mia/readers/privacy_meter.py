@@ -25,16 +25,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..array_files import load_npy, open_npz, read_integer_file
 from ._common import (
     ScoreRun,
     check_direction,
     check_finite,
     check_one_run,
     direction_of,
-    load_npy,
     names,
     one_sided,
-    open_npz,
     parse_select,
     read_json,
 )
@@ -60,26 +59,10 @@ def logit(p: np.ndarray) -> np.ndarray:
     return np.log(q) - np.log1p(-q)
 
 
-def _read_integer_file(path, name: str) -> np.ndarray:
-    """Return the array in file ``path``: a ``.npy`` array, or text of integers."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"`{name}`: no such file or folder: {str(path)!r}")
-    if path.suffix.lower() == ".npy":
-        return load_npy(path)
-    text = path.read_text(encoding="utf-8-sig").replace(",", " ").split()
-    try:
-        return np.array([int(t) for t in text], dtype=np.int64)
-    except ValueError:
-        raise ValueError(
-            f"`{name}`: {str(path)!r} must hold integers separated by commas, spaces or new lines"
-        ) from None
-
-
 def _read_indices(indices, n_samples: int) -> np.ndarray:
     """Return the sample indices given as an array or a file, checked."""
     if isinstance(indices, (str, os.PathLike)):
-        arr = _read_integer_file(indices, "indices")
+        arr = read_integer_file(indices, "indices")
         where = f"`indices` ({str(indices)!r})"
     else:
         arr = np.asarray(indices)

@@ -1,6 +1,6 @@
 """The pooled bounds' per-model rates worked out entry by entry, for comparison with the library.
 
-:func:`balanced_rates_by_hand` follows the rule of :func:`mia.bounds.model_rates`'s docstring
+:func:`balanced_rates_by_hand` follows the rule of :func:`mia.model_rates.model_rates`'s docstring
 (the balanced rates given the models before) with loops; :func:`selected_by_hand` picks the
 targets most exposed on the reference half with scipy's Welch t test.
 """

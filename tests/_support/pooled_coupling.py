@@ -153,7 +153,7 @@ def audit(cfg, rng, delta: float = 1e-5, prob: float = 0.95) -> dict:
     import mia
     from bayes_dp.core.region import _eps_lower
     from bayes_dp.results.claim_scores import score_matrix_bound
-    from mia.bounds import POOLED_SELECTED, select_exposed
+    from mia.selection import POOLED_SELECTED, select_exposed
 
     from .pooled_sim import constraint_rejects
 
@@ -218,8 +218,8 @@ def audit(cfg, rng, delta: float = 1e-5, prob: float = 0.95) -> dict:
 def fixed_rates(decisions, keep, columns=None, *, seed=0):
     """Per-model rates whose expectations need no assumption on how decisions depend on others.
 
-    The coins, the kept entries and the models used are :func:`mia.bounds.model_rates`'s
-    (:func:`mia.bounds.kept_entries`, the same draws from ``seed``). What differs is the
+    The coins, the kept entries and the models used are :func:`mia.model_rates.model_rates`'s
+    (:func:`mia.model_rates.kept_entries`, the same draws from ``seed``). What differs is the
     denominator: not the kept counts (random, and correlated with decisions that follow the
     model's training set), but the number of targets
     eligible in the model (``p_t > 0``, known given the models before). Target ``t`` contributes
@@ -232,7 +232,7 @@ def fixed_rates(decisions, keep, columns=None, *, seed=0):
     decision reads. Returns ``(f, g, w, used)``: per used model the means of ``f_t``, ``g_t`` and
     ``w_t`` over its eligible targets (``w``: the known weight of the targets' mixture).
     """
-    from mia.bounds import kept_entries
+    from mia.model_rates import kept_entries
 
     dt, _, p, kept_in, kept_out, used = kept_entries(decisions, keep, columns, seed=seed)
     elig = p > 0

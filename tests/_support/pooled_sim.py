@@ -150,12 +150,12 @@ def _cdfs(cfg, mu_t):
 
 
 def decision_region(m0, sd0, m1, sd1, alpha):
-    """The "member" set of :func:`mia.lira._decide` per target, as two closed intervals.
+    """The "member" set of :func:`mia.lira.decide` per target, as two closed intervals.
 
     Returns ``(a1, b1, a2, b2)`` (arrays; the set is ``[a1, b1] U [a2, b2]``, an empty interval
-    has ``a = b``; infinite ends are +-``_BIG``). Mirrors ``_decide``'s geometry: equal variances
+    has ``a = b``; infinite ends are +-``_BIG``). Mirrors ``decide``'s geometry: equal variances
     reject on the side of ``mu1``; ``sd1 < sd0`` decides "member" inside an interval around
-    ``c``, ``sd1 > sd0`` outside it (checked against ``_decide`` by the callers).
+    ``c``, ``sd1 > sd0`` outside it (checked against ``decide`` by the callers).
     """
     from mia.lira import _C_ASYMPTOTIC
 
@@ -203,7 +203,7 @@ def in_region(x, region):
 
 
 def true_rates(cfg, mu_t, fit, alpha):
-    """Each target's exact FP and FN rate of the test fitted as ``fit`` (``_fit_reference``'s
+    """Each target's exact FP and FN rate of the test fitted as ``fit`` (``fit_reference``'s
     ``(m0, sd0, m1, sd1, ok)``): ``(fpr_t, fnr_t, region)`` over all targets (``ok`` selects).
     """
     m0, sd0, m1, sd1, _ = fit
@@ -227,8 +227,8 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
     * ``truth``; ``point`` (eps of the means of the per-model rates, no interval);
       ``fpr_true``, ``fnr_true`` (mean over the fitted targets of their exact rates: a mixture of
       the targets' points, in R(truth));
-    * ``mismatch``: test decisions where the exact region and ``mia.lira._decide`` disagree,
-      plus 1 where :func:`mia.bounds.model_rates` of the exact regions' decisions (with the
+    * ``mismatch``: test decisions where the exact region and ``mia.lira.decide`` disagree,
+      plus 1 where :func:`mia.model_rates.model_rates` of the exact regions' decisions (with the
       record's ``coin_seed``) differs from the record's rates; must be 0;
     * per interval (``"betting"``, ``"t"``) ``eps``, ``fpr_upper``, ``fnr_upper``; for
       ``"betting"`` also ``rej_fp`` / ``rej_fn``: whether the test of the lower constraint
@@ -259,7 +259,8 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
     """
     import mia
     from bayes_dp.core.region import _eps_lower
-    from mia.bounds import _fit_reference, model_rates
+    from mia.model_rates import model_rates
+    from mia.selection import fit_reference
 
     x, keep, mu_t = simulate(cfg, rng)
     alpha = float(cfg["alpha"])
@@ -267,10 +268,10 @@ def audit(cfg, rng, delta, confidence=0.95, intervals=("betting", "t")):
     r = mia.pooled_model_rates(x, keep, alpha=alpha, seed=split_seed)
     ref = np.asarray(r["reference_models"])
     test = np.setdiff1d(np.arange(x.shape[0]), ref)
-    fit = _fit_reference(x[ref], keep[ref], "online", False, "auto")
+    fit = fit_reference(x[ref], keep[ref], "online", False, "auto")
     ok = fit[4]
     fpr_t, fnr_t, region = true_rates(cfg, mu_t, fit, alpha)
-    # the exact region decides the test models' scores as _decide did
+    # the exact region decides the test models' scores as decide did
     dt = in_region(x[test], region)[:, ok]
     kt = keep[test][:, ok]
     mismatch = int(np.sum(dt != r["decisions"])) + int(not np.array_equal(kt, r["keep"]))
@@ -392,7 +393,7 @@ def expected_model_rates(f, g, p_in):
     targets, its FN rate the mean of ``g`` over its IN targets, and models without an OUT or an
     IN target are left out. Returns ``(E fpr, E fnr)`` given that the model is used. Its FP and
     FN weights differ when the ``p_in`` do, so the point is not always a mixture of the targets'
-    points: the balanced design's gap that :func:`mia.bounds.model_rates`' coins close.
+    points: the balanced design's gap that :func:`mia.model_rates.model_rates`' coins close.
     """
     f, g, p = (np.asarray(v, dtype=np.float64) for v in (f, g, p_in))
     n = f.size
@@ -411,15 +412,16 @@ def expected_model_rates(f, g, p_in):
 def _selected(r, x, keep, ref, ok, dt, kt, p_in, f_ok, g_ok, delta, compare=True):
     """The bound over the most exposed targets: selection and rates as the library records them.
 
-    The selection is :func:`mia.bounds.select_exposed` of the reference half's
-    :func:`mia.bounds.reference_exposure` (recomputed here and compared with the record of
-    ``pooled_model_rates``); the per-model rates are :func:`mia.bounds.model_rates` over the
+    The selection is :func:`mia.selection.select_exposed` of the reference half's
+    :func:`mia.selection.reference_exposure` (recomputed here and compared with the record of
+    ``pooled_model_rates``); the per-model rates are :func:`mia.model_rates.model_rates` over the
     selected columns with the record's ``coin_seed``, compared (``compare``: the decisions are
     the library's) with those of the record's decisions. Returns the ``sel_*`` keys of
     :func:`audit`, ``rates`` (the per-model FP and FN rates) and ``old_rates`` (the plain ones).
     """
     from bayes_dp.core.region import _eps_lower
-    from mia.bounds import POOLED_SELECTED, model_rates, reference_exposure, select_exposed
+    from mia.model_rates import model_rates
+    from mia.selection import POOLED_SELECTED, reference_exposure, select_exposed
 
     expo = reference_exposure(x[ref], keep[ref], "online", "auto")[ok]
     mismatch = int(not np.array_equal(expo, np.asarray(r["exposure"])))

@@ -7,8 +7,8 @@ import pytest
 
 import bayes_dp as bdp
 from bayes_dp.core.one_run_bound import one_run_bounds, one_run_gdp_bounds
-from mia.bounds import _fit_reference
 from mia.guessing import guessing_game, infer_design
+from mia.selection import fit_reference
 
 
 def _matrix(seed, n_models=32, n_targets=200, shift=3.0, design="bits"):
@@ -40,7 +40,7 @@ def test_bits_game_guesses_the_test_halfs_bits_with_the_reference_fit():
     assert np.intersect1d(ref, test).size == 0 and ref.size + test.size == 32
     assert game.c == 1 and game.m == test.size * 50
     # by hand: the reference fit, the LLR of each test score, the top-k by |LLR|
-    m0, sd0, m1, sd1, ok = _fit_reference(scores[ref], keep[ref], "online", False, "auto")
+    m0, sd0, m1, sd1, ok = fit_reference(scores[ref], keep[ref], "online", False, "auto")
     cols = game.candidates
     x = scores[np.ix_(test, cols)]
     llr = (

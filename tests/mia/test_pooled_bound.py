@@ -3,7 +3,7 @@ pooled bound; and the exact-rate machinery of its validity study (tests/_support
 
 References: the test fitted and applied target by target with the public
 :func:`mia.learn_and_decide` (sample mean and unbiased variance of the reference half); the
-decision regions against ``mia.lira._decide``; the Laplace + normal CDF against quadrature.
+decision regions against ``mia.lira.decide``; the Laplace + normal CDF against quadrature.
 """
 
 import warnings
@@ -15,8 +15,9 @@ from scipy import integrate, stats
 import mia
 from bayes_dp.core.exceptions import DependenceWarning
 from bayes_dp.core.pooled_bound import mean_upper_bound, pooled_rates_epsilon_bound
-from mia.bounds import _fit_and_decide, _fit_reference, reference_exposure, select_exposed
-from mia.lira import _decide
+from mia.lira import decide
+from mia.model_rates import _fit_and_decide
+from mia.selection import fit_reference, reference_exposure, select_exposed
 
 from tests._support.balanced_rates import balanced_rates_by_hand
 from tests._support.pooled_sim import audit, decision_region, in_region, laplace_normal_cdf
@@ -68,7 +69,7 @@ def test_seed_and_split_bound():
     b = mia.pooled_model_rates(scores, keep, alpha=0.1, seed=np.random.default_rng(5))
     assert same(a, b)
     # the rates are model_rates of the returned decisions over the fitted columns
-    fpr, fnr, _ = mia.bounds.model_rates(a["decisions"], a["keep"], seed=a["coin_seed"])
+    fpr, fnr, _ = mia.model_rates.model_rates(a["decisions"], a["keep"], seed=a["coin_seed"])
     assert fpr.tolist() == a["fpr"] and fnr.tolist() == a["fnr"]
     assert (
         a["test_models"] != mia.pooled_model_rates(scores, keep, alpha=0.1, seed=6)["test_models"]
@@ -93,14 +94,14 @@ def test_errors():
 
 def test_fit_reference_is_the_fit_of_fit_and_decide():
     scores, keep = mia.simulate_score_matrix(20, 30, mu=1.0, seed=4)
-    m0, sd0, m1, sd1, ok = _fit_reference(scores[:10], keep[:10], "online", False, "auto")
+    m0, sd0, m1, sd1, ok = fit_reference(scores[:10], keep[:10], "online", False, "auto")
     dec, ok2 = _fit_and_decide(scores[:10], keep[:10], scores[10:], 0.1, "online", False, "auto")
     assert (ok == ok2).all()
     t = np.flatnonzero(ok)[0]
     col, k = scores[:10, t], keep[:10, t]
     assert m0[t] == pytest.approx(col[~k].mean()) and sd0[t] == pytest.approx(col[~k].std(ddof=1))
     assert m1[t] == pytest.approx(col[k].mean()) and sd1[t] == pytest.approx(col[k].std(ddof=1))
-    np.testing.assert_array_equal(dec, _decide(scores[10:], m0, sd0, m1, sd1, 0.1) & ok)
+    np.testing.assert_array_equal(dec, decide(scores[10:], m0, sd0, m1, sd1, 0.1) & ok)
 
 
 def test_decision_region_matches_decide():
@@ -118,7 +119,7 @@ def test_decision_region_matches_decide():
     for alpha in (0.1, 0.001):
         region = decision_region(m0, sd0, m1, sd1, alpha)
         x = rng.normal(m0, 4 * sd0, (2000, n))
-        np.testing.assert_array_equal(in_region(x, region), _decide(x, m0, sd0, m1, sd1, alpha))
+        np.testing.assert_array_equal(in_region(x, region), decide(x, m0, sd0, m1, sd1, alpha))
 
 
 @pytest.mark.parametrize("s", [0.25, 1.0])
@@ -147,7 +148,7 @@ def test_exact_rates_against_fresh_models():
     }
     rng = np.random.default_rng(9)
     x, keep, mu_t = simulate(cfg, rng)
-    fit = _fit_reference(x, keep, "online", False, "auto")
+    fit = fit_reference(x, keep, "online", False, "auto")
     fpr_t, fnr_t, region = true_rates(cfg, mu_t, fit, 0.1)
     ok = fit[4]
     m = 4000
@@ -227,7 +228,7 @@ def test_expected_model_rates_against_simulation():
 
 
 def test_model_rates_by_hand_and_errors():
-    from mia.bounds import model_rates
+    from mia.model_rates import model_rates
 
     rng = np.random.default_rng(12)
     k = rng.random((30, 9)) < rng.uniform(0.1, 0.9, 9)
@@ -262,7 +263,7 @@ def test_balanced_rates_weigh_targets_alike():
     # Each model's FP + FN lies in [0, 2] (sd <= 1): over 10,000 arrangements its mean's sd is
     # at most 1 / sqrt(draws where it is used) <= 0.023 (models used in >= 2,000 draws);
     # checked within 4.5 sd per model (12 models: a correct rule fails with probability < 1e-4).
-    from mia.bounds import model_rates
+    from mia.model_rates import model_rates
 
     rng = np.random.default_rng(2)
     n, counts = 12, np.array([2, 3, 6, 9, 10, 4, 8, 1])
@@ -298,7 +299,7 @@ def test_blind_attack_on_the_balanced_design():
     # put both below 1/2 and their box bound above 0: a false accusation. The balanced rates
     # and the constraint test give 0.
     from bayes_dp.core.region import _eps_lower
-    from mia.bounds import model_rates
+    from mia.model_rates import model_rates
 
     rng = np.random.default_rng(5)
     m, t = 1024, 1000
@@ -386,7 +387,7 @@ def test_kept_entries_are_model_rates_coins_and_keep_each_side_with_chance_p():
     # seeds (design fixed) every entry is a kept IN (when IN) or a kept OUT (when OUT) with the
     # returned chance p, the same for both sides (docs/validation/pooled_bound.md, "The repair,
     # part 1")
-    from mia.bounds import kept_entries, model_rates
+    from mia.model_rates import kept_entries, model_rates
 
     rng = np.random.default_rng(4)
     keep = rng.random((12, 6)) < 0.5

@@ -1,11 +1,12 @@
-"""The modules of bayes_dp import each other without a cycle, and its sub-packages in layers.
+"""The modules of bayes_dp and of mia import each other without a cycle, bayes_dp's in layers.
 
-The graph is read with ``ast`` from the source, counting every import of a bayes_dp module:
-at the top of a file and inside functions (lazy imports) alike, but not those under
-``if TYPE_CHECKING:`` (never run). Modules are named by their dotted path below ``bayes_dp``
-(``core.priors``; a package by its own name, ``report``). One edge is allowed against the
-layers and to close a cycle: ``Posterior.report()`` imports the report, which draws plots of a
-Posterior (documented at that import).
+The graph is read with ``ast`` from the source, counting every import of a module of the same
+package: at the top of a file and inside functions (lazy imports) alike, but not those under
+``if TYPE_CHECKING:`` (never run). Modules are named by their dotted path below the package
+(``core.priors``; a package by its own name, ``report``). In bayes_dp one edge is allowed against
+the layers and to close a cycle: ``Posterior.report()`` imports the report, which draws plots of a
+Posterior (documented at that import). mia has no such edge, and no module of mia imports another
+one's ``_private`` name (a name two modules share is public, in a leaf module).
 """
 
 import ast
@@ -15,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parents[2] / "bayes_dp"
+ROOT = Path(__file__).resolve().parents[2]
+PKG = ROOT / "bayes_dp"
+MIA = ROOT / "mia"
 #: (importer, imported) edges allowed to close a cycle: the one documented lazy import.
 ALLOWED = {("results.posterior", "report")}
 #: The layers of bayes_dp, lowest first: a module imports only from its own layer or below.
@@ -55,8 +58,10 @@ def _resolve(dotted: str, modules) -> str | None:
     return None
 
 
-def _imports(path: Path, here: str, modules) -> list[tuple[str, int, bool]]:
-    """Return (module imported, line, inside a function) for each import of a package module."""
+def _imports(path: Path, here: str, modules, pkg: str = "bayes_dp") -> list[tuple]:
+    """Return (module imported, line, inside a function, name) for each import of a module of
+    ``pkg``; ``name`` is the name taken from it (``from X import name``), else None.
+    """
     out = []
     is_pkg = path.name == "__init__.py"
     package = here if is_pkg else here.rpartition(".")[0]
@@ -73,38 +78,56 @@ def _imports(path: Path, here: str, modules) -> list[tuple[str, int, bool]]:
                     if child.level > 1:
                         base = base[: len(base) - (child.level - 1)]
                     mod = ".".join([*base, *([child.module] if child.module else [])])
-                elif (child.module or "").split(".")[0] == "bayes_dp":
+                elif (child.module or "").split(".")[0] == pkg:
                     mod = child.module.partition(".")[2]
                 else:
                     mod = None  # another package
                 if mod is not None:
                     for a in child.names:  # from X import name: a submodule X.name, or a name of X
                         sub = f"{mod}.{a.name}" if mod else a.name
-                        target = sub if sub in modules else _resolve(mod, modules) or "__init__"
-                        targets.append(target)
+                        if sub in modules:
+                            targets.append((sub, None))
+                        else:
+                            targets.append((_resolve(mod, modules) or "__init__", a.name))
             elif isinstance(child, ast.Import):
                 for a in child.names:
                     parts = a.name.split(".")
-                    if parts[0] == "bayes_dp":
+                    if parts[0] == pkg:
                         rest = ".".join(parts[1:])
-                        targets.append(_resolve(rest, modules) if rest else "__init__")
-            out.extend((t, child.lineno, inner) for t in targets)
+                        targets.append((_resolve(rest, modules) if rest else "__init__", None))
+            out.extend((t, child.lineno, inner, name) for t, name in targets)
             visit(child, inner)
 
     visit(ast.parse(path.read_text(encoding="utf-8")), False)
     return out
 
 
-def _graph() -> tuple[dict[str, set[str]], list[tuple[str, str, int, bool]]]:
-    modules = _modules(PKG)
-    graph, edges = {m: set() for m in modules}, []
-    for name, p in modules.items():
-        for target, line, lazy in _imports(p, name, modules):
-            assert target in modules, f"{name}:{line} imports unknown bayes_dp.{target}"
-            if target != name:
-                graph[name].add(target)
-                edges.append((name, target, line, lazy))
+def _graph(
+    root: Path | None = None, pkg: str = "bayes_dp"
+) -> tuple[dict[str, set[str]], list[tuple[str, str, int, bool]]]:
+    """The import graph of the package at ``root`` (default bayes_dp), and its edges."""
+    graph, edges = {}, []
+    for name, target, line, lazy, _ in _edges(PKG if root is None else root, pkg):
+        graph.setdefault(name, set())
+        if target is not None:
+            graph[name].add(target)
+            edges.append((name, target, line, lazy))
     return graph, edges
+
+
+def _edges(root: Path, pkg: str) -> list[tuple]:
+    """(importer, imported, line, lazy, name) for every import between two modules of ``pkg``,
+    and (module, None, 0, False, None) for every module (so that a leaf is in the graph).
+    """
+    modules = _modules(root)
+    out = []
+    for name, p in modules.items():
+        out.append((name, None, 0, False, None))
+        for target, line, lazy, taken in _imports(p, name, modules, pkg):
+            assert target in modules, f"{name}:{line} imports unknown {pkg}.{target}"
+            if target != name:
+                out.append((name, target, line, lazy, taken))
+    return out
 
 
 def _layer(module: str) -> int:
@@ -123,15 +146,19 @@ def test_reader_sees_top_level_lazy_and_package_imports():
     assert "core.thresholds" in graph["results.diagnostics"]
 
 
+def _check_acyclic(graph: dict[str, set[str]], pkg: str) -> None:
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as e:
+        pytest.fail(f"import cycle in {pkg}: {' -> '.join(reversed(e.args[1]))}")
+    assert set(order) == set(graph)
+
+
 def test_no_import_cycle_in_bayes_dp():
     graph, _ = _graph()
     for a, b in ALLOWED:
         graph.get(a, set()).discard(b)
-    try:
-        order = list(graphlib.TopologicalSorter(graph).static_order())
-    except graphlib.CycleError as e:
-        pytest.fail(f"import cycle in bayes_dp: {' -> '.join(e.args[1])}")
-    assert set(order) == set(graph)
+    _check_acyclic(graph, "bayes_dp")
 
 
 def test_every_module_is_in_a_layer_and_imports_only_downward():
@@ -178,9 +205,9 @@ def test_diagnostics_do_not_import_posterior():
     assert graph["core.thresholds"] == set()  # a leaf
 
 
-def test_modules_call_no_private_function_of_another_module():
-    """``module._name`` of another bayes_dp module is not called (the report used one of plots)."""
-    modules = _modules(PKG)
+def _private_uses(root: Path, pkg: str) -> list[str]:
+    """``module._name`` of another module of ``pkg`` used (attribute access)."""
+    modules = _modules(root)
     leaves = {m.rpartition(".")[2] for m in modules}
     bad = []
     for name, p in modules.items():
@@ -193,7 +220,13 @@ def test_modules_call_no_private_function_of_another_module():
                 and node.attr.startswith("_")
                 and not node.attr.startswith("__")
             ):
-                bad.append(f"{name}:{node.lineno} {node.value.id}.{node.attr}")
+                bad.append(f"{pkg}.{name}:{node.lineno} uses {node.value.id}.{node.attr}")
+    return bad
+
+
+def test_modules_call_no_private_function_of_another_module():
+    """``module._name`` of another bayes_dp module is not called (the report used one of plots)."""
+    bad = _private_uses(PKG, "bayes_dp")
     assert not bad, bad
 
 
@@ -247,4 +280,49 @@ def test_inner_layers_would_catch_an_upward_import():
     assert _inner_bad(edges) == ["bayes_dp.plots.style:3 imports bayes_dp.plots.kde"]
     assert _inner_bad([("plots.new", "plots.style", 1, False)]) == [
         "bayes_dp.plots.new is in no layer of INNER['plots']"
+    ]
+
+
+def _private_imports(root: Path, pkg: str) -> list[str]:
+    """``from <module of pkg> import _name`` in another module, and ``module._name`` used."""
+    bad = [
+        f"{pkg}.{a}:{line} imports {taken} from {pkg}.{b}"
+        for a, b, line, _, taken in _edges(root, pkg)
+        if b is not None and taken and taken.startswith("_") and not taken.startswith("__")
+    ]
+    return bad + _private_uses(root, pkg)
+
+
+def test_no_import_cycle_in_mia():
+    """mia's modules, lazy imports included, form no cycle (no edge is allowed to close one)."""
+    graph, _ = _graph(MIA, "mia")
+    _check_acyclic(graph, "mia")
+
+
+def test_no_private_name_crosses_mia_modules():
+    """A name another module of mia needs is public (in a leaf module, or the two are one)."""
+    bad = _private_imports(MIA, "mia")
+    assert not bad, bad
+
+
+def test_reader_sees_mia_imports():
+    graph, edges = _graph(MIA, "mia")
+    assert "readers._common" in graph["readers.lira"]  # relative, top level
+    assert "canary" in graph["coverage"] and "mia" not in graph  # lazy, into a sub-package
+    assert graph["_accounting"] == set()  # a leaf
+
+
+def test_mia_checks_would_fail(tmp_path):
+    """A lazy import closing a cycle, and a private name taken from another module, are found."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "a.py").write_text("from .b import f\n\n_SIDES = (1,)\n")
+    (tmp_path / "b.py").write_text("def f():\n    from mia.a import _SIDES\n")
+    (tmp_path / "c.py").write_text("from . import b\n\nb._g()\n")
+    graph, _ = _graph(tmp_path, "mia")
+    assert graph["a"] == {"b"} and graph["b"] == {"a"}
+    with pytest.raises(pytest.fail.Exception, match="import cycle in mia"):
+        _check_acyclic(graph, "mia")
+    assert _private_imports(tmp_path, "mia") == [
+        "mia.b:2 imports _SIDES from mia.a",
+        "mia.c:3 uses b._g",
     ]

@@ -87,7 +87,7 @@ def test_betting_bound_no_false_accusations(config):
         assert vacuous < n / 2, vacuous
 
 
-# The bound over the most exposed targets (mia.bounds.select_exposed on the reference half,
+# The bound over the most exposed targets (mia.selection.select_exposed on the reference half,
 # POOLED_SELECTED = 8 targets; docs/validation/pooled_bound.md, "The bound over the most exposed
 # targets"):
 # its closest cases in benchmarks/pooled_validity.py. Laplace eps0 = 1 at alpha 0.1 with 1,024
