@@ -481,10 +481,11 @@ def estimate_gdp(
         ``post.settings["fit_check"]``) and warn with :class:`GdpFitWarning` when a group's
         p-value is below 0.01.
     shape_free : bool
-        Tabulate, for every cut point of every score group, the single-threshold posterior of
-        eps at ``delta`` (count model, s = 1), from which :func:`~bayes_dp.audit_claim` takes
-        the Bonferroni-adjusted best lower end (``post.settings["shape_free"]``; about 0.05 s
-        per cut point).
+        Tabulate, for every cut point of every score group (and, given scores, the thresholds
+        of the tail set: ``bayes_dp.gdp.shape_free.tail_thresholds``), the single-threshold
+        posterior of eps at ``delta`` (count model, s = 1), from which
+        :func:`~bayes_dp.audit_claim` takes the Bonferroni-adjusted best lower end
+        (``post.settings["shape_free"]``; about 0.05 s per threshold).
 
     Returns
     -------
