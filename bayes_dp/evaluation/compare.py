@@ -144,7 +144,8 @@ def compare_estimators(
     * ``whole ROC posterior (GDP)``: :func:`~bayes_dp.estimate_gdp` on the binned scores;
     * ``shape-free bound (fixed thresholds)``: the bound :func:`~bayes_dp.audit_claim` states
       first for that posterior: the best single-threshold lower end (count model, s = 1) over
-      the cut points, fixed without looking at membership, Bonferroni-adjusted (its level is
+      the cut points and the tail set, fixed without looking at membership, Bonferroni-adjusted
+      within each (its level is
       ``(1 + confidence) / 2``, the one-sided level of the intervals' lower ends);
     * ``single threshold posterior``: :func:`~bayes_dp.estimate_epsilon` on the counts at one
       threshold, the cut point whose own Clopper-Pearson eps bound (at ``confidence``, no
@@ -224,7 +225,8 @@ def compare_estimators(
     q = [(1 - confidence) / 2, 0.5, (1 + confidence) / 2]
     rows = {}
 
-    post = estimate_gdp(ev, delta=delta, s=s, seed=rng)
+    # from the scores (binned as ``ev``), so that the shape-free row has the tail set as well
+    post = estimate_gdp(in_scores, out_scores, bins=bins, delta=delta, s=s, seed=rng)
     lo, med, hi = post.quantile(q, "eps")
     rows["whole ROC posterior (GDP)"] = (lo, med, hi, "binormal ROC (mu-GDP), mu_i in [s mu, mu]")
     sf = shape_free_lower(post.settings.get("shape_free"), (1 + confidence) / 2)
@@ -232,7 +234,7 @@ def compare_estimators(
         sf["lower"],
         np.nan,
         np.nan,
-        f"none; best of {sf['n_thresholds']} cut points fixed in advance, single-threshold "
+        f"none; best of {sf['n_thresholds']} thresholds fixed in advance, single-threshold "
         "posteriors (s = 1), Bonferroni",
     )
 

@@ -59,6 +59,8 @@ AUTO_SCORES_PER_BIN = 50
 TAIL_MIN = 8
 #: Posterior predictive p-value below which the Gaussian trade-off shape is said not to fit.
 FIT_P_MIN = 0.01
+#: The fit check's third discrepancy looks at the tail set's thresholds within this top share.
+TOP_SHARE = 0.05
 #: Draws used by the posterior predictive check.
 FIT_DRAWS = 1000
 #: Default prior of mu.
@@ -380,6 +382,7 @@ class _Group:
     t_hat: np.ndarray | None = None
     neg_h: np.ndarray | None = None
     cum: np.ndarray | None = None  # cumulative integral of exp(log_z - max) over the grid
+    tail: list = field(default_factory=list)  # the tail set's thresholds (from the scores)
 
     def auc_shift(self) -> float:
         """Return the binormal shift sqrt(2) Phi^-1(AUC) of the counts (a rough location)."""
@@ -478,10 +481,11 @@ def estimate_gdp(
         ``post.settings["fit_check"]``) and warn with :class:`GdpFitWarning` when a group's
         p-value is below 0.01.
     shape_free : bool
-        Tabulate, for every cut point of every score group, the single-threshold posterior of
-        eps at ``delta`` (count model, s = 1), from which :func:`~bayes_dp.audit_claim` takes
-        the Bonferroni-adjusted best lower end (``post.settings["shape_free"]``; about 0.05 s
-        per cut point).
+        Tabulate, for every cut point of every score group (and, given scores, the thresholds
+        of the tail set: ``bayes_dp.gdp.shape_free.tail_thresholds``), the single-threshold
+        posterior of eps at ``delta`` (count model, s = 1), from which
+        :func:`~bayes_dp.audit_claim` takes the Bonferroni-adjusted best lower end
+        (``post.settings["shape_free"]``; about 0.05 s per threshold).
 
     Returns
     -------
@@ -505,6 +509,11 @@ def estimate_gdp(
     from bayes_dp.results.run_record import _generator, _versions
 
     evidence = _evidence_list(in_scores, out_scores, bins)
+    tails = {}
+    if out_scores is not None:  # scores, not evidence groups: the tail set of the shape-free bound
+        from bayes_dp.gdp.shape_free import tail_thresholds
+
+        tails[evidence[0].name] = tail_thresholds(in_scores, out_scores)
     delta = check_delta(delta, positive=True)  # a mu-GDP mechanism's eps is infinite at 0
     if not isinstance(mu_prior, (HalfNormal, LogNormal)):
         raise TypeError(f"`mu_prior` must be a HalfNormal or LogNormal prior; found {mu_prior!r}")
@@ -514,6 +523,8 @@ def estimate_gdp(
     rng, seed_record = _generator(seed)
 
     groups = [_Group(ev, *ev.merged()) for ev in evidence if isinstance(ev, GdpEvidence)]
+    for gr in groups:
+        gr.tail = tails.get(gr.ev.name, [])
     cgroups = count_groups([ev for ev in evidence if is_counts(ev)], counts_delta, delta)
     runs = [ev for ev in evidence if not isinstance(ev, GdpEvidence) and not is_counts(ev)]
     if counts_delta is not None and not cgroups:
@@ -571,7 +582,7 @@ def estimate_gdp(
     if shape_free and groups:
         from bayes_dp.gdp.shape_free import shape_free_record
 
-        settings["shape_free"] = shape_free_record([gr.ev for gr in groups], delta)
+        settings["shape_free"] = shape_free_record([gr.ev for gr in groups], delta, tails)
     if fit_check:
         settings["fit_check"] = _fit_checks(groups, rng, stacklevel=3)
     return GdpPosterior(draws_out, {"grid_cell": cell.reshape(chains, draws)}, settings)
@@ -749,8 +760,13 @@ def _fit_check(gr: _Group, rng) -> float:
     standardised deviation over the cut points of the in-scores' share of the scores beyond the
     cut point (on its side with fewer expected scores), ``|k_in - k pi| / sqrt(max(k pi (1 -
     pi), 1))`` with ``pi`` the share the parameters expect (the tail cut points of
-    :func:`gdp_evidence` make it see the few scores that decide eps at small delta). Returns
-    ``min(1, 2 min(p_X2, p_tail))`` (Bonferroni over the two).
+    :func:`gdp_evidence` make it see the few scores that decide eps at small delta). With the
+    scores at hand (the group's tail set, ``bayes_dp.gdp.shape_free.tail_thresholds``), a third:
+    the in-scores among the top k pooled scores, k from ``TOP_SHARE`` (5%) of them down to 5,
+    against the
+    binomial with the share the parameters expect there, by the smallest two-sided binomial tail
+    probability over the k (:func:`_top_share_stat`). Returns ``min(1, J min(p_1, ..., p_J))``
+    over the J discrepancies (Bonferroni).
     """
     idx = rng.choice(gr.draws.size, size=min(FIT_DRAWS, gr.draws.size), replace=False)
     m = gr.draws[idx]
@@ -794,6 +810,43 @@ def _fit_check(gr: _Group, rng) -> float:
         var = np.maximum(k_all * share * (1.0 - share), 1.0)
         return (np.abs(k_in - k_all * share) / np.sqrt(var)).max(axis=1)
 
-    p_x2 = float(np.mean(x2(a_rep, b_rep) >= x2(gr.a, gr.b)))
-    p_tail = float(np.mean(sup_z(a_rep, b_rep) >= sup_z(gr.a, gr.b)))
-    return min(1.0, 2.0 * min(p_x2, p_tail))
+    ps = [
+        float(np.mean(x2(a_rep, b_rep) >= x2(gr.a, gr.b))),
+        float(np.mean(sup_z(a_rep, b_rep) >= sup_z(gr.a, gr.b))),
+    ]
+    top = [t for t in gr.tail if t["k"] <= TOP_SHARE * (n_in + n_out)]
+    if top:
+        k_all = np.array([t["fp"] + n_in - t["fn"] for t in top], dtype=np.int64)
+        k_in = np.array([n_in - t["fn"] for t in top], dtype=np.int64)
+        share = _top_share(m, k_all, n_in, n_out)
+        rep = rng.binomial(k_all[None, :], share)
+        data = _top_share_stat(np.broadcast_to(k_in, share.shape), k_all, share)
+        ps.append(float(np.mean(_top_share_stat(rep, k_all, share) <= data)))
+    return min(1.0, len(ps) * min(ps))
+
+
+def _top_share(mu: np.ndarray, k_all: np.ndarray, n_in: int, n_out: int) -> np.ndarray:
+    """Return the in-scores' expected share among the top ``k_all`` pooled scores, per mu.
+
+    The latent threshold t with ``n_out Phi(-t) + n_in Phi(mu - t) = k_all`` (bisection), and
+    the in-scores' share ``n_in Phi(mu - t) / k_all`` of the scores above it (binormal ROC);
+    shape (mu, k).
+    """
+    mu = np.asarray(mu, dtype=np.float64)[:, None]
+    lo = np.full((mu.shape[0], k_all.size), -40.0)
+    hi = np.full_like(lo, 40.0)
+    for _ in range(80):  # the count above t decreases in t
+        t = 0.5 * (lo + hi)
+        above = n_out * special.ndtr(-t) + n_in * special.ndtr(mu - t) > k_all
+        lo, hi = np.where(above, t, lo), np.where(above, hi, t)
+    t = 0.5 * (lo + hi)
+    return np.clip(n_in * special.ndtr(mu - t) / k_all, 0.0, 1.0)
+
+
+def _top_share_stat(k_in, k_all, share) -> np.ndarray:
+    """Smallest two-sided binomial tail probability of the in-counts over the tail set, per row."""
+    from scipy import stats
+
+    low = stats.binom.cdf(k_in, k_all, share)
+    high = stats.binom.sf(k_in - 1, k_all, share)
+    return np.minimum(1.0, 2.0 * np.minimum(low, high)).min(axis=1)

@@ -14,13 +14,21 @@ toward large eps (no false positive beyond a tail threshold: its lower tail is t
 prior's mass above), so each threshold's lower end is the smaller of it and the exact
 Clopper-Pearson bound (:func:`~bayes_dp.clopper_pearson_epsilon`) at the same level.
 Over T thresholds the bound is Bonferroni-adjusted: the lower end at posterior probability ``1 - (1
-- prob) / T`` of each, and the largest of them. If each single-threshold lower end at level a lies
-above the true eps with probability at most a, the largest of the T at level a / T does with
-probability at most T (a / T) = a. ``docs/validation/gdp.md`` section 9 derives it and records the
-checks. The
-quantiles are stored per threshold at :data:`LEVELS` in the posterior's settings, so that
-:func:`bayes_dp.audit_claim` (``bayes_dp.results.claim_gdp``) reads the bound at any probability
-without the model.
+- prob) / T`` of each, and the largest of them. If each single-threshold lower end at level a
+lies above the true eps with probability at most a, the largest of the T at level a / T does
+with probability at most T (a / T) = a. ``docs/validation/gdp.md`` section 9 derives it and
+records the checks. The quantiles are stored per threshold at :data:`LEVELS` in the posterior's
+settings, so that :func:`bayes_dp.audit_claim` (``bayes_dp.results.claim_gdp``) reads the bound
+at any probability without the model.
+
+The cut points of the groups serve the Gaussian fit (about 50 scores a bin); a few very exposed
+members sit beyond them. With the scores at hand, :func:`tail_thresholds` adds a second set: the
+``TAIL_SCAN`` thresholds at pooled quantiles (label-free), the share of pooled scores above them
+geometric from ``TAIL_FROM`` down to ``TAIL_FEWEST`` scores. The error is split between the two
+sets,
+``1 - TAIL_ALPHA`` to the groups' cut points and ``TAIL_ALPHA`` to the tail set, Bonferroni within
+each (``docs/validation/gdp.md`` section 10); a tail threshold's Clopper-Pearson bound is
+one-sided (:func:`threshold_cp_upper_rates`).
 """
 
 from __future__ import annotations
@@ -33,6 +41,12 @@ LEVELS = np.geomspace(1e-7, 0.5, 57)
 EPS_PRIOR_SCALE = 10.0
 _EPS_MAX = 80.0
 _COARSE = 400
+#: The tail set: TAIL_SCAN thresholds at pooled quantiles, the share above them geometric from
+#: TAIL_FROM down to TAIL_FEWEST scores; TAIL_ALPHA of the error goes to them.
+TAIL_SCAN = 20
+TAIL_FROM = 0.5
+TAIL_FEWEST = 5
+TAIL_ALPHA = 0.5
 
 
 def threshold_counts(in_counts, out_counts) -> tuple[np.ndarray, np.ndarray]:
@@ -103,12 +117,61 @@ def threshold_cp(fp: int, n_out: int, fn: int, n_in: int, delta: float) -> np.nd
     )
 
 
-def shape_free_record(groups, delta: float) -> dict:
-    """Tabulate every cut point of the score groups for the shape-free bound.
+def threshold_cp_upper_rates(fp: int, n_out: int, fn: int, n_in: int, delta: float) -> np.ndarray:
+    """One-sided Clopper-Pearson lower bounds of eps at each of :data:`LEVELS`.
 
-    ``groups`` are :class:`~bayes_dp.GdpEvidence` (their merged counts). Returns the record
-    stored as ``post.settings["shape_free"]``: the levels, and per threshold its group, cut
-    point, counts and quantiles of eps.
+    At level a: the upper Clopper-Pearson bounds of FPR and FNR at a / 2 each (scipy's beta
+    quantiles), put into the two inequalities of R(eps, delta), TPR <= e^eps FPR + delta and
+    TNR <= e^eps FNR + delta (``bayes_dp.core.region._eps_lower``, decreasing in both rates). Both
+    bounds hold together with probability >= 1 - a, and then so does the eps bound. The
+    reflected branch of :func:`~bayes_dp.clopper_pearson_epsilon` (scores that rank members
+    low) is left out: it would need the lower rate bounds as well.
+    """
+    from scipy import stats
+
+    from bayes_dp.core.region import _eps_lower
+
+    half = 0.5 * LEVELS
+    fpr_hi = stats.beta.isf(half, fp + 1, n_out - fp) if fp < n_out else np.ones(LEVELS.size)
+    fnr_hi = stats.beta.isf(half, fn + 1, n_in - fn) if fn < n_in else np.ones(LEVELS.size)
+    return np.asarray(_eps_lower(fpr_hi, fnr_hi, delta), dtype=np.float64)
+
+
+def tail_thresholds(in_scores, out_scores) -> list[dict]:
+    """Return the tail set: thresholds at pooled quantiles reaching into the top, label-free.
+
+    ``TAIL_SCAN`` cut points at the ``1 - q`` quantiles of the pooled scores (numpy's default,
+    linear interpolation), q geometric from ``TAIL_FROM`` down to ``TAIL_FEWEST`` pooled scores
+    (``TAIL_FEWEST / n``). Returns per threshold ``cut``, ``k`` (pooled scores above), ``fp``
+    (out-scores above) and ``fn`` (in-scores at or below); thresholds with the same counts, or
+    with no score above, are dropped.
+    """
+    x_in = np.asarray(in_scores, dtype=np.float64)
+    x_out = np.asarray(out_scores, dtype=np.float64)
+    pooled = np.concatenate([x_in, x_out])
+    n = pooled.size
+    if TAIL_FROM * n <= TAIL_FEWEST:
+        return []
+    cuts = np.quantile(pooled, 1.0 - np.geomspace(TAIL_FROM, TAIL_FEWEST / n, TAIL_SCAN))
+    rows, seen = [], set()
+    for cut in cuts:
+        fp, fn = int(np.sum(x_out > cut)), int(np.sum(x_in <= cut))
+        k = fp + x_in.size - fn
+        if (fp, fn) in seen or k == 0:
+            continue
+        seen.add((fp, fn))
+        rows.append({"cut": float(cut), "k": k, "fp": fp, "fn": fn})
+    return rows
+
+
+def shape_free_record(groups, delta: float, tails: dict | None = None) -> dict:
+    """Tabulate every cut point of the score groups (and the tail set) for the shape-free bound.
+
+    ``groups`` are :class:`~bayes_dp.GdpEvidence` (their merged counts); ``tails`` maps a
+    group's name to its :func:`tail_thresholds` rows. Returns the record stored as
+    ``post.settings["shape_free"]``: the levels, the share of the error of each set
+    (``alpha``), and per threshold its set (``"bins"`` or ``"tail"``), group, cut point,
+    counts and quantiles of eps.
     """
     rows = []
     for ev in groups:
@@ -122,6 +185,7 @@ def shape_free_record(groups, delta: float) -> dict:
             q = threshold_quantiles(fp[j], ev.n_out, fn[j], ev.n_in, delta)
             rows.append(
                 {
+                    "set": "bins",
                     "group": ev.name,
                     "cut": None if edges[j] is None else float(edges[j]),
                     "fp": int(fp[j]),
@@ -132,10 +196,31 @@ def shape_free_record(groups, delta: float) -> dict:
                     "cp": [float(x) for x in threshold_cp(fp[j], ev.n_out, fn[j], ev.n_in, delta)],
                 }
             )
+    tail_rows = []
+    for ev in groups:
+        for t in (tails or {}).get(ev.name, []):
+            q = threshold_quantiles(t["fp"], ev.n_out, t["fn"], ev.n_in, delta)
+            cp = threshold_cp_upper_rates(t["fp"], ev.n_out, t["fn"], ev.n_in, delta)
+            tail_rows.append(
+                {
+                    "set": "tail",
+                    "group": ev.name,
+                    "cut": t["cut"],
+                    "k": t["k"],
+                    "fp": t["fp"],
+                    "n_out": ev.n_out,
+                    "fn": t["fn"],
+                    "n_in": ev.n_in,
+                    "quantiles": [float(x) for x in q],
+                    "cp": [float(x) for x in cp],
+                }
+            )
+    alpha = {"bins": 1.0 - TAIL_ALPHA, "tail": TAIL_ALPHA} if tail_rows else {"bins": 1.0}
     return {
         "delta": delta,
         "s": 1.0,
+        "alpha": alpha,
         "eps_prior": f"HalfNormal({EPS_PRIOR_SCALE:g})",
         "levels": [float(x) for x in LEVELS],
-        "thresholds": rows,
+        "thresholds": rows + tail_rows,
     }

@@ -29,29 +29,43 @@ FIT_P_MIN = 0.01
 def shape_free_lower(record: dict | None, prob: float) -> dict | None:
     """Return the shape-free lower bound at posterior probability ``prob`` (None if none).
 
-    With T thresholds, each threshold's lower end at tail probability ``(1 - prob) / T``
-    (interpolated in log level between the stored levels): the smaller of its count
-    posterior's quantile and its Clopper-Pearson bound at confidence ``1 - (1 - prob) / T``;
-    and the largest over thresholds. Returns a dict
-    with ``lower``, ``n_thresholds``, ``level`` and the chosen threshold's ``group``,
-    ``cut``, ``fp``, ``n_out``, ``fn``, ``n_in``.
+    The error ``1 - prob`` is split between the record's threshold sets by its ``alpha``
+    shares (the groups' cut points, ``"bins"``, and the tail set, ``"tail"``; one set in
+    records without them), Bonferroni within each: a threshold of a set with share w and T_set
+    thresholds is read at tail probability ``(1 - prob) w / T_set`` (interpolated in log level
+    between the stored levels), as the smaller of its count posterior's quantile and its
+    Clopper-Pearson bound; the largest over thresholds is the bound. Returns a dict with
+    ``lower``, ``n_thresholds``, ``level`` and the chosen threshold's ``set``, ``group``,
+    ``cut``, ``fp``, ``n_out``, ``fn``, ``n_in``, ``tpr`` and ``fpr``.
     """
     if not record or not record.get("thresholds"):
         return None
     rows = record["thresholds"]
     levels = np.log(np.asarray(record["levels"], dtype=np.float64))
-    level = (1.0 - prob) / len(rows)
-    x = math.log(max(level, math.exp(levels[0])))
-    lows = [
-        min(
-            float(np.interp(x, levels, np.asarray(r["quantiles"]))),
-            float(np.interp(x, levels, np.asarray(r.get("cp", r["quantiles"])))),
+    sets = [r.get("set", "bins") for r in rows]
+    share = record.get("alpha") or {"bins": 1.0}
+    row_level = [(1.0 - prob) * share[k] / sets.count(k) for k in sets]
+    lows = []
+    for r, lv in zip(rows, row_level, strict=True):
+        x = math.log(max(lv, math.exp(levels[0])))
+        lows.append(
+            min(
+                float(np.interp(x, levels, np.asarray(r["quantiles"]))),
+                float(np.interp(x, levels, np.asarray(r.get("cp", r["quantiles"])))),
+            )
         )
-        for r in rows
-    ]
     best = int(np.argmax(lows))
-    out = {k: rows[best][k] for k in ("group", "cut", "fp", "n_out", "fn", "n_in")}
-    out.update(lower=max(lows[best], 0.0), n_thresholds=len(rows), level=level)
+    r = rows[best]
+    out = {k: r[k] for k in ("group", "cut", "fp", "n_out", "fn", "n_in")}
+    out.update(
+        lower=max(lows[best], 0.0),
+        n_thresholds=len(rows),
+        level=row_level[best],
+        set=sets[best],
+        n_set=sets.count(sets[best]),
+        tpr=(r["n_in"] - r["fn"]) / r["n_in"],
+        fpr=r["fp"] / r["n_out"],
+    )
     return out
 
 
@@ -191,15 +205,26 @@ def gdp_words(
     cut = "" if sf["cut"] is None else f" at score {sf['cut']:.4g}"
     where = (
         f"group {sf['group']!r}{cut}: {sf['fp']} of {sf['n_out']} out-scores above, "
-        f"{sf['fn']} of {sf['n_in']} in-scores at or below"
+        f"{sf['fn']} of {sf['n_in']} in-scores at or below, TPR {sf['tpr']:.3g} at FPR "
+        f"{sf['fpr']:.3g}"
     )
+    n_tail = sf["n_set"] if sf["set"] == "tail" else sf["n_thresholds"] - sf["n_set"]
+    split = st.get("shape_free", {}).get("alpha", {})
+    if n_tail and "tail" in split:
+        w_t = split["tail"]
+        level = (
+            f"level {1 - prob:g} x {1 - w_t:.3g} over the {sf['n_thresholds'] - n_tail} cut points "
+            f"of the fit and {1 - prob:g} x {w_t:.3g} over {n_tail} tail thresholds (Bonferroni "
+            f"within each; the best a {'tail threshold' if sf['set'] == 'tail' else 'cut point'}, "
+        )
+    else:
+        level = f"level {1 - prob:g}/{sf['n_thresholds']} (Bonferroni; "
     free = (
         f"With {_pct(prob)} posterior probability and {_pct(prob)} confidence, eps >= "
         f"{sf['lower']:.3g}{at} whatever the shape of the mechanism's trade-off curve: the "
         f"best of {sf['n_thresholds']} thresholds fixed without looking at membership, each "
         "the smaller of its single-threshold posterior's lower end (count model, s = 1) and "
-        f"its Clopper-Pearson bound, at level {1 - prob:g}/{sf['n_thresholds']} (Bonferroni; "
-        f"{where})."
+        f"its Clopper-Pearson bound, at {level}{where})."
     )
     ps = ", ".join(f"{k!r} p = {p:.2g}" for k, p in pvals.items())
     if verdict == "does not fit":
