@@ -378,7 +378,7 @@ def _pct(p: float) -> str:
 UPPER_WORDS = {
     "data": "set by the data",
     "prior": "set by the prior of eps",
-    "unknown": "not checked against the prior (the data's or the prior's)",
+    "unknown": "not checked against the prior",
     "attack_level": "beyond what the attack could show at its level",
     "model": "not a finding (an audit shows how large eps is at least, never at most)",
 }

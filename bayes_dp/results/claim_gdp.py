@@ -215,7 +215,8 @@ def gdp_words(
     )
     extra["set_by"] = (
         f"whatever the mechanism's trade-off curve, set by the best of {sf['n_thresholds']} "
-        f"thresholds fixed in advance ({where})"
+        f"thresholds fixed in advance (group {sf['group']!r}{cut}: FP {sf['fp']}/{sf['n_out']}, "
+        f"FN {sf['fn']}/{sf['n_in']})"
     )
     ps = ", ".join(f"{k!r} p = {p:.2g}" for k, p in pvals.items())
     if verdict == "does not fit":
