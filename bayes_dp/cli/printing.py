@@ -36,12 +36,17 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
 
 
 def print_claim(claim: dict, out, explain: bool) -> None:
-    """Print the claim's two sentences; with ``explain``, its named parts, one paragraph each."""
-    print("\n" + textwrap.fill(claim["headline"], width=WIDTH), file=out)
+    """Print the claim's two sentences; with ``explain``, its named parts, one paragraph each.
+
+    Lines break at spaces only (never inside "per-target"), so that a pasted claim reads as
+    written.
+    """
+    fill = {"width": WIDTH, "break_on_hyphens": False}
+    print("\n" + textwrap.fill(claim["headline"], **fill), file=out)
     if explain:
         print("\nwhy (the claim's parts):", file=out)
         for name, text in claim["details"]:
-            print(textwrap.fill(f"{name}: {text}", width=WIDTH, subsequent_indent="    "), file=out)
+            print(textwrap.fill(f"{name}: {text}", subsequent_indent="    ", **fill), file=out)
 
 
 def print_warnings(warnings: list[str], explain: bool) -> None:
