@@ -412,12 +412,12 @@ def _estimate(args, out, log) -> dict:
         print(summ.round(3).to_string(), file=out)
         if result["exit_status"] == NOT_CONVERGED:
             print(f"\nNOT CONVERGED: {_not_converged_words(post)}", file=out)
-        print_claim(result["claim"], out, args.explain)
         if args.explain:
-            # the line a summary used to open with, and the sampler's acceptance rates
+            # the interval line (which points to the claim below it), the acceptance rates
             print("\n" + textwrap.fill(result["claim"]["interval_words"], width=100), file=out)
             acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
             print(f"acceptance: {acc}", file=out)
+        print_claim(result["claim"], out, args.explain)
         comp = result.get("companion")
         if comp and args.explain:
             print(
