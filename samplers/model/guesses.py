@@ -24,7 +24,7 @@ a probability of the count (binomial coefficient included). :func:`log_lik_row` 
   functions would return as a denormal or 0, is computed in log space from the continued
   fraction of I_x(a, b) (:func:`log_beta_tail`).
 
-Numpy and numba only. The grid posterior of :func:`bayes_dp.one_run.estimate_one_run` has a
+Numpy and numba only. The grid posterior of :func:`bayes_dp.estimate_one_run` has a
 vectorised scipy form of the same likelihood (without the binomial coefficient); the tests hold
 both to quadrature of ``scipy.stats.binom`` (``tests/reference/guesses.py``).
 """
