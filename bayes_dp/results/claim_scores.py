@@ -774,8 +774,8 @@ def _short(fb: dict, who: str) -> str:
         return f"no target's own bound is above 0 (of {fb['n_targets']})"
     return (
         f"set by {who.split(' (')[0]} of group {fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, "
-        f"FN {fb['fn']}/{fb['n_pos']}; per-target Clopper-Pearson on effective counts, "
-        f"{fb['n_positive']} of {fb['n_targets']} targets above 0)"
+        f"FN {fb['fn']}/{fb['n_pos']}; per-target Clopper-Pearson, {fb['n_positive']} of "
+        f"{fb['n_targets']} targets above 0)"
     )
 
 

@@ -198,7 +198,7 @@ def test_one_verdict_the_claim_and_the_warnings_agree(short_report, one_group):
             assert "NOT RELIABLE" not in claim.headline
         else:
             assert box == "warn" and "No problems found" not in warnings
-            assert claim.headline.startswith("NOT RELIABLE (")
+            assert "NOT RELIABLE (" in claim.headline  # first, or before the model's figures
 
 
 # -- the report as a reader sees it --------------------------------------------------------
