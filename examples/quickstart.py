@@ -53,7 +53,8 @@ def main() -> None:
     for f, res in post.prior_sensitivity(0.9).items():  # the upper end's source, the claim's
         flag = "" if res["reliable"] else f" ({ROUGH_REWEIGHTING})"
         print(f"eps prior scale x{f:g}: the model's 95% quantile {res['interval'][1]:.2f}{flag}")
-    print("\n" + textwrap.fill(claim.sentence, width=100))
+    # the claim in two sentences to cite; claim.details holds its parts (levels, assumptions)
+    print("\n" + textwrap.fill(claim.headline, width=100))
     print(f"sampling took {seconds:.1f} s", file=sys.stderr)
 
 

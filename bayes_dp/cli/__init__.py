@@ -75,6 +75,7 @@ from bayes_dp.cli.plan import (
     _add_plan_parser,
     _plan,
 )
+from bayes_dp.cli.printing import add_output_options, print_claim, print_files, print_warnings
 from bayes_dp.cli.reading import add_reading_options, check_folder_options, mia_groups
 from bayes_dp.cli.result import (
     EXIT_STATUSES,
@@ -236,6 +237,7 @@ def _add_estimate_parser(sub, common) -> argparse.ArgumentParser:
         help="format of COUNTS (default auto: by the file's extension, .csv or .json)",
     )
     add_reading_options(e)
+    add_output_options(e)
     e.add_argument(
         "--no-report",
         action="store_true",
@@ -410,13 +412,14 @@ def _estimate(args, out, log) -> dict:
         print(summ.round(3).to_string(), file=out)
         if result["exit_status"] == NOT_CONVERGED:
             print(f"\nNOT CONVERGED: {_not_converged_words(post)}", file=out)
-        # the model's interval, and the claim's lower bound where it is not the model's
-        print("\n" + textwrap.fill(result["claim"]["interval_words"], width=100), file=out)
-        acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
-        print(f"acceptance: {acc}", file=out)
-        print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)
+        if args.explain:
+            # the interval line (which points to the claim below it), the acceptance rates
+            print("\n" + textwrap.fill(result["claim"]["interval_words"], width=100), file=out)
+            acc = ", ".join(f"{k} {v:.2f}" for k, v in post.acceptance.items())
+            print(f"acceptance: {acc}", file=out)
+        print_claim(result["claim"], out, args.explain)
         comp = result.get("companion")
-        if comp:
+        if comp and args.explain:
             print(
                 f"\nfrequentist lower bounds of eps at {100 * comp['confidence']:g}% confidence:",
                 file=out,
@@ -425,11 +428,11 @@ def _estimate(args, out, log) -> dict:
                 val = "n/a" if b["eps"] is None else f"{b['eps']:.3g}"
                 line = f"{b['name']}: {val} ({b['assumes']})"
                 print(textwrap.fill(line, width=100, subsequent_indent="    "), file=out)
-        print("\nglossary:", file=out)
-        for k, v in glossary([*summ.columns, *post.acceptance]).items():
-            print(textwrap.fill(f"{k}: {v}", width=100, subsequent_indent="    "), file=out)
-    for w in result["warnings"]:
-        print(f"bayes-dp: warning: {w}", file=sys.stderr)
+        if args.glossary:
+            print("\nglossary:", file=out)
+            for k, v in glossary([*summ.columns, *post.acceptance]).items():
+                print(textwrap.fill(f"{k}: {v}", width=100, subsequent_indent="    "), file=out)
+    print_warnings(result["warnings"], args.explain)
     html_path = outdir / "report.html"
     if args.no_report:
         if html_path.is_file():
@@ -453,6 +456,8 @@ def _estimate(args, out, log) -> dict:
         "posterior": str(nc),
         "report": None if html_path is None else str(html_path),
     }
+    if not args.json:
+        print_files(result["files"], out)
     return result
 
 

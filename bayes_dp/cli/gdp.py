@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from bayes_dp.cli.printing import add_output_options, print_claim, print_files, print_warnings
 from bayes_dp.cli.result import SHAPE_NOT_FIT
 from bayes_dp.core.thresholds import GRID_DRAWS
 from bayes_dp.io import detect_input, read_in_out_scores, read_one_run, read_scores
@@ -47,6 +47,7 @@ def add_gdp_parser(sub, common: argparse.ArgumentParser) -> None:
         help="a one-run audit (canaries, guesses, right guesses) sharing mu; repeatable",
     )
     g.add_argument("--out", default=None, metavar="DIR", help="write DIR/posterior.nc")
+    add_output_options(g)
 
 
 def _one_run(items: list[str]):
@@ -120,7 +121,7 @@ def run_gdp(args, out, log) -> dict:
     if not args.json:
         _print_summary(post, args.delta, out, claim)
         print(f"fit check p-value: {post.settings['fit_check']}", file=out)
-        print("\n" + textwrap.fill(claim["sentence"], width=100), file=out)
+        print_claim(claim, out, args.explain)
     return result
 
 
@@ -396,11 +397,10 @@ def run_gdp_estimate(args, out, log, read=None, in_out=None) -> dict:
         if result["fit_check"]:
             fit = ", ".join(f"{k} {v:.3g}" for k, v in result["fit_check"].items())
             print(f"fit check (posterior predictive p-value, below 0.01 fails): {fit}", file=out)
-        print("\n" + textwrap.fill(result["claim"]["sentence"], width=100), file=out)
+        print_claim(result["claim"], out, args.explain)
         if comparison is not None:
             print("\n" + comparison.drop(columns="assumes").round(3).to_string(), file=out)
-    for w in fits + plain_warnings(post):
-        print(f"bayes-dp: warning: {w}", file=sys.stderr)
+    print_warnings(fits + plain_warnings(post), args.explain)
     if result["exit_status"] == SHAPE_NOT_FIT:
         print(
             f"bayes-dp: warning: the Gaussian shape does not fit (exit status {SHAPE_NOT_FIT}): "
@@ -417,4 +417,6 @@ def run_gdp_estimate(args, out, log, read=None, in_out=None) -> dict:
             print(f"bayes-dp: warning: the HTML report was not written ({e})", file=sys.stderr)
             html = None
     result["files"] = {"posterior": str(nc), "report": None if html is None else str(html)}
+    if not args.json:
+        print_files(result["files"], out)
     return result

@@ -86,7 +86,12 @@ CLAIM_FIELDS: dict[str, str] = {
     "upper_moved_to": "the upper end under each rescaled prior, keyed by the factor",
     "lower_shift": "the same move of the posterior's lower end",
     "reliable": "whether the run passes the convergence checks",
-    "sentence": "the sentence to cite (printed under the summary table)",
+    "sentence": "the whole explanation in one paragraph: the texts of details, joined",
+    "headline": "the claim in two sentences, to cite (printed under the summary table): the "
+    "bound, its confidence, delta and what sets it; then the posterior and its upper end",
+    "details": "the explanation as [name, text] pairs in reading order (printed by --explain; "
+    "the report's details): the bound, the model, the upper end, the reasons for a warning",
+    "set_by": "what sets the bound, in a few words (as the headline says it)",
     "dependence": "score matrices: the dependence of the pooled counts behind the claim",
     "gaussian_shape": "Gaussian-DP runs: the fit check's verdict",
     "gaussian_lower": "Gaussian-DP runs: the whole-ROC lower end (holds if the mechanism is "
@@ -101,7 +106,7 @@ CLAIM_FIELDS: dict[str, str] = {
     "lower_from_counts": "whether lower is the frequentist bound of the counts",
     "model_lower": "the posterior's lower end as the model states it",
     "cites_model_lower": "whether lower is the model's lower end",
-    "interval_words": "the line printed above the sentence",
+    "interval_words": "the interval line printed by --explain",
     "interval": "[lower, upper] as the line prints them (upper null where it is not the data's)",
 }
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from bayes_dp.plots.diagnostic_plots import plot_autocorr, plot_diagnostics, plot_rank, plot_trace
 from bayes_dp.plots.posterior_plots import (
+    plot_claim,
     plot_compare,
     plot_eps_posterior,
     plot_joint,
@@ -34,6 +35,7 @@ __all__ = [
     "posterior_counts",
     "plot_marginal",
     "plot_eps_posterior",
+    "plot_claim",
     "plot_compare",
     "plot_joint",
     "plot_region",

@@ -307,6 +307,69 @@ def plot_eps_posterior(
     return ax
 
 
+def plot_claim(posterior: Posterior, claim=None, *, legend: str | None = "below", ax=None):
+    """Plot what the audit shows on one axis: the signed bound, the posterior, the companions.
+
+    Drawn: the posterior of eps (:func:`plot_marginal`, its ``2 prob - 1`` credible interval
+    shaded), the bound the claim signs (``claim.lower``, a thick black line), the frequentist
+    bound beside it where the claim signs another figure (designed bases whose posterior's
+    quantile is the smaller), and each frequentist companion bound the run recorded
+    (``posterior.settings["companion"]``: score matrices on the command line).
+
+    Parameters
+    ----------
+    posterior : Posterior
+    claim : AuditClaim, optional
+        What the audit shows (default :func:`bayes_dp.audit_claim` of ``posterior``).
+    legend : {"right", "below", "best", None}
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from bayes_dp.results.claim import audit_claim
+
+    _check_post(posterior)
+    if legend not in LEGEND_PLACES:
+        raise ValueError(f"`legend` must be one of {list(LEGEND_PLACES)}; found {legend!r}")
+    claim = audit_claim(posterior) if claim is None else claim
+    ax = plot_marginal(
+        posterior, "eps", prob=2 * claim.prob - 1, legend=None, ax=_axes(ax, (10.5, 4.2))
+    )
+    pct = f"{100 * claim.prob:g}%"
+    kind = "posterior probability" if claim.cites_model_lower else "confidence"
+    marks = [claim.lower]
+    ax.axvline(
+        claim.lower, color="k", lw=3, label=f"the claim: ε ≥ {claim.lower:.3g} ({pct} {kind})"
+    )
+    f = claim.frequentist_lower
+    if f is not None and np.isfinite(f) and not np.isclose(f, claim.lower):
+        ax.axvline(f, color="C3", ls="--", lw=1.5, label=f"frequentist bound {f:.3g}")
+        marks.append(f)
+    comp = posterior.settings.get("companion") or {}
+    styles = [":", "-.", (0, (5, 2, 1, 2)), (0, (1, 3))]
+    for i, b in enumerate(comp.get("bounds", [])):
+        eps = b.get("eps")
+        if eps is None or not np.isfinite(eps):
+            continue
+        ax.axvline(
+            eps,
+            color=f"C{2 + i % 6}",
+            ls=styles[i % len(styles)],
+            lw=1.5,
+            label=f"companion: {b['name']} {eps:.3g}",
+        )
+        marks.append(eps)
+    xmin, xmax = ax.get_xlim()
+    ax.set_xlim(min(xmin, 0.95 * min(marks)), max(xmax, 1.05 * max(marks)))
+    delta = posterior.settings.get("delta")
+    at = f" (δ = {delta:g})" if delta is not None else ""
+    ax.set_title(f"What the audit shows{at}: the claim's bound, the posterior, the companions")
+    _place_legend(ax, legend)
+    return ax
+
+
 def plot_joint(
     posterior: Posterior,
     x: str = "eps",

@@ -38,11 +38,14 @@ from bayes_dp.report.html_parts import (
     PX_PER_INCH,
     _fmt,
     _table,
+    claim_html,
     figures_html,
+    folded,
     page_head,
     plain_warnings,
 )
 from bayes_dp.results.claim import audit_claim
+from bayes_dp.results.claim_counts import reads_reflected
 from bayes_dp.results.diagnostics import (  # noqa: F401
     ACCEPT_RANGE,
     ESS_PER_CHAIN_MIN,
@@ -275,8 +278,15 @@ def _cli_reproduction(st: dict) -> tuple[str, str] | str:
 
 
 # -- figures ------------------------------------------------------------------------------------
-def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple[object, str]]:
-    """Draw the report's figures with their captions, each at most the column's width."""
+def _figures(
+    posterior: Posterior, prob: float, confidence: float, claim=None
+) -> list[tuple[object, str]]:
+    """Draw the report's figures with their captions, each at most the column's width.
+
+    The first shows the claim (the bound it signs, the posterior and the frequentist
+    companions on one axis: :func:`bayes_dp.plots.plot_claim`; without a claim, the posterior of
+    ε beside the classical estimates), the last the MCMC diagnostics.
+    """
     import matplotlib.pyplot as plt
 
     full = COLUMN_PX / PX_PER_INCH  # inches
@@ -284,15 +294,21 @@ def _figures(posterior: Posterior, prob: float, confidence: float) -> list[tuple
     delta = st.get("delta")
     has_counts = bool(plots.posterior_counts(posterior)) and delta is not None
     out = []
-    fig, ax = plt.subplots(figsize=(full, 4.6), layout="constrained")
-    plots.plot_eps_posterior(posterior, prob=prob, confidence=confidence, legend="right", ax=ax)
-    out.append(
-        (
-            fig,
-            "Posterior of ε: histogram and kernel density of the draws, the credible interval "
-            "(shaded), the classical point estimate and the classical Clopper-Pearson interval.",
+    fig, ax = plt.subplots(figsize=(full, 3.5), layout="constrained")
+    if claim is not None:
+        plots.plot_claim(posterior, claim, legend="right", ax=ax)
+        caption = (
+            "What the audit shows: the bound the claim signs (black), the posterior of ε "
+            "(histogram, kernel density, its credible interval shaded) and the frequentist "
+            "bounds beside it, on one axis."
         )
-    )
+    else:
+        plots.plot_eps_posterior(posterior, prob=prob, confidence=confidence, legend="right", ax=ax)
+        caption = (
+            "Posterior of ε: histogram and kernel density of the draws, the credible interval "
+            "(shaded), the classical point estimate and the classical Clopper-Pearson interval."
+        )
+    out.append((fig, caption))
     s_vars = [v for v in posterior.var_names if v == "s" or v.startswith("s_")]
     for v in s_vars:
         fig, axs = plt.subplots(1, 2, figsize=(full, 5.0), layout="constrained")
@@ -488,15 +504,25 @@ def write_report(
         "attack strength s given the attack's false-positive and false-negative counts.",
     )
 
-    _headline(parts, posterior, prob)
-    _warnings_section(parts, posterior)
-    groups = _inputs(parts, posterior)
+    # the claim first, then the figure that shows it, the warnings (one verdict with the
+    # claim), the summary and the other figures; the inputs' long tables folded after them, the
+    # diagnostics last
+    head: list[str] = []
+    claim = _headline(head, posterior, prob)
+    figures = _figures(posterior, prob, confidence, claim)
+    # the claim's box, its figure, then the result line (the interval) under them
+    parts += [*head[:-1], *figures_html(figures[:1], dpi), head[-1]]
+    _warnings_section(parts, posterior, claim)
+    groups = plots.posterior_counts(posterior)
+    _summary(parts, posterior, prob, confidence, groups)
+    parts.append("<h2>Figures</h2>")
+    parts += figures_html(figures[1:-1], dpi, start=2)
+    _inputs(parts, posterior)
     dep_html = _dependence_html(st)
     if dep_html:
         parts.append(dep_html)
-    _summary(parts, posterior, prob, confidence, groups)
-    parts.append("<h2>Figures</h2>")
-    parts += figures_html(_figures(posterior, prob, confidence), dpi)
+    parts.append("<h2>Diagnostics</h2>")
+    parts += figures_html(figures[-1:], dpi, start=len(figures))
     _reproduce(parts, st)
     parts.append("</body></html>")
     with atomic_path(path) as tmp:  # never a half-written report, not even after Ctrl-C
@@ -505,8 +531,12 @@ def write_report(
 
 
 # The sections of the counts report, in page order; each appends its HTML to ``parts``.
-def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
-    """Append what the audit shows (a sentence to cite) and the interval, or why not reliable."""
+def _headline(parts: list[str], posterior: Posterior, prob: float):
+    """Append what the audit shows (two sentences to cite) and the interval, or why not reliable.
+
+    The result line (the interval, or why it is not reliable) is the last element appended.
+    Returns the claim (None for a posterior without eps).
+    """
     delta = posterior.settings.get("delta")
     lo, hi = posterior.interval(prob, "eps")
     pct = f"{100 * prob:g}%"
@@ -517,10 +547,7 @@ def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
     if "eps" in posterior.var_names:
         # first, what the audit shows, in a sentence to cite (NOT RELIABLE first when it is not)
         claim = audit_claim(posterior, (1 + prob) / 2)
-        parts.append(
-            f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
-            f"{html.escape(claim.sentence)}</p>"
-        )
+        parts.append(claim_html(claim, bool(unreliable)))
         if claim.dependence and not unreliable and not claim.reliable:
             unreliable = (
                 "The pooled counts are dependent and the likelihood treats them as independent "
@@ -570,12 +597,21 @@ def _headline(parts: list[str], posterior: Posterior, prob: float) -> None:
             f'<p id="headline"><b>Result:</b> {pct} credible interval for ε: '
             f"[{lo:.3g}, {hi:.3g}], posterior median {median:.3g}{at}.</p>"
         )
+    return claim
 
 
-def _warnings_section(parts: list[str], posterior: Posterior) -> None:
-    """Append the diagnostics' warnings in plain words, or that there are none."""
+def _warnings_section(parts: list[str], posterior: Posterior, claim=None) -> None:
+    """Append the diagnostics' warnings in plain words, or that there are none.
+
+    "No problems found" only when the claim is reliable too: a claim not reliable for a
+    reason the sampler's checks do not see (dependent pooled counts) gets that reason here, so
+    that the section never says the opposite of the headline.
+    """
     parts.append("<h2>Warnings</h2>")
     warns = plain_warnings(posterior)
+    if claim is not None and not claim.reliable:
+        why = [t for n, t in claim.details if n in ("dependence", "convergence")]
+        warns = warns + [w for w in why if w not in warns]
     if warns:
         parts += [f'<div class="warn">{html.escape(w)}</div>' for w in warns]
     else:
@@ -612,8 +648,11 @@ def _inputs(parts: list[str], posterior: Posterior) -> list:
             parts.append(f"<h3>Challenge bases</h3><p>{html.escape(about)}.</p>")
         else:
             parts.append(f"<h3>Group {html.escape(name)}</h3><p>{html.escape(about)}.</p>")
+        # each base read as the claim reads it: a score-matrix target's decisions as made (a
+        # test worse than random shows nothing, not an infinite eps by the opposite test)
+        reflect = reads_reflected(g)
         eh = (
-            np.atleast_1d(classical_epsilon(c.fpr, c.fnr, delta))
+            np.atleast_1d(classical_epsilon(c.fpr, c.fnr, delta, reflect=reflect))
             if delta is not None
             else [np.nan] * len(c)
         )
@@ -630,9 +669,11 @@ def _inputs(parts: list[str], posterior: Posterior) -> list:
             ]
             for i in range(len(c))
         ]
-        parts.append(
-            _table([col, "fp", "n_neg", "fn", "n_pos", "FPR", "FNR", "classical ε"], rows, left=1)
+        read = "" if reflect else " (decisions as made)"
+        table = _table(
+            [col, "fp", "n_neg", "fn", "n_pos", "FPR", "FNR", f"classical ε{read}"], rows, left=1
         )
+        parts.append(folded(f"the {len(c)} challenge bases of this group", table, len(c)))
     if groups:
         where = f"the data rows of {source}" if col == "row" and source else "1, 2, ... in order"
         parts.append(
@@ -725,7 +766,11 @@ def _summary(parts: list[str], posterior: Posterior, prob: float, confidence: fl
         )
         + "</dl>"
     )
-    if groups and delta is not None:
+    meta = [g for g in posterior.settings.get("groups", []) if g.get("kind") != "one_run"]
+    # the classical reading reflects a test worse than random; the claim reads score-matrix
+    # groups as their decisions were made (reads_reflected), and its bound and the companion
+    # bounds stand there in its place
+    if groups and delta is not None and all(reads_reflected(g) for g in meta):
         allc = AttackCounts.concat([c for _, c in groups])  # the groups shown above
         point = largest_classical_epsilon(allc, delta)
         clo, chi = clopper_pearson_epsilon(

@@ -23,6 +23,7 @@ from bayes_dp.report.html_parts import (
     PX_PER_INCH,
     _fmt,
     _table,
+    claim_html,
     figures_html,
     page_head,
     plain_warnings,
@@ -146,11 +147,20 @@ def _headline_html(posterior: Posterior, claim, prob: float) -> str:
     )
 
 
-def _figures(post: Posterior, prob: float) -> list[tuple[object, str]]:
+def _figures(post: Posterior, prob: float, claim) -> list[tuple[object, str]]:
+    """Draw the page's figures: the claim first (:func:`bayes_dp.plots.plot_claim`)."""
     import matplotlib.pyplot as plt
 
     full = COLUMN_PX / PX_PER_INCH
     delta = post.settings["delta"]
+    fig, ax = plt.subplots(figsize=(full, 3.5), layout="constrained")
+    plots.plot_claim(post, claim, legend="right", ax=ax)
+    first = (
+        fig,
+        "What the audit shows: the bound the claim signs (black), the posterior of ε if the "
+        "mechanism is Gaussian (its credible interval shaded) and the frequentist bound beside "
+        "it, on one axis.",
+    )
     fig, axs = plt.subplots(1, 2, figsize=(full, 4.4), layout="constrained")
     plots.plot_marginal(post, "mu", prob=prob, legend="below", ax=axs[0])
     plots.plot_marginal(post, "eps", prob=prob, legend="below", ax=axs[1])
@@ -181,7 +191,7 @@ def _figures(post: Posterior, prob: float) -> list[tuple[object, str]]:
             "credible band).",
         )
     )
-    return out
+    return [first, *out]
 
 
 def write_gdp_report(
@@ -235,13 +245,15 @@ def write_gdp_report(
         "scores, binormal shape), one-run audits and attack counts (bayes_dp.estimate_gdp, "
         "docs/validation/gdp.md); exact draws from a grid.",
     )
+    figures = _figures(posterior, prob, claim)
+    warns = plain_warnings(posterior)
+    # the claim first, then the figure that shows it
     parts += [
-        f'<p id="claim"><b>What the audit shows</b> (a sentence to cite): '
-        f"{html.escape(claim.sentence)}</p>",
+        claim_html(claim, claim.gaussian_shape == "does not fit"),
+        *figures_html(figures[:1], dpi),
         _headline_html(posterior, claim, prob),
         "<h2>Warnings</h2>",
     ]
-    warns = plain_warnings(posterior)
     checks = st.get("fit_check") or {}
     from bayes_dp.gdp.core import FIT_P_MIN
 
@@ -273,7 +285,7 @@ def write_gdp_report(
     parts.append('<h2 id="side-by-side">Side by side</h2>')
     parts.append(_compare_html(comparison))
     parts.append("<h2>Figures</h2>")
-    parts += figures_html(_figures(posterior, prob), dpi)
+    parts += figures_html(figures[1:], dpi, start=2)
     parts.append("<h2>How to reproduce</h2>")
     parts.append(
         f"<p>Seed: <code>{html.escape(str(st.get('seed')))}</code>; the same seed, evidence and "

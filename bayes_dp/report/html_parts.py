@@ -72,10 +72,10 @@ def page_head(title: str, settings: dict, estimator: str) -> list[str]:
     ]
 
 
-def figures_html(figures, dpi: int) -> list[str]:
-    """Embed (figure, caption) pairs as numbered ``<figure>`` elements, shown at natural size."""
+def figures_html(figures, dpi: int, start: int = 1) -> list[str]:
+    """Embed (figure, caption) pairs as ``<figure>`` elements numbered from ``start``."""
     out = []
-    for i, (fig, cap) in enumerate(figures, start=1):
+    for i, (fig, cap) in enumerate(figures, start=start):
         w = round(fig.get_figwidth() * PX_PER_INCH)
         h = round(fig.get_figheight() * PX_PER_INCH)
         uri = _fig_to_data_uri(fig, dpi)
@@ -85,6 +85,34 @@ def figures_html(figures, dpi: int) -> list[str]:
             f"<figcaption>Figure {i}. {html.escape(cap)}</figcaption></figure>"
         )
     return out
+
+
+def claim_html(claim, unreliable: bool = False) -> str:
+    """Return the claim as a page opens with it: two sentences in one box, its parts folded.
+
+    ``claim`` is a :class:`bayes_dp.AuditClaim`; the box takes one colour for one verdict
+    (``warn`` when the claim or the sampling is not reliable, ``unreliable``; ``ok`` otherwise),
+    and its named parts (:attr:`~bayes_dp.AuditClaim.details`) sit in a ``<details>`` element
+    below it, one line each.
+    """
+    cls = "warn" if unreliable or not claim.reliable else "ok"
+    items = "".join(
+        f"<li><b>{html.escape(name)}</b>: {html.escape(text)}</li>" for name, text in claim.details
+    )
+    return (
+        f'<div class="{cls}" id="claim-box"><p id="claim"><b>What the audit shows</b> (two '
+        f"sentences to cite): {html.escape(claim.headline)}</p>"
+        '<details id="claim-details"><summary>Why: the claim\'s parts (what sets the bound, the '
+        "levels, the assumptions, the studies behind it)</summary>"
+        f"<ul>{items}</ul></details></div>"
+    )
+
+
+def folded(summary: str, body: str, rows: int, fold_above: int = 20) -> str:
+    """Return ``body`` as is with at most ``fold_above`` rows, else folded under ``summary``."""
+    if rows <= fold_above:
+        return body
+    return f"<details><summary>{html.escape(summary)}</summary>{body}</details>"
 
 
 def _fmt(x, digits: int = 3) -> str:

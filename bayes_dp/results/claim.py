@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING
 
 from bayes_dp.core.validation import check_real
 from bayes_dp.results.claim_counts import model_quantile_words
+from bayes_dp.results.claim_parts import insert_after
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_dp.results.posterior import Posterior
 
-__all__ = ["AuditClaim", "audit_claim", "PRIOR_SHIFT_MAX"]
+__all__ = ["AuditClaim", "audit_claim", "headline", "PRIOR_SHIFT_MAX", "HEADLINE_MAX"]
 
 #: An end of the interval counts as set by the data when halving or doubling the scale of the
 #: eps prior moves it by at most this fraction; by more, it is set by the prior.
@@ -34,6 +35,9 @@ FACTORS = (0.5, 2.0)
 #: Pooled counts that carry less than this fraction of the information independent decisions
 #: would (``mia.dependence``) make a claim not reliable, corrected by effective counts or not.
 DEPENDENCE_INFO_MIN = 0.5
+#: Most characters of a claim's headline (:attr:`AuditClaim.headline`): two sentences a reader
+#: can paste into a paper as they are (tests check every kind of evidence against it).
+HEADLINE_MAX = 400
 
 
 def _dependent_groups(settings: dict) -> dict:
@@ -212,6 +216,20 @@ class AuditClaim:
         True where ``lower`` reads the counts only, never the draws (score-matrix evidence:
         the frequentist bound alone), so that chains that did not converge leave it standing
         (see ``reliable``).
+    headline : str
+        The claim in two sentences (at most :data:`HEADLINE_MAX` characters, :func:`headline`):
+        what the audit shows (``lower``, its confidence, ``delta`` and ``set_by``), then what the
+        posterior says and what sets its upper end. A claim that is not reliable says so first,
+        in a few words ("NOT RELIABLE (the pooled counts are dependent): ..."); ``details``
+        says why.
+    details : tuple of (str, str)
+        The explanation, as named parts in reading order (names:
+        :data:`bayes_dp.results.claim_parts.NAMES`): the bound and how it is computed, the
+        model's figures, the upper end, the warnings' reasons, with the studies behind them.
+        ``sentence`` is their texts joined.
+    set_by : str or None
+        In a few words, what sets ``lower`` (the base, target, audit, game or threshold and its
+        counts), as the headline says it.
     """
 
     prob: float
@@ -233,6 +251,9 @@ class AuditClaim:
     frequentist_lower: float | None = None
     frequentist: dict | None = None
     lower_from_counts: bool = False
+    headline: str = ""
+    details: tuple = ()
+    set_by: str | None = None
 
     @property
     def model_lower(self) -> float:
@@ -336,6 +357,7 @@ class AuditClaim:
         out["interval_words"] = self.interval_words()
         out["interval"] = [v if v is not None and math.isfinite(v) else None for v in self.interval]
         out["upper_moved_to"] = {f"{k:g}": v for k, v in self.upper_moved_to.items()}
+        out["details"] = [[name, text] for name, text in self.details]
         for k, v in list(out.items()):
             if isinstance(v, float) and not math.isfinite(v):
                 out[k] = None
@@ -354,11 +376,80 @@ def _pct(p: float) -> str:
 #: How :meth:`AuditClaim.interval_words` names the source of an upper end it does not print as
 #: one (``"data"``: the line prints the interval).
 UPPER_WORDS = {
+    "data": "set by the data",
     "prior": "set by the prior of eps",
-    "unknown": "of a source not checked",
+    "unknown": "not checked against the prior",
     "attack_level": "beyond what the attack could show at its level",
     "model": "not a finding (an audit shows how large eps is at least, never at most)",
 }
+
+
+def headline(
+    *,
+    prob: float,
+    lower: float,
+    delta: float | None,
+    set_by: str,
+    confidence: bool,
+    model_interval: tuple[float, float],
+    upper_source: str,
+    gaussian_shape: str | None,
+    warnings: list[tuple[str, bool]],
+) -> str:
+    """Return a claim in two sentences: what the audit shows, then what the posterior says.
+
+    The one place the headline of :class:`AuditClaim` is written, for every kind of evidence.
+    ``confidence``: ``lower`` is a frequentist bound (else the posterior's quantile);
+    ``model_interval``: the posterior's own (1 - prob) and prob quantiles; ``warnings``:
+    ``(phrase, model_only)`` pairs, the reasons the claim is not reliable (``model_only``: the
+    reason touches the model's figures only, not the bound, and heads the second sentence).
+
+    >>> h = headline(prob=0.95, lower=1.23, delta=1e-5, set_by="set by target 7",
+    ...     confidence=True, model_interval=(0.8, 3.1), upper_source="prior",
+    ...     gaussian_shape=None, warnings=[("the pooled counts are dependent", False)])
+    >>> h.split(": ", 1)[0]
+    'NOT RELIABLE (the pooled counts are dependent)'
+    >>> h.split(": ", 1)[1].split(". ")[0]
+    'With 95% confidence, eps >= 1.23 at delta = 1e-05, set by target 7'
+    >>> h.split(". ")[1]
+    "The posterior's 90% interval is [0.8, 3.1]; its upper end is set by the prior of eps."
+    """
+    at = "" if delta is None else f" at delta = {delta:g}"
+    kind = "confidence" if confidence else "posterior probability"
+    bound_warn = [w for w, model_only in warnings if not model_only]
+    model_warn = [w for w, model_only in warnings if model_only]
+    head = f"NOT RELIABLE ({'; '.join(bound_warn)}): " if bound_warn else ""
+    first = f"{head}With {_pct(prob)} {kind}, eps >= {lower:.3g}{at}, {set_by}."
+    lo, hi = model_interval
+    interval = f"{_pct(2 * prob - 1)} interval is [{lo:.3g}, {hi:.3g}]"
+    if upper_source == "minor_mode":
+        second = (
+            "The model's figures are not reported: its chains missed a mode of much higher "
+            "density at eps ~ 0."
+        )
+    elif gaussian_shape == "does not fit":
+        second = (
+            f"The Gaussian shape does not fit these scores, so the posterior's {interval}: not "
+            "a finding."
+        )
+    else:
+        who = "If the mechanism is Gaussian, the" if gaussian_shape is not None else "The"
+        second = (
+            f"{who} posterior's {interval}; its upper end is "
+            f"{UPPER_WORDS.get(upper_source, upper_source)}."
+        )
+    if model_warn:
+        second = f"NOT RELIABLE ({'; '.join(model_warn)}): {second[0].lower()}{second[1:]}"
+    return f"{first} {second}"
+
+
+def _model_set_by(posterior: Posterior, strength: str) -> str:
+    """Say what sets a claim whose lower end is the posterior's own quantile (no other bound)."""
+    from bayes_dp.results.posterior import GdpPosterior
+
+    if isinstance(posterior, GdpPosterior):
+        return "if the mechanism is Gaussian, set by the posterior of mu"
+    return f"set by the posterior{strength}"
 
 
 def _restart_words(restart: dict) -> str:
@@ -465,32 +556,38 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         strength = f", assuming the attack strength {given} (fixed, not inferred)"
     else:
         strength = ", with the attack strength inferred from the data"
-    words = [f"With {_pct(prob)} posterior probability, eps >= {lower:.3g}{at}{strength}."]
+    words = [
+        ("bound", f"With {_pct(prob)} posterior probability, eps >= {lower:.3g}{at}{strength}.")
+    ]
     lower_by_prior = shift_lo is not None and shift_lo > PRIOR_SHIFT_MAX
     if lower_by_prior:
         words.append(
-            f"The posterior's lower end, {lower:.3g}, is set by the prior of {of}, not by the "
-            f"data (it moves by {100 * shift_lo:.0f}% when the prior's scale is halved or "
-            "doubled): it is not a finding."
+            (
+                "prior lower end",
+                f"The posterior's lower end, {lower:.3g}, is set by the prior of {of}, not by the "
+                f"data (it moves by {100 * shift_lo:.0f}% when the prior's scale is halved or "
+                "doubled): it is not a finding.",
+            )
         )
     interval = f"the model's {_pct(prob)} quantile of eps, {upper:.3g}"
     if source == "prior":
         big = max(moved, key=lambda f: abs(moved[f] / upper - 1.0))
-        words.append(
+        upper_words = (
             f"The upper end, {interval}, is set by the prior of {of}, not by the data: it "
             f"moves to {moved[big]:.3g} when the prior's scale is multiplied by {big:g}; "
             "cite the lower bound, not the interval, unless the attack strength is known."
         )
     elif source == "data":
-        words.append(
+        upper_words = (
             f"The upper end, {interval}, is set by the data: halving or doubling the prior's "
             f"scale moves it by {100 * shift_hi:.0f}% at most."
         )
     else:
-        words.append(
+        upper_words = (
             f"Whether the upper end, {interval}, is set by the data or by the prior was not "
             f"checked ({why_unknown}); cite the lower bound."
         )
+    words.append(("upper end", upper_words))
     extra, scores = {}, False
     if isinstance(posterior, GdpPosterior):
         from bayes_dp.results.claim_gdp import gdp_words
@@ -543,11 +640,17 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
             )
         else:
             why = "the data alone do not bound eps away from 0"
+        first = words[0][1]
         if isinstance(posterior, GdpPosterior):  # its first sentence carries the GDP note
-            model = "What the model says (not the finding): " + words[0][0].lower() + words[0][1:]
+            model = "What the model says (not the finding): " + first[0].lower() + first[1:]
         else:
             model = model_quantile_words(prob, lower, at, strength) + "."
-        words = [f"With {_pct(prob)} probability, eps >= 0{at}: {why}.", model, *words[1:]]
+        words = [
+            ("bound", f"With {_pct(prob)} probability, eps >= 0{at}: {why}."),
+            ("model", model),
+            *words[1:],
+        ]
+        extra["set_by"] = why
         if not isinstance(posterior, GdpPosterior):
             extra["posterior_lower"] = lower
         lower = 0.0
@@ -555,18 +658,31 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
     if isinstance(restart, dict) and not restart.get("no_draws") and minor is None:
         # after the model's sentence (on score matrices after "NOT RELIABLE ..." too, when the
         # second run failed another check; designed bases get that first, below)
-        at_model = (3 if not reliable else 2) if scores else 1
-        words.insert(at_model, _restart_words(restart))
+        words = insert_after(
+            words, "model" if scores else "bound", ("restart", _restart_words(restart))
+        )
+    warnings = []  # (short phrase for the headline, whether it concerns the model's figures only)
     if not reliable and not scores:
         words.insert(
             0,
-            "NOT RELIABLE: the chains did not converge or mix enough (see the warnings); "
-            "these draws would say:",
+            (
+                "convergence",
+                "NOT RELIABLE: the chains did not converge or mix enough (see the warnings); "
+                "these draws would say:",
+            ),
         )
+        warnings.append(("the chains did not converge", False))
+    elif not reliable:
+        warnings.append(("its chains did not converge", True))
     dep = _dependent_groups(st) or None
     if dep:
-        words.insert(0, _dependence_words(dep, extra.get("frequentist") is not None))
+        words.insert(
+            0, ("dependence", _dependence_words(dep, extra.get("frequentist") is not None))
+        )
+        warnings.insert(0, ("the pooled counts are dependent", False))
         reliable = False
+    set_by = extra.pop("set_by", None) or _model_set_by(posterior, strength)
+    details = tuple(words)
     return AuditClaim(
         prob=prob,
         lower=lower,
@@ -577,8 +693,24 @@ def audit_claim(posterior: Posterior, prob: float = 0.95) -> AuditClaim:
         upper_moved_to=moved,
         lower_shift=shift_lo,
         reliable=reliable,
-        sentence=" ".join(words),
+        sentence=" ".join(t for _, t in details),
         dependence=dep,
         lower_from_counts=scores,
+        headline=headline(
+            prob=prob,
+            lower=lower,
+            delta=delta,
+            set_by=set_by,
+            confidence=lower in (extra.get("frequentist_lower"), extra.get("shape_free_lower")),
+            model_interval=(
+                extra.get("posterior_lower", extra.get("gaussian_lower", lower)),
+                upper,
+            ),
+            upper_source=source,
+            gaussian_shape=extra.get("gaussian_shape"),
+            warnings=warnings,
+        ),
+        details=details,
+        set_by=set_by,
         **extra,
     )

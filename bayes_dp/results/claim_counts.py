@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["count_bound", "count_words", "n_tests", "one_run_bound"]
+__all__ = ["count_bound", "count_words", "n_tests", "one_run_bound", "reads_reflected"]
 
 #: Likelihoods whose counts the bound reads as binomial.
 BINOMIAL_LIKELIHOODS = ("binomial", "exposure_mixture")
@@ -65,6 +65,23 @@ def model_quantile_words(prob: float, lower: float, at: str, strength: str) -> s
         f"What the model says (not the finding): the posterior's {100 * (1 - prob):.3g}% quantile "
         f"of eps is {lower:.3g}{at}{strength}"
     )
+
+
+def reads_reflected(group: dict) -> bool:
+    """Whether the claim reads a group's counts reflected too, or as its decisions were made.
+
+    Score-matrix groups (a ``dependence`` record: ``mia.ScoreMatrixCounts.to_evidence``) are
+    read as made (:mod:`bayes_dp.results.claim_scores`: a target whose decisions are worse than
+    random shows nothing, never a large eps by the opposite test); other groups as their
+    likelihood reads them (``reflect``, default True). The report's per-base figures read
+    each group this way too.
+
+    >>> reads_reflected({"counts": {}}), reads_reflected({"counts": {}, "dependence": {}})
+    (True, False)
+    """
+    if isinstance(group.get("dependence"), dict):
+        return False
+    return bool(group.get("reflect", True))
 
 
 def _binomial_groups(st: dict) -> tuple[list[dict], list[dict]]:
@@ -147,7 +164,7 @@ def count_bound(st: dict, prob: float, tests: int | None = None) -> dict | None:
                 delta,
                 prob,
                 n_rates=tests,
-                reflect=bool(g.get("reflect", True)),
+                reflect=reads_reflected(g),
             )
         )
         i = int(np.argmax(lows))
@@ -245,23 +262,24 @@ def count_words(
     st: dict,
     prob: float,
     lower: float,
-    words: list[str],
+    words: list[tuple[str, str]],
     at: str,
     strength: str,
     upper: float | None = None,
-) -> tuple[float, list[str], dict]:
+) -> tuple[float, list[tuple[str, str]], dict]:
     """Rewrite the claim of a posterior of counts or one-run audits (identity without either).
 
-    ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
-    interval (the first of them its lower bound) and ``lower`` its (1 - ``prob``) quantile.
+    ``words`` are the named parts (:mod:`bayes_dp.results.claim_parts`)
+    :func:`bayes_dp.audit_claim` wrote for the posterior's own interval (the first, ``"bound"``,
+    its lower bound) and ``lower`` its (1 - ``prob``) quantile.
     Returns the lower end the claim states (the smaller of ``lower`` and the frequentist bound:
     the per-base bound of :func:`count_bound` or the one-run bound of :func:`one_run_bound`,
     the larger where a posterior holds both, each test then at level (1 - prob) / (the 2 n
     rates + the k audits), :func:`n_tests`; the other is named beside it and kept in the
-    record as ``count_bound`` or ``one_run_bound``), the sentences and the extra fields of
+    record as ``count_bound`` or ``one_run_bound``), the parts and the extra fields of
     :class:`~bayes_dp.AuditClaim`
-    (``posterior_lower``, ``frequentist_lower``, ``frequentist``). Where the posterior's
-    ``prob`` quantile ``upper`` lies below the per-base bound, a last sentence says that the
+    (``posterior_lower``, ``frequentist_lower``, ``frequentist``, ``set_by``). Where the
+    posterior's ``prob`` quantile ``upper`` lies below the per-base bound, a last part says that the
     data rule the model's answer out (the chains' mode at eps ~ 0, docs/validation/lira.md, "A mode
     the
     chains missed").
@@ -277,12 +295,12 @@ def count_words(
             if fb is not None:
                 what_o += f"; beside it, {_count_what(fb, prob)} is {fb['lower']:.3g}"
                 fo = {**fo, "count_bound": fb}
-            return _words(fo, what_o, prob, lower, words, at, strength, upper)
+            return _words(fo, what_o, _one_run_short(fo), prob, lower, words, at, strength, upper)
         fb = {**fb, "one_run_bound": fo}
     what = _count_what(fb, prob)
     if fo is not None:
         what += f"; beside it, {what_o} is {fo['lower']:.3g}"
-    return _words(fb, what, prob, lower, words, at, strength, upper)
+    return _words(fb, what, _count_short(fb), prob, lower, words, at, strength, upper)
 
 
 def _one_run_words(fo: dict, prob: float) -> str:
@@ -305,6 +323,23 @@ def _one_run_words(fo: dict, prob: float) -> str:
     )
 
 
+def _one_run_short(fo: dict) -> str:
+    """Say in a few words which one-run audit sets the bound ``fo``."""
+    what = "pairs" if fo.get("pairs") else "canaries"
+    return (
+        f"one-run audit {fo['row']} ({fo['v']} of {fo['r']} guesses right on {fo['m']} {what}; "
+        "Steinke, Nasr and Jagielski's bound)"
+    )
+
+
+def _count_short(fb: dict) -> str:
+    """Say in a few words which base sets the per-base bound ``fb``."""
+    return (
+        f"row {fb['row']} of group {fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, FN "
+        f"{fb['fn']}/{fb['n_pos']}; Clopper-Pearson over {fb['n_tests']} tests)"
+    )
+
+
 def _count_what(fb: dict, prob: float) -> str:
     """Say which per-base bound ``fb`` (:func:`count_bound`) is and which base sets it."""
     n = fb["n_rates"]
@@ -324,22 +359,36 @@ def _count_what(fb: dict, prob: float) -> str:
     )
 
 
-def _words(fb, what, prob, lower, words, at, strength, upper=None):
-    """Return the claim's lower end, sentences and fields, given the bound ``fb`` and its words."""
+def _words(fb, what, short, prob, lower, words, at, strength, upper=None):
+    """Return the claim's lower end, parts and fields, given the bound ``fb`` and its words.
+
+    ``what`` names the bound and what sets it in full, ``short`` in a few words (the headline's,
+    :attr:`bayes_dp.AuditClaim.set_by`).
+    """
     f = fb["lower"]
     extra = {"posterior_lower": lower, "frequentist_lower": f, "frequentist": fb}
     if lower <= f:
         # the model's bound is the smaller: it is the claim, and the classical one is beside it
-        rest = list(words)
-        rest[0] = (
-            rest[0][:-1] + f"; what the attack shows without a model is eps >= {f:.3g} ({what})."
+        extra["set_by"] = (
+            f"set by the posterior of the counts (the classical bound, {f:.3g}, is larger)"
         )
+        name, head = words[0]
+        rest = [
+            (
+                name,
+                head[:-1] + f"; what the attack shows without a model is eps >= {f:.3g} ({what}).",
+            )
+        ]
+        rest += words[1:]
         if upper is not None and upper < f:
             rest.append(
-                f"The posterior's {100 * prob:g}% quantile, {upper:.3g}, lies below what the "
-                "attack shows without a model: the data rule the model's answer out (many "
-                "bases that show little outvote the few that show more); the claim keeps the "
-                "smaller lower end."
+                (
+                    "ruled out",
+                    f"The posterior's {100 * prob:g}% quantile, {upper:.3g}, lies below what the "
+                    "attack shows without a model: the data rule the model's answer out (many "
+                    "bases that show little outvote the few that show more); the claim keeps the "
+                    "smaller lower end.",
+                )
             )
         return lower, rest, extra
     pct = f"{100 * prob:g}%"
@@ -349,4 +398,5 @@ def _words(fb, what, prob, lower, words, at, strength, upper=None):
         "error point on the boundary of R(eps, delta)) that figure lies above the true eps in "
         f"about half of audits ({DOCS})."
     )
-    return f, [first, model, *words[1:]], extra
+    extra["set_by"] = f"whatever the attack strength, set by {short}"
+    return f, [("bound", first), ("model", model), *words[1:]], extra

@@ -31,6 +31,7 @@ posterior's quantiles follow as what the model says. The decision and the measur
 from __future__ import annotations
 
 from bayes_dp.results.claim_counts import model_quantile_words
+from bayes_dp.results.claim_parts import replace
 
 #: Where the docs give the decision and the measured figures.
 DOCS = 'docs/validation/guessing_game.md, "The claim on a score matrix"'
@@ -210,21 +211,22 @@ def game_words(
     st: dict,
     prob: float,
     lower: float,
-    words: list[str],
+    words: list[tuple[str, str]],
     at: str,
     strength: str,
     upper: float | None = None,
     source: str | None = None,
-) -> tuple[float, list[str], dict]:
+) -> tuple[float, list[tuple[str, str]], dict]:
     """Rewrite the claim of a posterior on guessing games (identity without a game).
 
-    ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
-    interval and ``lower`` its (1 - ``prob``) quantile. Returns the claim's lower end (the
-    frequentist bound of :func:`game_bound`, whatever the posterior says), the sentences (the
-    bound first, then what the model says) and the extra fields of
-    :class:`~bayes_dp.AuditClaim` (``posterior_lower``, ``frequentist_lower``,
-    ``frequentist``, and ``upper_source`` ``"model"`` where the model's upper end is not the
-    prior's: an audit shows how large eps is at least, never at most).
+    ``words`` are the named parts (:mod:`bayes_dp.results.claim_parts`)
+    :func:`bayes_dp.audit_claim` wrote for the posterior's own interval and ``lower`` its
+    (1 - ``prob``) quantile. Returns the claim's lower end (the frequentist bound of
+    :func:`game_bound`, whatever the posterior says), the parts (the bound first, then what the
+    model says) and the extra fields of :class:`~bayes_dp.AuditClaim` (``posterior_lower``,
+    ``frequentist_lower``, ``frequentist``, ``set_by``, and ``upper_source`` ``"model"`` where
+    the model's upper end is not the prior's: an audit shows how large eps is at least, never
+    at most).
     """
     gb = game_bound(st, prob)
     if gb is None:
@@ -250,13 +252,35 @@ def game_words(
         f"guesses at the predicted k, their accuracy between the attack strength's and the "
         f"best an eps-DP mechanism allows ({DOCS})."
     )
-    extra = {"posterior_lower": lower, "frequentist_lower": f, "frequentist": gb}
+    extra = {
+        "posterior_lower": lower,
+        "frequentist_lower": f,
+        "frequentist": gb,
+        "set_by": f"whatever the attack strength, set by {_game_short(gb)}",
+    }
     rest = list(words[1:])
     if source != "prior" and upper is not None:
-        rest[-1] = (
+        rest = replace(
+            rest,
+            "upper end",
             f"The upper end, the model's {100 * prob:g}% quantile of eps, {upper:.3g}, is the "
             "model's, not a finding: an audit shows how large eps is at least, never at most; "
-            "cite the lower bound."
+            "cite the lower bound.",
         )
         extra["upper_source"] = "model"
-    return f, [first, model, *rest], extra
+    return f, [("bound", first), ("model", model), *rest], extra
+
+
+def _game_short(gb: dict) -> str:
+    """Say in a few words which part sets the game's bound ``gb`` (:func:`game_bound`)."""
+    g, pb = gb["game"], gb["pooled"]
+    if pb is not None and pb["eps"] > g["eps"]:
+        return (
+            f"the error rates pooled over {pb['n_targets']} targets of {pb['n_models']} test "
+            "models (a betting test)"
+        )
+    units = "pairs of test models" if g["design"] == "pairs" else "test models' membership bits"
+    return (
+        f"the guessing game on group {g['group']!r} ({g['v']} of {g['k']} guesses right, "
+        f"{g['m']} {units}; a one-run bound)"
+    )

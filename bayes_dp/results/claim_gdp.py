@@ -144,14 +144,21 @@ def _pct(p: float) -> str:
 
 
 def gdp_words(
-    st: dict, prob: float, lower: float, upper: float, words: list[str], at: str, strength: str
-) -> tuple[float, list[str], dict]:
+    st: dict,
+    prob: float,
+    lower: float,
+    upper: float,
+    words: list[tuple[str, str]],
+    at: str,
+    strength: str,
+) -> tuple[float, list[tuple[str, str]], dict]:
     """Rewrite the claim of a Gaussian-DP posterior.
 
-    ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
-    interval [``lower``, ``upper``]. Returns the lower end the sentence states first, the new
-    sentences and the extra fields of :class:`~bayes_dp.AuditClaim`
-    (``gaussian_shape``, ``gaussian_lower``, ``shape_free_lower``, ``shape_free``).
+    ``words`` are the named parts (:mod:`bayes_dp.results.claim_parts`)
+    :func:`bayes_dp.audit_claim` wrote for the posterior's own interval [``lower``, ``upper``].
+    Returns the lower end the claim states first, the new parts and the extra fields of
+    :class:`~bayes_dp.AuditClaim` (``gaussian_shape``, ``gaussian_lower``, ``shape_free_lower``,
+    ``shape_free``, ``set_by``).
     """
     kinds = {g.get("kind") for g in st.get("groups", [])}
     verdict, pvals = shape_verdict(st)
@@ -193,7 +200,11 @@ def gdp_words(
         extra.update(frequentist_lower=fdp["lower"], frequentist=fdp)
         if others != ["one-run audits through the GDP accuracy band"]:
             model += other_note
-        return fdp["lower"], [first, model, *words[1:]], extra
+        extra["set_by"] = (
+            f"if the mechanism is Gaussian, set by the f-DP one-run bound of audit {fdp['row']} "
+            f"({fdp['v']} of {fdp['r']} guesses right on {fdp['m']} {coins})"
+        )
+        return fdp["lower"], [("bound", first), ("model", model), *words[1:]], extra
     if sf is None:
         note = (
             " This assumes the mechanism is Gaussian (mu-GDP): "
@@ -201,7 +212,8 @@ def gdp_words(
             + "; without score groups (or with the shape-free bound not tabulated) there is "
             "no bound that holds for any mechanism."
         )
-        return lower, [words[0] + note, *words[1:]], extra
+        extra["set_by"] = "if the mechanism is Gaussian, set by the posterior of mu"
+        return lower, [(words[0][0], words[0][1] + note), *words[1:]], extra
     cut = "" if sf["cut"] is None else f" at score {sf['cut']:.4g}"
     where = (
         f"group {sf['group']!r}{cut}: {sf['fp']} of {sf['n_out']} out-scores above, "
@@ -226,6 +238,11 @@ def gdp_words(
         "the smaller of its single-threshold posterior's lower end (count model, s = 1) and "
         f"its Clopper-Pearson bound, at {level}{where})."
     )
+    extra["set_by"] = (
+        f"whatever the mechanism's trade-off curve, set by the best of {sf['n_thresholds']} "
+        f"thresholds fixed in advance (group {sf['group']!r}{cut}: FP {sf['fp']}/{sf['n_out']}, "
+        f"FN {sf['fn']}/{sf['n_in']})"
+    )
     ps = ", ".join(f"{k!r} p = {p:.2g}" for k, p in pvals.items())
     if verdict == "does not fit":
         first = (
@@ -233,10 +250,17 @@ def gdp_words(
             f"whole-ROC figures (eps >= {lower:.3g}{at}, interval [{lower:.3g}, {upper:.3g}]) "
             "extrapolate a shape the data contradict and are not a finding."
         )
-        return sf["lower"], [first, "What holds without that shape: " + free], extra
+        return (
+            sf["lower"],
+            [
+                ("gaussian shape", first),
+                ("bound", "What holds without that shape: " + free),
+            ],
+            extra,
+        )
     check = f"the fit check passes: {ps}" if verdict == "fits" else "its fit check was not run"
     gauss = (
         f"If the mechanism is Gaussian (mu-GDP; {check}), the whole ROC gives eps >= "
         f"{lower:.3g}{at}{strength}."
     )
-    return sf["lower"], [free, gauss + other_note, *words[1:]], extra
+    return sf["lower"], [("bound", free), ("model", gauss + other_note), *words[1:]], extra

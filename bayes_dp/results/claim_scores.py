@@ -52,6 +52,7 @@ import numpy as np
 
 from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_counts import model_quantile_words
+from bayes_dp.results.claim_parts import replace
 
 #: Where the docs give the decision and the measured figures.
 DOCS = 'docs/validation/lira.md, "The claim on score-matrix evidence"'
@@ -586,22 +587,23 @@ def score_matrix_words(
     st: dict,
     prob: float,
     lower: float,
-    words: list[str],
+    words: list[tuple[str, str]],
     at: str,
     strength: str,
     upper: float | None = None,
     source: str | None = None,
-) -> tuple[float, list[str], dict]:
+) -> tuple[float, list[tuple[str, str]], dict]:
     """Rewrite the claim of a posterior with score-matrix groups (identity without any).
 
-    ``words`` are the sentences :func:`bayes_dp.audit_claim` wrote for the posterior's own
-    interval, the last of them about its upper end; ``lower`` and ``upper`` are the
+    ``words`` are the named parts (:mod:`bayes_dp.results.claim_parts`)
+    :func:`bayes_dp.audit_claim` wrote for the posterior's own
+    interval (``"upper end"`` about its upper end); ``lower`` and ``upper`` are the
     posterior's (1 - ``prob``) and ``prob`` quantiles and ``source`` what the prior check said
     of the upper end (``AuditClaim.upper_source``). Returns the lower end the claim states
-    (the frequentist bound, whatever ``lower`` is), the new sentences and the extra
+    (the frequentist bound, whatever ``lower`` is), the new parts and the extra
     fields of :class:`~bayes_dp.AuditClaim` (``posterior_lower``, ``frequentist_lower``,
-    ``frequentist``; empty without a score-matrix group), with ``upper_source`` among them
-    when the ceiling changes it.
+    ``frequentist``, ``set_by``; empty without a score-matrix group), with ``upper_source``
+    among them when the ceiling changes it.
 
     The upper end: when it lies above both the attack's ceiling and the largest per-target
     bound (:func:`score_matrix_bound`), no target's evidence reaches it. An upper end the
@@ -714,51 +716,78 @@ def score_matrix_words(
         ceiling = _ceiling_words(fb, upper)
         if source == "prior":
             rest.append(
-                f"It also lies beyond what the attack could show at its level: {ceiling}; no "
-                "target's own evidence reaches it."
+                (
+                    "ceiling",
+                    f"It also lies beyond what the attack could show at its level: {ceiling}; no "
+                    "target's own evidence reaches it.",
+                )
             )
         else:
             interval = f"the model's {_pct(prob)} quantile of eps, {upper:.3g}"
-            rest[-1] = (
+            rest = replace(
+                rest,
+                "upper end",
                 f"The upper end, {interval}, lies beyond what the attack could show at its "
                 f"level: {ceiling}. No target's own evidence reaches it: it is set by the model "
                 "(which pools the targets) and the prior of eps, not by what the attack showed; "
-                "cite the lower bound."
+                "cite the lower bound.",
             )
             extra["upper_source"] = "attack_level"
     elif upper is not None and upper < f:
         # the model's answer lies below a bound that holds without it: the data rule it out
-        rest[-1] = (
+        rest = replace(
+            rest,
+            "upper end",
             f"The upper end, the model's {_pct(prob)} quantile of eps, {upper:.3g}, lies below "
             f"the bound above, which holds without the model: the data rule the model's answer "
             "out. The model reads every target as tested by one attack of a shared strength, so "
             f"the many targets that show little outvote the {fb['n_positive']} whose own bound "
-            f"is above 0 ({DOCS_MISSED}); not a finding; cite the lower bound."
+            f"is above 0 ({DOCS_MISSED}); not a finding; cite the lower bound.",
         )
         extra["upper_source"] = "model"
     elif source != "prior":
         interval = f"the model's {_pct(prob)} quantile of eps, {upper:.3g}"
         none = "" if fb["n_positive"] else " (here no target's own bound is above 0)"
-        rest[-1] = (
+        rest = replace(
+            rest,
+            "upper end",
             f"The upper end, {interval}, is the model's, not a finding{none}: an audit shows "
             "how large eps is at least, never at most, and this model reads every target as "
             "tested by one attack of a shared strength, so targets that show little pull the "
             f"upper end down (on simulated score matrices it lay far below the strongest "
-            f"target's own eps: {DOCS_UPPER}); cite the lower bound."
+            f"target's own eps: {DOCS_UPPER}); cite the lower bound.",
         )
         extra["upper_source"] = "model"
-    return claim, [first, model, *rest], extra
+    extra["set_by"] = f"whatever the attack strength, {_short(fb, who)}"
+    return claim, [("bound", first), ("model", model), *rest], extra
+
+
+def _short(fb: dict, who: str) -> str:
+    """Say in a few words what sets the bound ``fb`` (:func:`score_matrix_bound`)."""
+    pb = fb["pooled"]
+    if pb is not None and pb["eps"] > fb["target_lower"]:
+        return (
+            f"set by the error rates pooled over {pb['n_targets']} targets of "
+            f"{pb['n_models']} test models (a betting test)"
+        )
+    if not fb["n_positive"]:
+        return f"no target's own bound is above 0 (of {fb['n_targets']})"
+    return (
+        f"set by {who.split(' (')[0]} of group {fb['group']!r} (FP {fb['fp']}/{fb['n_neg']}, "
+        f"FN {fb['fn']}/{fb['n_pos']}; per-target Clopper-Pearson, {fb['n_positive']} of "
+        f"{fb['n_targets']} targets above 0)"
+    )
 
 
 def unconverged_model_words(
-    words: list[str], minor: dict | None, prob: float, lower: float, upper: float
-) -> tuple[list[str], str | None]:
+    words: list[tuple[str, str]], minor: dict | None, prob: float, lower: float, upper: float
+) -> tuple[list[tuple[str, str]], str | None]:
     """Rewrite a score-matrix claim whose chains did not converge (the bound first, as before).
 
     The claim's lower end, the frequentist bound (:func:`score_matrix_words`), reads the counts
     only, never the draws, so chains that did not converge do not touch it; they touch the
-    model's figures that follow it. ``words`` are :func:`score_matrix_words`' sentences (the
-    bound first). Returns the new sentences and the new ``upper_source`` (None: unchanged).
+    model's figures that follow it. ``words`` are :func:`score_matrix_words`' named parts (the
+    bound first). Returns the new parts and the new ``upper_source`` (None: unchanged).
 
     * A minor mode (``minor``, ``settings["minor_mode"]``: a point of much higher posterior
       density at eps ~ 0 that no chain visited, :mod:`bayes_dp.inference.modes`): the draws'
@@ -772,20 +801,24 @@ def unconverged_model_words(
     * Any other failed convergence check: the model's sentences stay, after one that says they
       are not reliable and that the bound above does not depend on them.
 
-    >>> w, src = unconverged_model_words(["With 95% confidence, eps >= 0.", "Model."],
+    >>> w, src = unconverged_model_words(
+    ...     [("bound", "With 95% confidence, eps >= 0."), ("model", "Model.")],
     ...     {"eps": 1e-6, "log_post": -10.0, "log_post_draws": -783.0}, 0.95, 0.84, 0.99)
     >>> src, w[0]
-    ('minor_mode', 'With 95% confidence, eps >= 0.')
-    >>> "5% quantile 0.84 and 95% quantile 0.99, are not the posterior's" in w[1]
+    ('minor_mode', ('bound', 'With 95% confidence, eps >= 0.'))
+    >>> "5% quantile 0.84 and 95% quantile 0.99, are not the posterior's" in w[1][1]
     True
     """
     head = words[0]
     if minor is None:
         return [
             head,
-            "The model's figures that follow are NOT RELIABLE: its chains did not converge or "
-            "mix enough (see the warnings); the bound above reads the counts only and does not "
-            "depend on them.",
+            (
+                "convergence",
+                "The model's figures that follow are NOT RELIABLE: its chains did not converge or "
+                "mix enough (see the warnings); the bound above reads the counts only and does not "
+                "depend on them.",
+            ),
             *words[1:],
         ], None
     eps = float(minor.get("eps", float("nan")))
@@ -795,13 +828,15 @@ def unconverged_model_words(
     q = f"{100 * (1 - prob):.3g}% quantile {lower:.3g} and {100 * prob:.3g}% quantile {upper:.3g}"
     return [
         head,
-        f"What the model says is not reported: its chains missed a mode of much higher posterior "
-        f"density at eps = {eps:.2g} (a minor-mode warning: {gap:.0f} log units above the best "
-        f"draw), so the draws' figures, {q}, are not the posterior's; and the posterior, its "
-        "mass near eps = 0, is the model reading every target as tested by one attack of a "
-        "shared strength, so that targets that show nothing place the mechanism near eps = 0: "
-        "not a finding (an audit shows how large eps is at least, never at most; "
-        'docs/validation/lira.md, "A real run: digits with canaries"). The bound above reads the '
-        "counts "
-        "only and does not depend on the chains.",
+        (
+            "model",
+            "What the model says is not reported: its chains missed a mode of much higher "
+            f"posterior density at eps = {eps:.2g} (a minor-mode warning: {gap:.0f} log units "
+            f"above the best draw), so the draws' figures, {q}, are not the posterior's; and "
+            "the posterior, its mass near eps = 0, is the model reading every target as tested "
+            "by one attack of a shared strength, so that targets that show nothing place the "
+            "mechanism near eps = 0: not a finding (an audit shows how large eps is at least, "
+            'never at most; docs/validation/lira.md, "A real run: digits with canaries"). The '
+            "bound above reads the counts only and does not depend on the chains.",
+        ),
     ], "minor_mode"

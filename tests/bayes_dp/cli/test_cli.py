@@ -36,12 +36,20 @@ def test_acceptance_estimate_writes_posterior_and_report(strong_csv, tmp_path, c
     assert rc == 0
     assert "eps" in captured.out and "r_hat" in captured.out
     assert "sampling done in" in captured.err and "bayes-dp:" not in captured.out
-    # the claim in words, and what the columns mean
-    assert "With 95% confidence, eps >= " in captured.out  # the classical bound first
-    assert "What the model says (not the finding): the posterior's 5% quantile" in captured.out
-    assert "eps >= " in captured.out and "is not a finding" in captured.out
-    assert "glossary:" in captured.out and "\nr_hat: " in captured.out
+    # one screen: the table, the claim in two sentences (the classical bound first), the files
+    assert "With 95% confidence, eps >= " in captured.out
+    assert captured.out.count("\n") <= 40 and "glossary:" not in captured.out
+    assert f"written: {out / 'posterior.nc'}, {out / 'report.html'}" in captured.out
     assert "hdi_90%_lo" in captured.out and "hdi_5%" not in captured.out
+    # the claim's parts and what the columns mean, behind flags
+    more = ["--explain", "--glossary", "--no-report", "-q"]
+    again = ["estimate", str(strong_csv), "--delta", "1e-5", "--out", str(tmp_path / "again")]
+    assert main([*again, *FAST, *more]) == 0
+    explained = capsys.readouterr().out
+    assert "model: What the model says (not the finding): the posterior's 5% quantile" in explained
+    assert "bound: With 95% confidence, eps >= " in explained
+    assert "eps >= " in explained and "is not a finding" in explained
+    assert "glossary:" in explained and "\nr_hat: " in explained
     # the log names the default group and shows no tau for a binomial model
     assert "no 'group' column), named 'counts'" in captured.err
     assert "tau=" not in captured.err
@@ -515,7 +523,11 @@ def test_quiet_silences_log_lines(strong_csv, tmp_path, capsys):
     captured = capsys.readouterr()
     assert rc == 3 and "eps" in captured.out and "\nNOT CONVERGED: the 40 draws" in captured.out
     lines = captured.err.splitlines()
-    assert lines and all(line.startswith("bayes-dp: warning:") for line in lines), lines
+    # the first warning, then how many more --explain prints
+    assert lines[0].startswith("bayes-dp: warning:"), lines
+    assert all(
+        line.startswith("bayes-dp: warning:") or " more warning" in line for line in lines
+    ), lines
 
 
 def test_version(capsys):

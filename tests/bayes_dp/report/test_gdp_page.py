@@ -30,8 +30,11 @@ def gdp_report(tmp_path_factory):
 def test_page_shows_claim_mu_eps_fit_check_and_the_side_by_side_table(gdp_report):
     post, tab, text = gdp_report
     assert text.startswith("<!DOCTYPE html>") and "http://" not in text and "https://" not in text
-    claim = bdp.audit_claim(post, 0.95).sentence
-    assert html.unescape(re.search(r'id="claim">(.*?)</p>', text).group(1)).endswith(claim)
+    claim = bdp.audit_claim(post, 0.95)
+    # the claim's two sentences in its box, its parts folded under them
+    assert html.unescape(re.search(r'id="claim">(.*?)</p>', text).group(1)).endswith(claim.headline)
+    details = html.unescape(text[text.index('id="claim-details"') :].split("</details>")[0])
+    assert all(part in details for _, part in claim.details)
     lo, hi = post.interval(0.9, "mu")
     assert f"90% credible interval for mu: [{lo:.3g}, {hi:.3g}]" in text
     p = post.settings["fit_check"]["canary"]
@@ -41,7 +44,7 @@ def test_page_shows_claim_mu_eps_fit_check_and_the_side_by_side_table(gdp_report
     # eps at the run's delta in the table of deltas equals the draws' median
     med = np.median(post.epsilon_at(1e-5))
     assert re.search(rf"1e-05 \(the run&#x27;s\)</td><td class=\"\">{med:.3g}<", text)
-    assert text.count("data:image/png;base64,") == 2
+    assert text.count("data:image/png;base64,") == 3  # the claim's, the posteriors, the profile
     # the three kinds of evidence are listed
     for what in (
         "300 in- and 300 out-scores",

@@ -161,6 +161,46 @@ def test_report_renders_in_headless_browser(short_report):
     assert img.shape[0] >= 1000 and img.std() > 0.05
 
 
+_FOLD_PROBE = (
+    "<script>window.addEventListener('load', function () {"
+    "var c = document.getElementById('claim').getBoundingClientRect();"
+    "var f = document.querySelector('figure img').getBoundingClientRect();"
+    "var p = document.createElement('pre'); p.id = 'fold';"
+    "p.textContent = [c.bottom, f.bottom, window.innerHeight, window.innerWidth].join(' ');"
+    "document.body.appendChild(p);});</script>"
+)
+
+
+@needs_browser
+def test_claim_and_its_figure_lie_above_the_fold(short_report, tmp_path):
+    """In a 1280 x 800 window the reader sees the claim and the whole of Figure 1 unscrolled."""
+    _, _, text = short_report
+    page = tmp_path / "fold.html"
+    page.write_text(text.replace("</body>", _FOLD_PROBE + "</body>"), encoding="utf-8")
+    res = _browser(
+        "--window-size=1280,800", "--virtual-time-budget=5000", "--dump-dom", page.as_uri()
+    )
+    found = re.search(r'<pre id="fold">([^<]*)</pre>', res.stdout)
+    assert found, res.stderr[-2000:]
+    claim_bottom, figure_bottom, height, width = map(float, found.group(1).split())
+    assert width == 1280 and 600 < height <= 800  # the viewport the window leaves
+    assert claim_bottom < figure_bottom <= height
+
+
+def test_one_verdict_the_claim_and_the_warnings_agree(short_report, one_group):
+    """The claim's box has one colour, and no section says the opposite of its verdict."""
+    for post, _, text in (short_report, one_group):
+        claim = bdp.audit_claim(post)
+        box = re.search(r'<div class="(\w+)" id="claim-box">', text).group(1)
+        warnings = text.split("<h2>Warnings</h2>")[1].split("<h2>")[0]
+        if claim.reliable:
+            assert box == "ok" and "Result not reliable" not in text
+            assert "NOT RELIABLE" not in claim.headline
+        else:
+            assert box == "warn" and "No problems found" not in warnings
+            assert "NOT RELIABLE (" in claim.headline  # first, or before the model's figures
+
+
 # -- the report as a reader sees it --------------------------------------------------------
 @pytest.fixture(scope="module")
 def one_group(tmp_path_factory):
@@ -453,4 +493,25 @@ def test_headline_of_a_score_matrix_sampled_again_from_a_missed_mode(tmp_path):
     assert head.startswith(f'id="headline"><b>Result:</b> ε ≥ {claim.lower:.3g}, at δ')
     assert f"upper 95% quantile of ε, {hi:.3g}, and its median" in head
     assert "are not findings (the sentence above says why)" in head
-    assert "chains started again" in text[text.index('id="claim"') :].split("</p>")[0]
+    # the restart is one of the claim's parts, folded under its two sentences
+    details = text[text.index('id="claim-details"') :].split("</details>")[0]
+    assert "<b>restart</b>: The model&#x27;s figures come from chains started again" in details
+
+
+def test_per_target_figures_read_the_decisions_as_made(tmp_path):
+    """A target whose test did worse than random (FN 32/32, FP 3/32) shows nothing in the
+    inputs table, as the claim reads it; the reflected reading would give it eps = inf."""
+    group = _score_matrix_group()
+    group["counts"] = {"fp": [3, 4], "n_neg": [32, 32], "fn": [32, 20], "n_pos": [32, 32]}
+    st = {"eps_prior": ["HalfNormal", 10.0], "delta": 1e-5, "groups": [group]}
+    st.update(converged=True, stop_reason="converged")
+    rng = np.random.default_rng(3)
+    post = bdp.Posterior({"eps": rng.uniform(0.1, 1.0, 8000).reshape(4, -1)}, {}, st)
+    assert np.isinf(bdp.classical_epsilon(3 / 32, 1.0, 1e-5))  # the reflected reading
+    text = post.report(tmp_path / "r.html").read_text(encoding="utf-8")
+    inputs = text.split("<h2>Inputs</h2>")[1].split("<h2>")[0]
+    assert "classical ε (decisions as made)" in inputs
+    assert ">inf<" not in inputs
+    row = re.search(r'<tr><td class="l">1</td>(.*?)</tr>', inputs).group(1)
+    assert row.endswith('<td class="">0</td>')  # worse than random: eps 0, as the claim reads it
+    assert "Classical comparison" not in text  # its reflected point estimate is not shown
