@@ -24,7 +24,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from tests._support.claim_boundary import audit, boundary_point
+from benchmarks._support.claim_boundary import audit, boundary_point
 
 
 def cp_rate(k: int, n: int) -> str:

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from tests._support.gdp_shapes import MECHANISMS, audit, draw
+from benchmarks._support.gdp_shapes import MECHANISMS, audit, draw
 
 
 def fit_only(name: str, n: int, seed: int) -> float:

@@ -20,7 +20,7 @@ import argparse
 
 import numpy as np
 
-from tests._support.lira_sim import padded_run as run
+from benchmarks._support.lira_sim import padded_run as run
 
 
 def main() -> None:
@@ -51,7 +51,7 @@ def main() -> None:
             flush=True,
         )
         if args.grid:
-            from tests._support.lira_sim import padded_counts
+            from benchmarks._support.lira_sim import padded_counts
             from tests.reference.mixture import mixture_posterior_grid
 
             c = padded_counts(args.exposed, n_pad, args.seed).counts

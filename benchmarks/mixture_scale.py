@@ -1,7 +1,7 @@
 """The exposure mixture at scale: where the time goes (docs/validation/lira.md, issue 32 items 1
 and 3).
 
-The padding matrices of ``tests._support.lira_sim.padded_counts`` (15 exposed targets, mu ~
+The padding matrices of ``benchmarks._support.lira_sim.padded_counts`` (15 exposed targets, mu ~
 U(2, 4), plus ``--pad`` targets that show nothing; 64 models, online test at alpha 0.1), read as
 made (``to_evidence(likelihood="exposure_mixture", reflect=False)``), delta 1e-5, default prior.
 
@@ -47,7 +47,7 @@ import warnings
 
 import numpy as np
 
-from tests._support.lira_sim import padded_counts
+from benchmarks._support.lira_sim import padded_counts
 
 DELTA = 1e-5
 LOG_KAPPA_MIN = float(np.log(1e-15))

@@ -18,7 +18,7 @@ import numpy as np
 import bayes_dp as bdp
 from bayes_dp.planning import grid
 
-from tests._support.plan_grid_check import grid_errors
+from benchmarks._support.plan_grid_check import grid_errors
 
 
 def main() -> None:
