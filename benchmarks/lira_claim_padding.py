@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -44,7 +46,9 @@ import mia
 from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_scores import score_matrix_bound
 
-from benchmarks._support.lira_sim import padded_matrix
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_sim import padded_matrix  # noqa: E402
 
 DELTA = 1e-5
 PROB = 0.95

@@ -17,10 +17,14 @@ the quadrature posterior of the same model (``tests.reference.mixture``; minutes
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
-from benchmarks._support.lira_sim import padded_run as run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_sim import padded_run as run  # noqa: E402
 
 
 def main() -> None:

@@ -35,13 +35,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks._support.lira_game import analyse_game
-from benchmarks._support.lira_real import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_game import analyse_game  # noqa: E402
+from benchmarks._support.lira_real import (  # noqa: E402
     ALGORITHMS,
     SUBSETS,
     accountant_eps,

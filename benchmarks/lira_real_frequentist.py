@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -25,7 +26,9 @@ import numpy as np
 import mia
 from bayes_dp.results.claim_scores import score_matrix_bound
 
-from benchmarks._support.lira_real import design
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_real import design  # noqa: E402
 
 DELTA, PROB = 1e-5, 0.95
 

@@ -42,12 +42,16 @@ Run it on one core (``NUMBA_NUM_THREADS=1``; ``cores=1`` runs the chains one aft
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from benchmarks._support.lira_sim import padded_counts
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_sim import padded_counts  # noqa: E402
 
 DELTA = 1e-5
 LOG_KAPPA_MIN = float(np.log(1e-15))
