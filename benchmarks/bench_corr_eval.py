@@ -13,7 +13,7 @@ Three parts (docs/validation/correlated.md, "One evaluation at LiRA scale"):
     The band integral with tables against the one without, row by row, over a grid of sizes,
     counts, tau, rho, eps, s and delta: the worst absolute difference in log.
 ``posterior``
-    A few hundred simulated LiRA targets (``tests/_support/lira_sim.py``) with tau and rho
+    A few hundred simulated LiRA targets (``benchmarks/_support/lira_sim.py``) with tau and rho
     fixed, delta = 0: the 5/25/50/75/95% quantiles of eps and s of a default run against the
     quadrature reference ``tests.reference.posterior_grid_groups`` (the reference's grid
     cannot place zero or full counts, so the targets with one are left out). Slow: the
@@ -143,7 +143,7 @@ def grid():
 def posterior(n_targets, seed, tau, max_time, sampler_seed=None, draws=None):
     import bayes_dp as bdp
 
-    from tests._support.lira_sim import lira_counts
+    from benchmarks._support.lira_sim import lira_counts
     from tests.reference import posterior_grid_groups
 
     c = lira_counts(64, n_targets, seed).counts

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from tests._support.gdp_shapes import MECHANISMS, audit, draw
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.gdp_shapes import MECHANISMS, audit, draw  # noqa: E402
 
 
 def fit_only(name: str, n: int, seed: int) -> float:

@@ -14,7 +14,7 @@ larger of the per-target and pooled bounds,
 Bonferroni, at the k predicted from reference information, and the two combined at half the
 error each), and how many audits put each above the truth.
 
-``real``: the real digits run of ``tests/_support/lira_real.py`` (64 MLPs, 3% canaries), with
+``real``: the real digits run of ``benchmarks/_support/lira_real.py`` (64 MLPs, 3% canaries), with
 the canaries declared: today's claim (``to_evidence(focus=canaries)``) beside the game on the
 canaries (``canaries=...``); and on all targets undeclared. ``--save DIR`` keeps the trained
 matrix (training takes a few minutes; a rerun only analyses).
@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests._support
+sys.path.insert(0, str(ROOT))  # benchmarks._support
 
 ROWS = [  # (models, design, eps, padding targets, exposed targets)
     (64, "independent", 2.0, 0, 1000),
@@ -149,7 +149,7 @@ def table(audits: int, delta: float, seed: int, only=None) -> None:
 def real(save: str | None, delta: float) -> None:
     import mia
 
-    from tests._support.lira_real import algorithm, design, train_scores
+    from benchmarks._support.lira_real import algorithm, design, train_scores
 
     X, y, canary, keep = design(64, None, 0.03, 0)
     algo = algorithm("mlp", 100, 0.01, 2.5)

@@ -1,6 +1,6 @@
 """Padding of the claim: how far do targets that show nothing move what ``audit_claim`` states?
 
-The padded score matrices of ``benchmarks/lira_padding.py`` (``tests._support.lira_sim``:
+The padded score matrices of ``benchmarks/lira_padding.py`` (``benchmarks._support.lira_sim``:
 ``--exposed`` targets with Gaussian effect sizes mu ~ Uniform(2, 4), then ``--pad`` targets with
 mu = 0; 64 models, balanced halves, online test at alpha 0.1, delta 1e-5; the exposed targets'
 counts are the same in every row of one seed). For each padding, the default evidence
@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -44,7 +46,9 @@ import mia
 from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_scores import score_matrix_bound
 
-from tests._support.lira_sim import padded_matrix
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_sim import padded_matrix  # noqa: E402
 
 DELTA = 1e-5
 PROB = 0.95

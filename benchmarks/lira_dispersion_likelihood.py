@@ -5,7 +5,7 @@ IN for half of the models, online test at alpha = 0.1, optional per-model shift;
 ``mia.coverage.score_matrix_audit`` draws them), the band model's posterior of eps at delta = 0
 is computed by deterministic quadrature (``tests/reference/overdispersed.py``, per-side
 dispersion) under several likelihoods of a target's counts, on the same matrices
-(``tests/_support/dispersion_study.py`` defines the rows):
+(``benchmarks/_support/dispersion_study.py`` defines the rows):
 
 * ``binomial``: FP and FN binomial (what ``to_evidence()`` uses);
 * ``fn_design``: FN beta-binomial at the design's dispersion tau_fn = (d_FN - 1) / (n_pos - 1),
@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
 
-from tests._support.dispersion_study import ROWS, audit_rows, draw_counts, row_posterior  # noqa: E402
+from benchmarks._support.dispersion_study import ROWS, audit_rows, draw_counts, row_posterior  # noqa: E402
 
 
 def clopper_pearson(k, n, level=0.95):

@@ -1,6 +1,6 @@
 """How the exact sampler mixes on simulated LiRA counts (issue 23, items 1-2).
 
-Simulates a LiRA run (``tests/_support/lira_sim.py``: Gaussian scores, every target IN for a
+Simulates a LiRA run (``benchmarks/_support/lira_sim.py``: Gaussian scores, every target IN for a
 random half of the models, per-target effect sizes mostly tiny, a few large), turns it
 into cross-fed counts with ``mia.counts_from_score_matrix`` (alpha = 0.05), and runs
 ``bayes_dp.estimate_epsilon`` at its defaults (seed 0, delta 1e-5, no pointwise
@@ -28,11 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
 
 import bayes_dp as bdp  # noqa: E402
 
-from tests._support.lira_sim import lira_counts, one_group_model  # noqa: E402
+from benchmarks._support.lira_sim import lira_counts, one_group_model  # noqa: E402
 
 
 def main(argv=None) -> int:

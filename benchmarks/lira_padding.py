@@ -17,10 +17,14 @@ the quadrature posterior of the same model (``tests.reference.mixture``; minutes
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
-from tests._support.lira_sim import padded_run as run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_sim import padded_run as run  # noqa: E402
 
 
 def main() -> None:
@@ -51,7 +55,7 @@ def main() -> None:
             flush=True,
         )
         if args.grid:
-            from tests._support.lira_sim import padded_counts
+            from benchmarks._support.lira_sim import padded_counts
             from tests.reference.mixture import mixture_posterior_grid
 
             c = padded_counts(args.exposed, n_pad, args.seed).counts

@@ -8,7 +8,7 @@ LiRA's logit confidence in its (possibly flipped) label. ``--algorithm dpsgd`` t
 ``mia.DPSGD`` (clip 1, ``--noise-multiplier``) and prints the accountant eps at ``--delta``.
 
 Then the default audit, as ``bayes-dp estimate`` runs a score file: by default (``--evidence
-game``) the guessing game (``tests/_support/lira_game.py``); with ``--evidence targets`` the
+game``) the guessing game (``benchmarks/_support/lira_game.py``); with ``--evidence targets`` the
 cross-fed counts of the default before issue 49, as follows. For (a) all targets, (b) the
 canaries only, (c) the others only, each its own score matrix, and (d) all targets with the canaries
 declared in advance (``--focus-targets``, ``to_evidence(focus=...)``): the online test at alpha =
@@ -35,13 +35,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import textwrap
 from pathlib import Path
 
 import numpy as np
 
-from tests._support.lira_game import analyse_game
-from tests._support.lira_real import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_game import analyse_game  # noqa: E402
+from benchmarks._support.lira_real import (  # noqa: E402
     ALGORITHMS,
     SUBSETS,
     accountant_eps,

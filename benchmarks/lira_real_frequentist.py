@@ -2,13 +2,13 @@
 
 Reads the score matrices ``benchmarks/lira_real_claim.py --save DIR`` stored (``.npz`` with
 ``scores`` and ``keep``; the file name carries the canary rate ``c...`` and the seed), redraws
-the canaries from the seed (``tests._support.lira_real.design``) and prints, for all targets, the
-canaries only and all targets with the canaries declared (``to_evidence(focus=...)``), what
-``bayes_dp.results.claim_scores.score_matrix_bound`` gives at 95% and delta = 1e-5: the
-frequentist part, its per-target part and its pooled part (the mean per-model FP and FN rates of
-the test models and their betting upper bounds; ``docs/validation/lira.md``, "The pooled bound").
-The
-posterior is not sampled: the claim is at most this figure.
+the canaries from the seed (``benchmarks._support.lira_real.design``) and prints, for all
+targets, the canaries only and all targets with the canaries declared
+(``to_evidence(focus=...)``), what ``bayes_dp.results.claim_scores.score_matrix_bound`` gives at
+95% and delta = 1e-5: the frequentist part, its per-target part and its pooled part (the mean
+per-model FP and FN rates of the test models and their betting upper bounds;
+``docs/validation/lira.md``, "The pooled bound"). The posterior is not sampled: the claim is at
+most this figure.
 
     python benchmarks/lira_real_frequentist.py lira_real/*.npz
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -25,7 +26,9 @@ import numpy as np
 import mia
 from bayes_dp.results.claim_scores import score_matrix_bound
 
-from tests._support.lira_real import design
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_real import design  # noqa: E402
 
 DELTA, PROB = 1e-5, 0.95
 

@@ -1,7 +1,7 @@
 """The exposure mixture at scale: where the time goes (docs/validation/lira.md, issue 32 items 1
 and 3).
 
-The padding matrices of ``tests._support.lira_sim.padded_counts`` (15 exposed targets, mu ~
+The padding matrices of ``benchmarks._support.lira_sim.padded_counts`` (15 exposed targets, mu ~
 U(2, 4), plus ``--pad`` targets that show nothing; 64 models, online test at alpha 0.1), read as
 made (``to_evidence(likelihood="exposure_mixture", reflect=False)``), delta 1e-5, default prior.
 
@@ -42,12 +42,16 @@ Run it on one core (``NUMBA_NUM_THREADS=1``; ``cores=1`` runs the chains one aft
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from tests._support.lira_sim import padded_counts
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.lira_sim import padded_counts  # noqa: E402
 
 DELTA = 1e-5
 LOG_KAPPA_MIN = float(np.log(1e-15))

@@ -11,14 +11,18 @@ at the grid's quantile minus the level. ``--before`` runs the settings before is
 """
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import bayes_dp as bdp
 from bayes_dp.planning import grid
 
-from tests._support.plan_grid_check import grid_errors
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
+
+from benchmarks._support.plan_grid_check import grid_errors  # noqa: E402
 
 
 def main() -> None:

@@ -1,11 +1,11 @@
 """The claim's bounds when a target's decision depends on the other targets' memberships.
 
-The pooled bound assumes it does not (``docs/validation/pooled_bound.md``, "The repair, part 1");
-trained
-models break that assumption (a model's scores follow its whole training set). Per
-configuration (coupling, strength ``g``, models, targets; ``tests/_support/pooled_coupling.py``:
-Laplace score channels of shift ``mu`` = 1 coupled to the other targets' memberships, the
-total eps exactly known), over ``--audits`` score matrices counted as ``bayes-dp`` counts them:
+The pooled bound assumes it does not (``docs/validation/pooled_bound.md``,
+"The repair, part 1"); trained models break that assumption (a model's scores follow its whole
+training set). Per configuration (coupling, strength ``g``, models, targets;
+``benchmarks/_support/pooled_coupling.py``: Laplace score channels of shift ``mu`` = 1 coupled
+to the other targets' memberships, the total eps exactly known), over ``--audits`` score
+matrices counted as ``bayes-dp`` counts them:
 
 * ``chan``: the channel's eps (every target's own score: the reference the pooled point stays
   inside when the assumption holds); ``total``: the mechanism's eps (at delta = 0, an upper
@@ -45,9 +45,9 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
 
-from tests._support.pooled_coupling import audit, channel_eps, total_eps  # noqa: E402
+from benchmarks._support.pooled_coupling import audit, channel_eps, total_eps  # noqa: E402
 
 DELTA = 1e-5
 

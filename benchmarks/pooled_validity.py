@@ -1,7 +1,7 @@
 """Validity of the pooled bound (``mia.pooled_split_bound``) on mechanisms with exactly known eps.
 
 Per configuration (mechanism, per-model shift, design, models, targets, alpha) and per interval
-(``betting``, ``t``), over ``--audits`` score matrices (``tests/_support/pooled_sim.py``):
+(``betting``, ``t``), over ``--audits`` score matrices (``benchmarks/_support/pooled_sim.py``):
 
 * ``above``: audits whose bound lies above the mechanism's true eps at delta (a false
   accusation), with the exact (Clopper-Pearson) 95% CI of the rate;
@@ -10,7 +10,7 @@ Per configuration (mechanism, per-model shift, design, models, targets, alpha) a
 * ``rej FP/FN`` (betting): audits where the test of one lower constraint of R
   (``bayes_dp.core.pooled_bound.constraint_epsilon_bound``) rejects the first grid point at or
   above the truth, an event of probability at most 2.5% each at confidence 0.95 whatever the
-  drift of the models' expected rates (``tests._support.pooled_sim.constraint_rejects``); a
+  drift of the models' expected rates (``benchmarks._support.pooled_sim.constraint_rejects``); a
   bound above the truth implies one. (Upper bounds of the mean rates are no longer checked
   against the exact mean rates: the per-model rates' expectations drift from model to model,
   so those bounds have no fixed target.)
@@ -53,9 +53,9 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
 
-from tests._support.pooled_sim import FEW_MU, audit  # noqa: E402
+from benchmarks._support.pooled_sim import FEW_MU, audit  # noqa: E402
 
 INTERVALS = ("betting", "t")
 #: Relative excess of an exact expected point over the truth counted as above it (rounding: at

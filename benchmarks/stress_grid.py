@@ -1,6 +1,6 @@
 """Stress grid: the sampler at its default settings against the quadrature reference.
 
-For every case of ``tests/_support/stress_cases.py`` (fixed strengths from 0.5 to 1 and free
+For every case of ``benchmarks/_support/stress_cases.py`` (fixed strengths from 0.5 to 1 and free
 ones; N from 20 to 1e6; 1 to 1000 bases; perfect, near-perfect and weak attacks; delta 0, 1e-5,
 0.1; mixed N; two groups with their own strengths; a bivariate-normal group at fixed tau,
 rho) this runs ``bayes_dp.estimate_epsilon(**case_args, seed=0)`` and prints a markdown table:
@@ -24,11 +24,11 @@ import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks._support
 
 import bayes_dp as bdp  # noqa: E402
 
-from tests._support import stress_cases as sc  # noqa: E402
+from benchmarks._support import stress_cases as sc  # noqa: E402
 
 
 def _kw(items):

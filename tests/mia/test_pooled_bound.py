@@ -1,5 +1,6 @@
 """Per-model error rates of a test fitted on half the models (mia.pooled_model_rates) and the
-pooled bound; and the exact-rate machinery of its validity study (tests/_support/pooled_sim.py).
+pooled bound; and the exact-rate machinery of its validity study
+(benchmarks/_support/pooled_sim.py).
 
 References: the test fitted and applied target by target with the public
 :func:`mia.learn_and_decide` (sample mean and unbiased variance of the reference half); the
@@ -19,8 +20,8 @@ from mia.lira import decide
 from mia.model_rates import _fit_and_decide
 from mia.selection import fit_reference, reference_exposure, select_exposed
 
+from benchmarks._support.pooled_sim import audit, decision_region, in_region, laplace_normal_cdf
 from tests._support.balanced_rates import balanced_rates_by_hand
-from tests._support.pooled_sim import audit, decision_region, in_region, laplace_normal_cdf
 
 
 def _tiny():
@@ -135,7 +136,7 @@ def test_exact_rates_against_fresh_models():
     # The exact mean rates of one audit's fitted test against 4,000 fresh test models per side
     # (each a per-model shift plus its own noise): the Monte Carlo mean rate over 64 targets has
     # sd <= sqrt(0.25 / 4000) = 0.008; checked within 4 sd.
-    from tests._support.pooled_sim import _cdfs, simulate, true_rates
+    from benchmarks._support.pooled_sim import _cdfs, simulate, true_rates
 
     cfg = {
         "mech": "laplace",
@@ -186,7 +187,7 @@ def test_audit_runs_and_regions_agree(mech, param):
 def test_few_exposed_simulation():
     from mia.canary import gaussian_mechanism_epsilon
 
-    from tests._support.pooled_sim import FEW_MU, simulate, truth_eps
+    from benchmarks._support.pooled_sim import FEW_MU, simulate, truth_eps
 
     cfg = {"mech": "few", "param": 0.0, "shift": 0.0, "design": "independent", "models": 8}
     cfg |= {"targets": 200, "alpha": 0.1, "exposed": 7}
@@ -207,7 +208,7 @@ def test_expected_model_rates_against_simulation():
     # The exact expected per-model rates (enumeration of the memberships) against 200,000
     # simulated models: a per-model rate lies in [0, 1], so its sd is <= 0.5 and the mean's
     # <= 0.5 / sqrt(used models) ~ 0.0012; checked within 4 sd.
-    from tests._support.pooled_sim import expected_model_rates
+    from benchmarks._support.pooled_sim import expected_model_rates
 
     f = np.array([0.6, 0.2, 0.05, 0.3, 0.1])
     g = np.array([0.5, 0.1, 0.2, 0.2, 0.9])

@@ -1,10 +1,10 @@
-"""The real run's helper (``tests/_support/lira_real.py``, ``benchmarks/lira_real_claim.py``):
+"""The real run's helper (``benchmarks/_support/lira_real.py``, ``benchmarks/lira_real_claim.py``):
 its design and its stored score matrix, which a rerun resumes instead of training again."""
 
 import numpy as np
 import pytest
 
-from tests._support.lira_real import accountant_eps, algorithm, design, train_scores
+from benchmarks._support.lira_real import accountant_eps, algorithm, design, train_scores
 
 
 def test_design_flips_the_canaries_and_draws_independent_halves():

@@ -1,7 +1,7 @@
 """The quadrature reference (``tests/reference/``) imports numpy, scipy and the standard library.
 
 A reference that called the sampler's code (``samplers``, ``bayes_dp``'s kernels) or the
-simulators of ``tests/_support`` would share their errors and could not find them: its modules
+simulators of ``benchmarks/_support`` would share their errors and could not find them: its modules
 may import only numpy, scipy, the standard library and one another.
 """
 
@@ -50,10 +50,12 @@ def test_the_check_finds_an_import_of_the_sampler(tmp_path):
     f.write_text(
         "import numpy as np\n"
         "from tests.reference.grid import _cdf_at\n"
-        "from tests._support import stress_cases\n"
+        "from tests._support import power\n"
+        "from benchmarks._support import stress_cases\n"
         "\ndef f():\n    from samplers import binomial\n"
     )
     assert _foreign_imports(f) == [
-        "x.py:6: samplers",
-        "x.py:3: from tests._support import stress_cases",
+        "x.py:4: benchmarks",
+        "x.py:7: samplers",
+        "x.py:3: from tests._support import power",
     ]

@@ -13,7 +13,7 @@ import pytest
 
 import bayes_dp as bdp
 
-from tests._support.claim_boundary import audit, boundary_point
+from benchmarks._support.claim_boundary import audit, boundary_point
 
 pytestmark = [pytest.mark.slow, pytest.mark.statistical]
 

@@ -4,7 +4,7 @@ Reduced check of ``docs/validation/lira.md``, "The dispersion inside the likelih
 measured"
 (``benchmarks/lira_dispersion_likelihood.py``): on Laplace score matrices (64 x 64, mu = 1 =
 the true eps, no per-model shift, online test at alpha = 0.1) the band model's posterior of eps
-at delta = 0, by deterministic quadrature (``tests/_support/dispersion_study.py``), with FN
+at delta = 0, by deterministic quadrature (``benchmarks/_support/dispersion_study.py``), with FN
 beta-binomial at the design's dispersion and FP binomial (``fn_design``) against the binomial,
 paired on the same matrices. Other matrices than the study's (seed 50).
 """
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tests._support.dispersion_study import audit_rows
+from benchmarks._support.dispersion_study import audit_rows
 
 N_MATRICES = 24
 

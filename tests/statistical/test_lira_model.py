@@ -17,7 +17,7 @@ from bayes_dp.inference import modes
 from samplers.model.codes import LIK_BINOMIAL, LIK_BIVARIATE_NORMAL
 
 import tests.reference as ep
-from tests._support.lira_sim import lira_counts, one_group_model
+from benchmarks._support.lira_sim import lira_counts, one_group_model
 
 DELTA = 1e-5
 

@@ -26,7 +26,7 @@ from scipy import stats
 
 from mia.coverage import score_matrix_audit
 
-from tests._support.lira_sim import padded_run as run
+from benchmarks._support.lira_sim import padded_run as run
 
 pytestmark = pytest.mark.slow
 

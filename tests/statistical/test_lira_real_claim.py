@@ -4,7 +4,7 @@ docs/validation/lira.md, "A real run: digits with canaries"; the full run:
 
 64 ``mia.MLP`` models on independent random halves of the first 600 digits (18 labels flipped as
 canaries), trained with plain SGD and with DP-SGD at a known accountant eps; the default audit of
-``tests._support.lira_real.analyse`` (the online test at alpha = 0.1, ``to_evidence()`` at
+``benchmarks._support.lira_real.analyse`` (the online test at alpha = 0.1, ``to_evidence()`` at
 defaults, ``bdp.estimate_epsilon`` with shorter chains than the default, ``bdp.audit_claim`` at
 95%). What must hold whatever the data: the claim's lower end is its frequentist bound, under
 DP-SGD never above the accountant's eps; and the model's figures under DP-SGD are those of the
@@ -18,7 +18,7 @@ the figures, whatever the first chains did.
 import numpy as np
 import pytest
 
-from tests._support.lira_real import accountant_eps, algorithm, analyse, design, train_scores
+from benchmarks._support.lira_real import accountant_eps, algorithm, analyse, design, train_scores
 from tests._support.mode_miss import force_a_miss
 
 MODELS, TARGETS, SEED = 64, 600, 3

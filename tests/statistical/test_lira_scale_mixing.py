@@ -14,7 +14,7 @@ import pytest
 import bayes_dp as bdp
 from samplers.exact import driver
 
-from tests._support.lira_sim import lira_counts
+from benchmarks._support.lira_sim import lira_counts
 
 FAST = {"delta": 1e-5, "seed": 0, "chains": 2, "tune": 300, "draws": 300}
 

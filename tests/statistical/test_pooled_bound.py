@@ -10,7 +10,7 @@ a per-model shift; and the data-blind attack of the balanced design, which the p
 without coins let accuse an eps = 0 mechanism (``docs/validation/pooled_bound.md``, "The balanced
 design").
 Each audit's exact rates come from the closed-form rates of the fitted test
-(``tests/_support/pooled_sim.py``).
+(``benchmarks/_support/pooled_sim.py``).
 
 Sizing (``tests/_support/power.py``; ``docs/validation/test_power.md``): the docs state these
 rates measured, not the nominal ones, so each count is checked against the study's rate: the
@@ -26,7 +26,7 @@ point) must fail where the point sits on the truth, and the bound must be inform
 import numpy as np
 import pytest
 
-from tests._support.pooled_sim import audit
+from benchmarks._support.pooled_sim import audit
 from tests._support.power import count_false_failure, count_limit, count_power, rate_upper
 
 CONFIGS = [

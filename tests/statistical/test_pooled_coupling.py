@@ -4,7 +4,7 @@ follow
 the other targets").
 
 Mechanisms with exactly known eps whose scores follow the other targets' memberships
-(``tests/_support/pooled_coupling.py``). What the docs state and these tests check:
+(``benchmarks/_support/pooled_coupling.py``). What the docs state and these tests check:
 
 * the claim (the per-target bound or a pooled one, the larger) never lies above the mechanism's
   eps, in the coupled cases of the study where the pooled point comes closest to it;
@@ -26,7 +26,7 @@ import math
 import numpy as np
 import pytest
 
-from tests._support.pooled_coupling import audit, total_eps
+from benchmarks._support.pooled_coupling import audit, total_eps
 
 #: 1,024 models x 64 targets: scores that follow the training-set size (benchmark row 17:
 #: rejections at the channel's eps 155 of 200 over all targets) and 8 canaries that shift each

@@ -1,4 +1,4 @@
-"""The sampler at its default settings on the stress grid of ``tests/_support/stress_cases.py``.
+"""The sampler at its default settings on the stress grid of ``benchmarks/_support/stress_cases``.
 
 Each case asserts, against the quadrature reference, the criteria of the grid: max r_hat <=
 1.01, ESS_bulk >= 400 for every variable, worst quantile error (q = 5, 50, 95%, eps and every
@@ -18,7 +18,7 @@ import pytest
 
 import bayes_dp as bdp
 
-from tests._support import stress_cases as sc
+from benchmarks._support import stress_cases as sc
 from tests._support.power import describe_reach, quantile_reach
 
 PARAMS = [

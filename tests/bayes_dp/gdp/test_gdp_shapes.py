@@ -20,7 +20,7 @@ import bayes_dp as bdp
 from bayes_dp.gdp.shape_free import LEVELS, threshold_counts, threshold_quantiles
 from bayes_dp.results.claim_gdp import shape_free_lower
 
-from tests._support.gdp_shapes import audit
+from benchmarks._support.gdp_shapes import audit
 from tests.reference.privacy_loss import (
     laplace_delta,
     laplace_epsilon,
@@ -232,7 +232,7 @@ def test_the_claim_never_accuses_non_gaussian_mechanisms_reduced():
     0.82 (the earlier 8 audits a mechanism, at most 2 of 8 each, let it pass with probability
     0.80).
     """
-    from tests._support.gdp_shapes import true_epsilon
+    from benchmarks._support.gdp_shapes import true_epsilon
     from tests._support.power import count_false_failure, count_power
 
     n, c = 45, 6

@@ -11,7 +11,7 @@ import warnings
 
 import bayes_dp as bdp
 
-from tests._support.lira_sim import padded_counts
+from benchmarks._support.lira_sim import padded_counts
 
 
 def test_mixture_chains_take_the_fitted_t():

@@ -17,8 +17,8 @@ from scipy import integrate, special, stats
 import bayes_dp as bdp
 from bayes_dp.planning.core import Design, grid_posterior
 
+from benchmarks._support.plan_grid_check import grid_errors
 from tests import reference as ref
-from tests._support.plan_grid_check import grid_errors
 
 STRONG = bdp.AttackCounts(
     fp=[40, 50, 60, 100, 100, 110, 120, 200, 200, 200],

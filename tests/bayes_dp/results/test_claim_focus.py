@@ -15,7 +15,7 @@ import mia
 from bayes_dp.core.region import clopper_pearson_target_bounds
 from bayes_dp.results.claim_scores import FOCUS_SHARE, score_matrix_bound
 
-from tests._support.lira_sim import padded_matrix
+from benchmarks._support.lira_sim import padded_matrix
 from tests.bayes_dp.results.test_claim_scores import _by_hand
 
 

@@ -11,7 +11,7 @@ from scipy import stats
 
 from samplers.exact import fitted_proposal as fp
 
-from tests._support.lira_sim import lira_counts, one_group_model
+from benchmarks._support.lira_sim import lira_counts, one_group_model
 
 
 def _sums(x):

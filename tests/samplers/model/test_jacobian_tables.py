@@ -149,7 +149,7 @@ def test_log_posterior_with_tables_matches_it_without():
     from samplers.exact import chain as exact
     from samplers.exact.driver import build_model
 
-    from tests._support.lira_sim import lira_counts
+    from benchmarks._support.lira_sim import lira_counts
 
     c = lira_counts(32, 60, 3).counts
     model, corr, names, _ = build_model(

@@ -1,6 +1,6 @@
 """The default audit of a real LiRA run since issue 49: the guessing game and its posterior.
 
-:func:`analyse_game` is :func:`tests._support.lira_real.analyse` for the evidence that
+:func:`analyse_game` is :func:`benchmarks._support.lira_real.analyse` for the evidence that
 ``bayes-dp estimate`` makes of a score matrix by default: ``mia.guessing_game`` (seed 0, as
 ``bayes_dp.io.foreign.GAME_SEED``), ``to_evidence``, ``bdp.estimate_epsilon`` at defaults and
 ``bdp.audit_claim`` at 95%. Used by ``benchmarks/lira_real_claim.py --evidence game`` and the
@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from tests._support.lira_real import SUBSETS
+from benchmarks._support.lira_real import SUBSETS
 
 
 def analyse_game(
@@ -30,7 +30,7 @@ def analyse_game(
 ) -> dict:
     """The default audit of one subset of the targets on the guessing game's evidence.
 
-    ``subset`` as in :func:`tests._support.lira_real.analyse` (``"declared"``: all targets,
+    ``subset`` as in :func:`benchmarks._support.lira_real.analyse` (``"declared"``: all targets,
     the canaries declared as the game's candidates). Returns the figures the benchmark prints.
     """
     import bayes_dp as bdp

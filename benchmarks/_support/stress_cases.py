@@ -353,7 +353,8 @@ def _lik(g):
     return {"likelihood": g.likelihood, "tau": g.tau, "rho": g.rho}
 
 
-_TESTS = Path(__file__).resolve().parents[1]
+#: the tests folder: the cache belongs to the reference (``tests/reference/``), which lives there
+_TESTS = Path(__file__).resolve().parents[2] / "tests"
 _CACHE_DIR = _TESTS / ".stress_cache"
 
 
