@@ -300,9 +300,15 @@ def test_cli_json_and_report_carry_the_diagnostic(tmp_path, capsys):
         assert claim["interval"] == [claim["lower"], None]
     if not claim["cites_model_lower"]:
         assert claim["interval_words"].endswith(f"5% quantile, {lo:.3g}, is not a finding")
-    # the text output prints that line (the same run, without --json)
+    # the text output: by default the claim's two sentences; with --explain also that line
+    # (the same run, without --json)
+    text_argv = [a if a != str(out) else str(tmp_path / "t") for a in argv if a != "--json"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DependenceWarning)
-        main([a if a != str(out) else str(tmp_path / "t") for a in argv if a != "--json"])
-    text = " ".join(capsys.readouterr().out.split())
-    assert " ".join(claim["interval_words"].split()) in text
+        main(text_argv)
+        text = " ".join(capsys.readouterr().out.split())
+        main([*text_argv, "--explain"])
+        explained = " ".join(capsys.readouterr().out.split())
+    assert " ".join(claim["headline"].split()) in text
+    assert " ".join(claim["interval_words"].split()) not in text
+    assert " ".join(claim["interval_words"].split()) in explained

@@ -27,7 +27,7 @@ from bayes_dp.gdp.shape_free import (
 )
 from bayes_dp.results.claim_gdp import shape_free_lower
 
-from tests._support.gdp_shapes import draw, true_epsilon
+from benchmarks._support.gdp_shapes import draw, true_epsilon
 from tests.reference.pooled_scan import scan_lower
 
 

@@ -12,7 +12,7 @@ import mia
 from bayes_dp.results.claim import HEADLINE_MAX
 from bayes_dp.results.claim_parts import NAMES
 
-from tests._support.lira_sim import padded_matrix
+from benchmarks._support.lira_sim import padded_matrix
 
 
 def _designed_bases():
