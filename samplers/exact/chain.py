@@ -258,6 +258,8 @@ def advance_warm(state, M, C, cfg, rng, n_iter):
     """
     w = new_scratch(state)
     n_free = _n_free(M)
+    # int64, not the literal TABLE_FIT: indep_move compiles once, for this and advance_draws
+    fit = np.int64(TABLE_FIT)
     for _ in range(n_iter):
         t = state.it[0]
         warm = t < cfg.tune  # True; a computed value, not a literal: the moves compile once
@@ -275,7 +277,7 @@ def advance_warm(state, M, C, cfg, rng, n_iter):
             # over-dispersed or exposure-mixture groups (no table): in the warm-up's second
             # half the chain also proposes from the t fitted to its first half, so that the
             # window the final proposal is fitted to (at t = tune) has mixed
-            indep_move(TABLE_FIT, state, M, C, rng, w)
+            indep_move(fit, state, M, C, rng, w)
         if t >= cfg.cov_start and t < cfg.cov_end:
             _measure_shape(state, M, C, cfg, t)
         if 2 * t >= cfg.tune:

@@ -101,7 +101,10 @@ def walk_move(state, M, C, cfg, rng, t, warm, w):
     la = lpp - state.lp[0]
     ok = metropolis(state.z, state.lp, state.ll_b, state.ll_c, rng, la, w.zp, lpp, w.llb_p, w.llc_p)
     if warm:
-        tune_scale(state.log_scale, 0, t, min(1.0, math.exp(min(la, 0.0))), cfg.target_accept)
+        # np.int64, not a literal 0 or 1: tune_scale compiles once for both moves
+        tune_scale(
+            state.log_scale, np.int64(0), t, min(1.0, math.exp(min(la, 0.0))), cfg.target_accept
+        )
     return 1.0 if ok else 0.0
 
 
@@ -123,7 +126,7 @@ def ridge_move(state, M, C, cfg, rng, t, warm, w):
         pa = 0.0
         if valid:
             pa = min(1.0, math.exp(min(la, 0.0)))
-        tune_scale(state.log_scale, 1, t, pa, cfg.target_accept)
+        tune_scale(state.log_scale, np.int64(1), t, pa, cfg.target_accept)
     return 1.0 if ok else 0.0
 
 
