@@ -43,8 +43,8 @@ MAIN_KERNELS = {
 #: The line printed on a first run, before the compilation's time. Its range: the quickstart's
 #: compile on 2 cores (``benchmarks/bench_first_run.py``, README "Compiling ahead").
 NOTICE = (
-    "bayes-dp: compiling kernels (first run only, ~25-30 s on 2 cores; "
-    "'bayes-dp precompile' does it ahead) ..."
+    "bayes-dp: compiling kernels (first run only, 30-40 s on 2 idle cores, ~2 min on busy "
+    "ones; 'bayes-dp precompile' does it ahead) ..."
 )
 #: Set by ``bayes-dp --quiet``: no notice on stderr.
 QUIET = False
