@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from benchmarks._support.lira_real import SUBSETS
+from benchmarks._support.lira_real import SUBSETS, run_fields
 
 
 def analyse_game(
@@ -54,8 +54,6 @@ def analyse_game(
     seconds = time.perf_counter() - t0
     claim = bdp.audit_claim(post)
     fb = claim.frequentist or {}
-    st = post.settings
-    q = [float(v) for v in post.quantile([0.05, 0.5, 0.95], "eps")]
     src = ev.source
     return {
         "subset": subset,
@@ -66,18 +64,7 @@ def analyse_game(
         "v": src["v"],
         "n_candidates": int(game.candidates.size),
         "n_canary_candidates": int(canary[cols[game.candidates]].sum()),
-        "eps_q": q,
-        "converged": post.converged,
-        "stop_reason": st.get("stop_reason"),
-        "minor_mode": st.get("minor_mode") is not None,
-        "mode_restart": st.get("mode_restart"),
-        "seconds": seconds,
-        "draws": post.n_draws,
-        "lower": float(claim.lower),
-        "upper": float(claim.upper),
-        "frequentist_lower": claim.frequentist_lower,
-        "posterior_lower": claim.posterior_lower,
-        "upper_source": claim.upper_source,
+        **run_fields(post, claim, seconds),
         "game_bound": (fb.get("game") or {}).get("eps"),
         "pooled_bound": (fb.get("pooled") or {}).get("eps"),
         "sentence": claim.sentence,

@@ -136,6 +136,26 @@ def _bound_rows(res, delta: float, prob: float, share: float = 1.0):
     )
 
 
+def run_fields(post, claim, seconds: float) -> dict:
+    """The fields every audit's record shares: the posterior's 5/50/95% quantiles of eps, how
+    the run ended, its time and length, and the claim's ends and their sources."""
+    st = post.settings
+    return {
+        "eps_q": [float(v) for v in post.quantile([0.05, 0.5, 0.95], "eps")],
+        "converged": post.converged,
+        "stop_reason": st.get("stop_reason"),
+        "minor_mode": st.get("minor_mode") is not None,
+        "mode_restart": st.get("mode_restart"),
+        "seconds": seconds,
+        "draws": post.n_draws,
+        "lower": float(claim.lower),
+        "upper": float(claim.upper),
+        "frequentist_lower": claim.frequentist_lower,
+        "posterior_lower": claim.posterior_lower,
+        "upper_source": claim.upper_source,
+    }
+
+
 def analyse(
     scores,
     keep,
@@ -216,26 +236,13 @@ def analyse(
         }
         for t in fb.get("top_targets", [])
     ]
-    st = post.settings
-    q = [float(v) for v in post.quantile([0.05, 0.5, 0.95], "eps")]
     return {
         "subset": subset,
         "likelihood": ev.likelihood,
         "n_targets": int(cols.size),
         "n_counted": len(res.counts),
         "n_canaries": int(canary[kept].sum()),
-        "eps_q": q,
-        "converged": post.converged,
-        "stop_reason": st.get("stop_reason"),
-        "minor_mode": st.get("minor_mode") is not None,
-        "mode_restart": st.get("mode_restart"),
-        "seconds": seconds,
-        "draws": post.n_draws,
-        "lower": float(claim.lower),
-        "upper": float(claim.upper),
-        "frequentist_lower": claim.frequentist_lower,
-        "posterior_lower": claim.posterior_lower,
-        "upper_source": claim.upper_source,
+        **run_fields(post, claim, seconds),
         "ceiling": fb.get("ceiling"),
         "n_positive": n_positive,
         "n_positive_canaries": n_positive_canaries,
