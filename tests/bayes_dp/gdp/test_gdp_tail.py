@@ -151,11 +151,14 @@ def test_a_few_exposed_members_are_seen_by_the_tail_set_and_the_fit_check():
 def test_the_tail_set_reaches_the_pooled_quantile_scan_reduced():
     """10 audits of the issue's tail case (seeds 0-9): the claim at least the label-free scan
     (20 pooled quantiles from the median into the top 0.25%, two-sided Clopper-Pearson,
-    Bonferroni; ``tests.reference.pooled_scan``) in every audit, above 0 in at least 5, below
-    the truth (33) in all; the fit check fails in at least 8.
+    Bonferroni; ``tests.reference.pooled_scan``) in every audit, above 0 in more audits than
+    the fit's cut points alone, below the truth (33) in all; the fit check fails in at least 8.
 
     Reach, asserted first: the fit's cut points alone (the bound before issue 54) are 0 in at
-    least 8 of the 10, so the claim's count above 0 comes from the tail set.
+    least 8 of the 10, so the claim's count above 0 comes from the tail set. The claim is above
+    0 in 13 of 30 audits over seeds 0-29 (6, 4 and 3 per ten; the cut points alone in 1 per ten):
+    a fixed count such as ">= 5" would pass by its seed, so the count is compared with the cut
+    points' own (at a rate of 0.43 it is at most 1 with probability 0.030, scipy's binom.cdf).
     """
     truth = true_epsilon("mix_2%_6", 1e-5)
     rows = []
@@ -171,7 +174,7 @@ def test_the_tail_set_reaches_the_pooled_quantile_scan_reduced():
     print("claim, scan, bins only, shape:", rows)
     assert sum(r[2] < 0.01 for r in rows) >= 8  # reach
     assert all(r[0] >= r[1] - 1e-9 for r in rows)
-    assert sum(r[0] > 0 for r in rows) >= 5
+    assert sum(r[0] > 0 for r in rows) > sum(r[2] >= 0.01 for r in rows)
     assert all(r[0] < truth for r in rows)
     assert sum(r[3] == "does not fit" for r in rows) >= 8
 
